@@ -1,0 +1,61 @@
+import hashlib
+import shutil
+
+import pytest
+
+from tutorial_lib import data
+
+
+def test_every_corpus_loads_and_matches_provenance():
+    provenance = (data.DATA_DIR / "PROVENANCE.md").read_text(encoding="utf-8")
+    for corpus in data.list_corpora():
+        assert corpus.sha256 in provenance, corpus.name
+        assert data.corpus_path(corpus.name) == corpus.path
+        assert hashlib.sha256(corpus.path.read_bytes()).hexdigest() == corpus.sha256
+
+
+def test_tinystories_splits_into_its_stories():
+    docs = data.tinystories_documents()
+    assert len(docs) == 1727  # PROVENANCE.md: 1,727 complete stories
+    assert all(data.ENDOFTEXT not in d and d == d.strip("\n") and d for d in docs)
+    assert docs[0].startswith("Once upon a time there was a little boy named Ben.")
+
+
+def test_split_documents_drops_empty_pieces_and_trims_newlines():
+    text = "\na\n<|endoftext|>\nb c\n<|endoftext|>\n<|endoftext|>\n"
+    assert data.split_documents(text) == ["a", "b c"]
+    assert data.split_documents("x##y", separator="##") == ["x", "y"]
+    with pytest.raises(ValueError, match="separator"):
+        data.split_documents("x", separator="")
+    with pytest.raises(TypeError, match="text"):
+        data.split_documents(b"x")
+
+
+def test_parallel_corpora_are_line_aligned():
+    assert {len(data.load_parallel(lang)) for lang in ("eng_Latn", "zho_Hans", "tha_Thai")} == {1012}
+
+
+def test_unknown_name_is_rejected_with_the_allowed_names():
+    with pytest.raises(ValueError, match="timemachine"):
+        data.corpus_path("time_machine")
+
+
+@pytest.fixture
+def data_copy(tmp_path, monkeypatch):
+    copy = tmp_path / "data"
+    shutil.copytree(data.DATA_DIR, copy)
+    monkeypatch.setattr(data, "DATA_DIR", copy)
+    return copy
+
+
+def test_missing_file_is_named(data_copy):
+    (data_copy / "timemachine.txt").unlink()
+    with pytest.raises(FileNotFoundError, match="timemachine.txt"):
+        data.load_text("timemachine")
+
+
+def test_altered_file_is_named(data_copy):
+    with open(data_copy / "zh_luxun_nahan_panghuang_gushixinbian.txt", "a", encoding="utf-8") as f:
+        f.write("。")
+    with pytest.raises(ValueError, match="'luxun'.*altered"):
+        data.load_text("luxun")

@@ -1,0 +1,69 @@
+"""Notebook-level checks that nbval itself does not make: clean top-to-bottom execution, kernel,
+exercises that exist, and README's notebook table in step with notebooks/."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tutorial_lib import course, exercises
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def code_cells(nb: dict) -> list[dict]:
+    return [c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "notebooks/ is empty"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_executed_top_to_bottom_without_errors(path):
+    nb = load(path)
+    cells = code_cells(nb)
+    assert [c["execution_count"] for c in cells] == list(range(1, len(cells) + 1)), \
+        f"{path.name}: run `make notebooks` (execution counts must be 1..n in order)"
+    errors = [o for c in cells for o in c["outputs"] if o["output_type"] == "error"]
+    assert not errors, f"{path.name} stores an error output"
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_stray_warnings_or_tracebacks_in_outputs(path):
+    for cell in code_cells(load(path)):
+        for out in cell["outputs"]:
+            if out["output_type"] == "stream" and out["name"] == "stderr":
+                text = "".join(out["text"])
+                assert "Warning" not in text and "Traceback" not in text, f"{path.name}: {text[:200]}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_exercises_named_in_notebooks_exist(path):
+    source = "\n".join("".join(c["source"]) for c in code_cells(load(path)))
+    for key in re.findall(r'check\("([^"]+)"', source):
+        assert key in exercises.REGISTRY, f"{path.name} checks unknown exercise {key!r}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_ignore_markers_are_rare_and_explained(path):
+    for cell in code_cells(load(path)):
+        source = "".join(cell["source"])
+        if "NBVAL_IGNORE_OUTPUT" in source or "NBVAL_SKIP" in source:
+            first = source.splitlines()[0]
+            assert re.search(r"NBVAL_\w+\s+\(.+\)", first), f"{path.name}: give the reason in parentheses: {first}"
+
+
+def test_every_notebook_is_a_chapter_and_readme_lists_exactly_them():
+    stems = {p.stem for p in NOTEBOOKS}
+    assert stems <= {c.stem for c in course.CHAPTERS}, "add the new notebook to course.CHAPTERS"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"\|\s*\[?`?(\d\d_\w+)\.ipynb", readme))
+    assert listed == stems, f"README's notebook table lists {sorted(listed)}, notebooks/ has {sorted(stems)}"
