@@ -1,4 +1,8 @@
-"""Every registered exercise: its reference solution passes and a typical wrong answer fails."""
+"""Every registered exercise: its reference solution passes and a typical wrong answer fails.
+
+solutions/chNN.py holds, for chapter NN, one reference function per exercise and WRONG_ANSWERS, a
+typical mistake for each (keyed by function name).
+"""
 
 import importlib
 
@@ -7,19 +11,22 @@ import pytest
 from tutorial_lib import exercises
 from tutorial_lib.exercises import check
 
-# A typical wrong answer for every exercise, keyed like the registry.
-WRONG_ANSWERS = {
-    "00.utf8_length": len,  # counts characters, not bytes
-}
+
+def solutions_module(key: str):
+    return importlib.import_module(f"solutions.ch{key.split('.', 1)[0]}")
 
 
 def reference_solution(key: str):
-    chapter, name = key.split(".", 1)
-    return getattr(importlib.import_module(f"solutions.ch{chapter}"), name)
+    return getattr(solutions_module(key), exercises.REGISTRY[key].function_name)
 
 
-def test_every_exercise_has_a_solution_and_a_wrong_answer():
-    assert set(WRONG_ANSWERS) == set(exercises.REGISTRY)
+def wrong_answer(key: str):
+    return solutions_module(key).WRONG_ANSWERS[exercises.REGISTRY[key].function_name]
+
+
+@pytest.mark.parametrize("key", sorted(exercises.REGISTRY))
+def test_every_exercise_has_a_solution_and_a_wrong_answer(key):
+    assert callable(reference_solution(key)) and callable(wrong_answer(key))
 
 
 @pytest.mark.parametrize("key", sorted(exercises.REGISTRY))
@@ -31,7 +38,7 @@ def test_reference_solution_passes(key):
 
 @pytest.mark.parametrize("key", sorted(exercises.REGISTRY))
 def test_typical_wrong_answer_fails_with_the_case(key):
-    feedback = check(key, WRONG_ANSWERS[key])
+    feedback = check(key, wrong_answer(key))
     assert not feedback.passed
     assert "期望" in feedback.message and "得到" in feedback.message and "提示" in feedback.message
 
