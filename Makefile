@@ -15,8 +15,11 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --disable-pip-version-check -q -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 
+# Containers often run as root, where Jupyter refuses to start without --allow-root.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(LAB_ARGS)
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
