@@ -28,6 +28,7 @@ notebooks: $(STAMP)
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	  --ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.timeout=900 \
 	  --ExecutePreprocessor.record_timing=False notebooks/*.ipynb
+	$(BIN)/python tools/stable_widget_ids.py notebooks/*.ipynb
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py $(BENCH)

@@ -67,3 +67,10 @@ def test_every_notebook_is_a_chapter_and_readme_lists_exactly_them():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     listed = set(re.findall(r"\|\s*\[?`?(\d\d_\w+)\.ipynb", readme))
     assert listed == stems, f"README's notebook table lists {sorted(listed)}, notebooks/ has {sorted(stems)}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_widget_ids_are_stable(path):
+    """`make notebooks` renames widget models 1, 2, 3, ... so re-running it leaves the file unchanged."""
+    ids = re.findall(r'"model_id": "([0-9a-f]{32})"', path.read_text(encoding="utf-8"))
+    assert all(int(i, 16) <= len(ids) * 50 for i in ids), f"{path.name}: run `make notebooks`"
