@@ -73,4 +73,4 @@ def test_every_notebook_is_a_chapter_and_readme_lists_exactly_them():
 def test_widget_ids_are_stable(path):
     """`make notebooks` renames widget models 1, 2, 3, ... so re-running it leaves the file unchanged."""
     ids = re.findall(r'"model_id": "([0-9a-f]{32})"', path.read_text(encoding="utf-8"))
-    assert all(int(i, 16) <= len(ids) * 50 for i in ids), f"{path.name}: run `make notebooks`"
+    assert all(int(i, 16) < 10**6 for i in ids), f"{path.name}: run `make notebooks` (random widget ids)"
