@@ -60,8 +60,11 @@ def check_special_tokens(special_tokens: Iterable[str]) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=16)
-def _special_regex(special_tokens: tuple[str, ...]) -> regex.Pattern:
-    # Longest first, so that "<|endoftext|><|endoftext|>" wins over "<|endoftext|>" when both exist.
+def special_regex(special_tokens: tuple[str, ...]) -> regex.Pattern:
+    """One regex matching any of the special tokens, as a group (so `split` keeps them).
+
+    Longest first, so that "<|endoftext|><|endoftext|>" wins over "<|endoftext|>" when both exist.
+    """
     alternatives = sorted(special_tokens, key=lambda t: (-len(t), t))
     return regex.compile("(" + "|".join(regex.escape(t) for t in alternatives) + ")")
 
@@ -75,6 +78,6 @@ def split_special(text: str, special_tokens: Iterable[str]) -> Iterator[tuple[st
         if text:
             yield text, False
         return
-    for i, piece in enumerate(_special_regex(tokens).split(text)):
+    for i, piece in enumerate(special_regex(tokens).split(text)):
         if piece:
             yield piece, i % 2 == 1

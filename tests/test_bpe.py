@@ -1,0 +1,413 @@
+import hashlib
+import json
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+from tutorial_lib import bpe
+from tutorial_lib.bpe import (corpus_digest, count_pretokens, iter_texts, merge, train_bpe, train_bpe_naive)
+from tutorial_lib.data import CORPORA, ENDOFTEXT, corpus_path, load_text, tinystories_documents
+from tutorial_lib.pretokenize import GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, compile_pattern, split_special
+
+BOTH = pytest.mark.parametrize("train", [train_bpe_naive, train_bpe], ids=["naive", "fast"])
+
+
+def check_vocab(vocab, merges, special_tokens=()):
+    """The layout promised by the module: bytes, then specials, then one id per merge; merges build tokens."""
+    assert list(vocab) == list(range(len(vocab)))
+    assert all(vocab[i] == bytes([i]) for i in range(256))
+    first = 256 + len(special_tokens)
+    assert [vocab[256 + i] for i in range(len(special_tokens))] == [t.encode() for t in special_tokens]
+    assert len(vocab) == first + len(merges)
+    known = set(vocab[i] for i in range(256))
+    for k, (left, right) in enumerate(merges):
+        assert left in known and right in known  # built from tokens that existed before
+        assert vocab[first + k] == left + right
+        assert left + right not in known  # no two merges build the same bytes (see the module doc)
+        known.add(left + right)
+        assert not any(t.encode() in left + right for t in special_tokens)
+
+
+# --- seed 003's toy example ---------------------------------------------------------------------------------
+
+# The seed pre-tokenizes on whitespace, without the spaces: low (5), lower (2), newest (6), widest (3).
+TOY = ["low low low low low lower lower widest widest widest newest newest newest newest newest newest"]
+WHITESPACE = r"\S+"
+
+
+def test_toy_pretoken_and_pair_counts_match_the_seed():
+    words = count_pretokens(TOY, pattern=WHITESPACE)
+    assert words == {b"low": 5, b"lower": 2, b"widest": 3, b"newest": 6}
+    pairs = Counter()
+    for word, n in words.items():
+        for pair in zip(word, word[1:]):
+            pairs[bytes(pair)] += n
+    # The seed lists es 9, st 9, lo 7, ow 7, "...". Its "..." hides w-e at 8, which ranks above lo and ow.
+    assert [pairs[p] for p in (b"es", b"st", b"we", b"lo", b"ow")] == [9, 9, 8, 7, 7]
+    assert pairs.most_common(3)[2] == (b"we", 8)
+
+
+@BOTH
+def test_toy_merges_follow_the_greatest_pair_rule(train):
+    # es and st tie at 9; (b"s", b"t") > (b"e", b"s"), so st comes first. The seed's prose merges es "for
+    # example", which is not what its own tie rule picks. The full list is the one CS336's handout prints.
+    vocab, merges = train(TOY, 256 + 12, pattern=WHITESPACE)
+    assert [left + b" " + right for left, right in merges] == [
+        b"s t", b"e st", b"o w", b"l ow", b"w est", b"n e", b"ne west", b"w i", b"wi d", b"wid est", b"low e",
+        b"lowe r"]
+    check_vocab(vocab, merges)
+
+
+# --- tie-break ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("smaller, greater", [
+    (b"a", b"ab"), (b"", b"a"), (b"\x00", b"\x00\x00"), (b"\xff", b"\xff\x00"), (b"ab", b"b"), (b"a\xff", b"b")])
+def test_descending_key_reverses_bytes_order_including_prefixes(smaller, greater):
+    assert smaller < greater
+    assert bpe._descending(smaller) > bpe._descending(greater)
+
+
+@given(st.binary(max_size=6), st.binary(max_size=6))
+def test_descending_key_is_exactly_the_reverse_order(x, y):
+    assert (x < y) == (bpe._descending(x) > bpe._descending(y))
+    assert (x == y) == (bpe._descending(x) == bpe._descending(y))
+
+
+@BOTH
+@pytest.mark.parametrize("words, winner", [
+    # After aa is merged, (aa, c) and (a, c) tie at 5: b"aa" > b"a" (a prefix sorts first).
+    (["aa"] * 10 + ["aac"] * 5 + ["ac"] * 5, (b"aa", b"c")),
+    # (b, c) and (aa, c) tie at 5: by bytes b"b" > b"aa", although aa has the larger id.
+    (["aa"] * 10 + ["aac"] * 5 + ["bc"] * 5, (b"b", b"c")),
+])
+def test_ties_compare_bytes_not_ids(train, words, winner):
+    _, merges = train([" ".join(words)], 256 + 2, pattern=WHITESPACE)
+    assert merges == [(b"a", b"a"), winner]
+
+
+# --- naive == fast ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(CORPORA))
+def test_naive_and_fast_agree_on_every_bundled_corpus(name):
+    text = load_text(name)[:10_000]  # the naive trainer recounts everything per merge: keep it small
+    naive = train_bpe_naive([text], 350, [ENDOFTEXT])
+    assert train_bpe([text], 350, [ENDOFTEXT]) == naive
+    check_vocab(*naive, [ENDOFTEXT])
+
+
+def test_naive_and_fast_agree_on_the_whole_time_machine():
+    path = corpus_path("timemachine")
+    assert train_bpe(path, 350) == train_bpe_naive(path, 350)
+
+
+SPECIALS = ["<|endoftext|>", "<s>", "<s><s>", "aa"]
+TEXT = st.lists(st.sampled_from(["a", "b", "aa", "aaaa", " ", "\n", "人", "工", "智能", "😀", "é", "1", "'s", ".",
+                                  "\u3000", "<s>", "<|endoftext|>"]), max_size=40).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts=st.lists(st.one_of(TEXT, st.text(max_size=30)), min_size=1, max_size=6),
+       specials=st.lists(st.sampled_from(SPECIALS), unique=True, max_size=3),
+       merges=st.integers(0, 40), pattern=st.sampled_from([GPT2_PATTERN, GPT4_PATTERN, r"\S+|\s+", r"."]))
+def test_naive_and_fast_agree_on_random_corpora(texts, specials, merges, pattern):
+    args = (texts, 256 + len(specials) + merges, specials, pattern)
+    try:
+        naive = train_bpe_naive(*args)
+    except ValueError as err:  # nothing but special tokens, or no text at all
+        assert "no ordinary text" in str(err)
+        with pytest.raises(ValueError, match="no ordinary text"):
+            train_bpe(*args)
+        return
+    assert train_bpe(*args) == naive
+    check_vocab(*naive, specials)
+
+
+@BOTH
+def test_runs_of_one_character(train):
+    # Overlapping pairs, the classic bug of incremental counting: "aaaaa" holds (a, a) four times, but merging
+    # gives aa aa a, after which (aa, aa) and (aa, a) are left once each.
+    vocab, merges = train(["aaaaa aaa a aaaaaaa"], 256 + 5, pattern=WHITESPACE)
+    # (a, a) 12; then (aa, aa) and (aa, a) tie at 3; then (aa, a) 2; then (aaaa, aaa) and (aaaa, a) tie at 1.
+    assert merges == [(b"a", b"a"), (b"aa", b"aa"), (b"aa", b"a"), (b"aaaa", b"aaa"), (b"aaaa", b"a")]
+    check_vocab(vocab, merges)
+
+
+# --- inputs -------------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """Read files and batch texts in pieces of 5,000 characters, so that chunking really happens."""
+    monkeypatch.setattr(bpe, "CHUNK_SIZE", 5_000)
+
+
+def test_two_workers_give_the_same_result(small_chunks):
+    path = corpus_path("tinystories")
+    assert train_bpe(path, 700, [ENDOFTEXT], workers=2) == train_bpe(path, 700, [ENDOFTEXT])
+    texts = [load_text("luxun")[:100_000]]
+    assert train_bpe(texts, 400, workers=2) == train_bpe(texts, 400)
+
+
+@pytest.mark.parametrize("name", sorted(CORPORA))
+def test_path_and_list_count_the_same_pretokens(name, small_chunks):
+    chunks = list(iter_texts(corpus_path(name), [ENDOFTEXT], bpe.CHUNK_SIZE))
+    assert len(chunks) > 1 or name == "luxun"  # Lu Xun has no single line breaks: no safe cut but the end
+    assert count_pretokens(chunks, [ENDOFTEXT]) == count_pretokens([load_text(name)], [ENDOFTEXT])
+
+
+@pytest.mark.parametrize("name", ["timemachine", "tinystories"])
+def test_path_and_list_give_the_same_result(name, small_chunks):
+    assert train_bpe(corpus_path(name), 600, [ENDOFTEXT]) == train_bpe([load_text(name)], 600, [ENDOFTEXT])
+
+
+def pretokens(texts, special_tokens, pattern):
+    findall = compile_pattern(pattern).findall
+    return [token for text in texts for piece, special in split_special(text, special_tokens)
+            for token in ([piece] if special else findall(piece))]
+
+
+TRICKY = st.lists(st.sampled_from(["a", "b", "1", " ", "  ", "\n", "\n\n", "\r\n", "\t", ".", "。", "我", "'",
+                                    "s", "\u3000", "<", "a>", "<a>", "<a>b", "é", "😀"]), max_size=60).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TRICKY, chunk_size=st.integers(1, 12), specials=st.sampled_from([[], ["<a>"], ["<a>", "<a>b", "\n\n"]]))
+def test_file_chunks_split_exactly_like_the_whole_file(text, chunk_size, specials):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp, "corpus.txt")
+        path.write_bytes(text.encode())
+        chunks = list(iter_texts(path, specials, chunk_size))
+    assert "".join(chunks) == text
+    for pattern in (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN):
+        assert pretokens(chunks, specials, pattern) == pretokens([text], specials, pattern)
+
+
+def test_a_file_is_read_in_bounded_pieces():
+    chunks = list(iter_texts(corpus_path("timemachine"), (), 10_000))
+    assert len(chunks) > 10 and max(map(len, chunks)) < 20_000
+    assert "".join(chunks) == load_text("timemachine")
+    assert all(chunk[-1] == "\n" for chunk in chunks)  # cut at the start of a line
+
+
+def test_corpus_digest():
+    path = corpus_path("timemachine")
+    assert corpus_digest(path) == hashlib.sha256(path.read_bytes()).hexdigest() == CORPORA["timemachine"].sha256
+    assert corpus_digest(str(path)) == corpus_digest(path)
+    assert corpus_digest(["ab", "c"]) == corpus_digest(iter(["ab", "c"])) == corpus_digest(("ab", "c"))
+    assert len({corpus_digest(t) for t in (["ab", "c"], ["a", "bc"], ["abc"], ["abc", ""], [])}) == 5
+
+
+def test_special_tokens_get_their_ids_and_are_never_counted():
+    text = (ENDOFTEXT + "<pad>") * 50 + "ab ab" + ENDOFTEXT
+    vocab, merges = train_bpe([text], 300, [ENDOFTEXT, "<pad>"])
+    assert vocab[256] == ENDOFTEXT.encode() and vocab[257] == b"<pad>"
+    assert merges == [(b"a", b"b"), (b" ", b"ab")]  # then no pair is left
+    assert count_pretokens([text], [ENDOFTEXT, "<pad>"]) == {b"ab": 1, b" ab": 1}
+
+
+@BOTH
+def test_stops_early_when_no_pair_is_left(train):
+    vocab, merges = train(["a b c a"], 1000)  # pre-tokens a, " b", " c", " a": three pairs, then nothing
+    assert merges == [(b" ", b"c"), (b" ", b"b"), (b" ", b"a")]  # all tied at 1: greatest first
+    assert len(vocab) == 259
+    assert train(["a b"], 256) == ({i: bytes([i]) for i in range(256)}, [])  # zero merges asked for
+
+
+def test_progress_bars_do_not_change_the_result():
+    texts = [load_text("timemachine")[:5000]]
+    assert train_bpe(texts, 300, progress=True) == train_bpe(texts, 300)
+    assert train_bpe_naive(texts, 260, progress=True) == train_bpe(texts, 260)
+
+
+def test_merge_replaces_left_to_right():
+    assert merge([1, 1, 1], (1, 1), 9) == [9, 1]
+    assert merge([1, 1, 1, 1], (1, 1), 9) == [9, 9]
+    assert merge([1, 2, 3, 1, 2], (1, 2), 9) == [9, 3, 9]
+    assert merge([2, 1], (1, 2), 9) == [2, 1]
+    assert merge([], (1, 2), 9) == []
+
+
+# --- bad input ----------------------------------------------------------------------------------------------
+
+@BOTH
+@pytest.mark.parametrize("vocab_size, specials, error, message", [
+    (300.0, (), TypeError, "vocab_size must be an int"),
+    ("300", (), TypeError, "vocab_size must be an int"),
+    (True, (), TypeError, "vocab_size must be an int"),
+    (255, (), ValueError, r"vocab_size must be >= 256 \+ len\(special_tokens\) = 256"),
+    (257, ["<a>", "<b>"], ValueError, r"= 258 \(256 byte tokens and 2 special tokens"),
+    (300, ["<a>", "<a>"], ValueError, "special_tokens must be distinct"),
+    (300, [""], ValueError, "special_tokens must not contain the empty string"),
+    (300, "<a>", TypeError, "special_tokens must be a collection of str"),
+])
+def test_bad_vocab_size_and_special_tokens(train, vocab_size, specials, error, message):
+    with pytest.raises(error, match=message):
+        train(["some text"], vocab_size, specials)
+
+
+@BOTH
+@pytest.mark.parametrize("texts", [[], [""], ["", ""], [ENDOFTEXT], [ENDOFTEXT * 3, ""]])
+def test_empty_corpus(train, texts):
+    with pytest.raises(ValueError, match="texts_or_path holds no ordinary text"):
+        train(texts, 300, [ENDOFTEXT])
+
+
+@BOTH
+def test_bad_texts(train, tmp_path):
+    with pytest.raises(TypeError, match=r"texts_or_path\[1\] must be a str, got bytes"):
+        train(["ok", b"bytes"], 300)
+    with pytest.raises(TypeError, match="texts_or_path must be a path .* or an iterable of str, got bytes"):
+        train(b"some text", 300)
+    with pytest.raises(TypeError, match="got int"):
+        train(42, 300)
+    with pytest.raises(FileNotFoundError, match="texts_or_path must be an existing text file, got 'no such file'"):
+        train("no such file", 300)
+    with pytest.raises(FileNotFoundError, match="pass a list of str"):
+        train(tmp_path, 300)  # a directory
+    with pytest.raises(ValueError, match="lone surrogate"):
+        train(["a\ud800b"], 300)
+    with pytest.raises(ValueError, match="workers must be an int >= 1, got 0"):
+        train(["ok"], 300, workers=0)
+    with pytest.raises(TypeError, match="workers must be an int >= 1, got float"):
+        train(["ok"], 300, workers=2.0)
+    with pytest.raises(TypeError, match="progress must be a bool"):
+        train(["ok"], 300, progress="yes")
+    with pytest.raises(TypeError, match="pattern must be a non-empty str"):
+        train(["ok"], 300, pattern="")
+
+
+@pytest.mark.parametrize("data, offset, chunk_size", [
+    (b"hello \xff world", 6, 1 << 20),
+    (b"ab\xe4\xb8\xadc\xff", 6, 4),  # the bad byte comes after a character split across two reads
+    (b"ab\xe4\xb8\xadc\xe4", 6, 3),  # a character cut off by the end of the file
+    (b"\xe4\xb8x", 0, 1),
+])
+def test_invalid_utf8_names_the_file_and_the_byte_offset(tmp_path, data, offset, chunk_size):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(data)
+    with pytest.raises(ValueError, match=f"'{path}' is not valid UTF-8 at byte offset {offset} "):
+        list(iter_texts(path, (), chunk_size))
+    if chunk_size > 100:
+        with pytest.raises(ValueError, match=f"byte offset {offset}"):
+            train_bpe(path, 300)
+
+
+def test_iter_texts_checks_chunk_size():
+    with pytest.raises(ValueError, match="chunk_size must be an int >= 1, got 0"):
+        iter_texts(["a"], (), 0)
+    with pytest.raises(TypeError, match="chunk_size must be an int >= 1, got str"):
+        iter_texts(["a"], (), "1")
+
+
+# --- Hugging Face tokenizers --------------------------------------------------------------------------------
+
+def gpt2_byte_decoder():
+    """GPT-2's bytes_to_unicode, inverted: HF's ByteLevel shows byte b as a printable character."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    chars = printable + [256 + n for n in range(256 - len(printable))]
+    byte_values = printable + [b for b in range(256) if b not in printable]
+    return {chr(c): b for b, c in zip(byte_values, chars)}
+
+
+BYTE_OF = gpt2_byte_decoder()
+
+
+def hf_train(texts, vocab_size):
+    """HF's BpeTrainer with GPT-2's byte-level pre-tokenizer (same regex) and all 256 bytes in the alphabet."""
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  show_progress=False)
+    tokenizer.train_from_iterator(texts, trainer)
+    model = json.loads(tokenizer.to_str())["model"]
+    as_bytes = lambda token: bytes(BYTE_OF[c] for c in token)  # noqa: E731
+    merges = [tuple(map(as_bytes, m.split(" ") if isinstance(m, str) else m)) for m in model["merges"]]
+    return {as_bytes(token) for token in model["vocab"]}, merges
+
+
+def test_byte_decoder_covers_hf_alphabet():
+    assert set(BYTE_OF) == set(pre_tokenizers.ByteLevel.alphabet())
+    assert sorted(BYTE_OF.values()) == list(range(256))
+
+
+def steps_before_first_tie(texts, merges):
+    """How many of `merges` were chosen without a tie at the top: recount every pair before each merge."""
+    words = [list(word) for word in count_pretokens(texts)]
+    freqs = list(count_pretokens(texts).values())
+    ids = {bytes([i]): i for i in range(256)}
+    for step, (left, right) in enumerate(merges):
+        counts = Counter()
+        for word, freq in zip(words, freqs):
+            for pair in zip(word, word[1:]):
+                counts[pair] += freq
+        (_, top), (_, second) = counts.most_common(2)
+        if top == second:
+            return step
+        ids[left + right] = len(ids)
+        words = [merge(word, (ids[left], ids[right]), ids[left + right]) for word in words]
+    return len(merges)
+
+
+HF_CASES = [("timemachine", lambda: [load_text("timemachine")], 1000),
+            ("tinystories", tinystories_documents, 2000),
+            ("luxun", lambda: [load_text("luxun")[:50_000]], 1000)]
+
+
+@pytest.mark.parametrize("name, texts, vocab_size", HF_CASES, ids=[c[0] for c in HF_CASES])
+def test_hf_learns_the_same_merges_until_the_first_tie(name, texts, vocab_size):
+    """Any two correct BPE trainers agree merge for merge until the top count is first shared by two pairs.
+
+    Measured: the first tie comes at merge 20 (Time Machine), 178 (TinyStories) and 40 (Lu Xun, first 50k
+    characters); HF's and our lists agree for 49, 178 and 65 merges (past a tie they may agree by luck).
+    """
+    texts = texts()
+    vocab, merges = train_bpe(texts, vocab_size)
+    hf_vocab, hf_merges = hf_train(texts, vocab_size)
+    agree = next((i for i, (ours, theirs) in enumerate(zip(merges, hf_merges)) if ours != theirs), len(merges))
+    untied = steps_before_first_tie(texts, merges[:agree + 1])
+    assert untied >= 20
+    assert merges[:untied] == hf_merges[:untied]
+    # After the ties the two tie rules take different routes (" speci"+"al" or " sp"+"ecial") to mostly the
+    # same tokens. Measured: 8, 22 and 17 learned tokens of 744, 1744, 744 differ (1.1 %, 1.3 %, 2.3 %).
+    learned, hf_learned = {vocab[i] for i in range(256, len(vocab))}, hf_vocab - {bytes([i]) for i in range(256)}
+    assert len(hf_learned) == len(learned) == len(merges)
+    assert len(learned - hf_learned) <= 0.03 * len(learned)
+
+
+def hf_rule_merges(texts, vocab_size):
+    """Naive BPE with HF's tie rule instead of ours: the pair of smallest HF ids wins.
+
+    HF numbers the alphabet by the code point of each byte's printable stand-in, then each new token in turn.
+    """
+    char_of = {b: c for c, b in BYTE_OF.items()}
+    hf_order = sorted(range(256), key=char_of.__getitem__)
+    tokens = [bytes([b]) for b in hf_order]
+    word_counts = count_pretokens(texts)
+    byte_id = {b: i for i, b in enumerate(hf_order)}
+    words = [[byte_id[b] for b in word] for word in word_counts]
+    freqs = list(word_counts.values())
+    merges = []
+    while len(tokens) < vocab_size:
+        counts = Counter()
+        for word, freq in zip(words, freqs):
+            for pair in zip(word, word[1:]):
+                counts[pair] += freq
+        best = max(counts, key=lambda p: (counts[p], -p[0], -p[1]))
+        merges.append((tokens[best[0]], tokens[best[1]]))
+        tokens.append(tokens[best[0]] + tokens[best[1]])
+        words = [merge(word, best, len(tokens) - 1) for word in words]
+    return merges
+
+
+@pytest.mark.parametrize("name, size", [("timemachine", 60_000), ("luxun", 20_000), ("flores/hin_Deva", 60_000)])
+def test_hf_is_the_same_algorithm_with_another_tie_rule(name, size):
+    """Swap our tie rule for HF's and the naive trainer reproduces HF's merges exactly, ties and all.
+
+    So the differences measured above come from the tie rule alone: pre-tokenization, counting and merging agree.
+    """
+    texts, vocab_size = [load_text(name)[:size]], 400
+    assert hf_rule_merges(texts, vocab_size) == hf_train(texts, vocab_size)[1]

@@ -1,0 +1,507 @@
+"""A byte-level BPE tokenizer: encode by merge rank, decode by concatenating bytes, save with a manifest.
+
+A tokenizer is a contract (vocabulary, ordered merges, split pattern, special tokens), so it is checked when
+built and fingerprinted when saved: a file whose vocabulary, merges or pattern were edited refuses to load.
+
+Encoding is classic minbpe: cut the text into pre-tokens with the split pattern, then inside each pre-token
+repeatedly merge the adjacent pair with the lowest rank (rank = position in `merges`). Ids come from the
+vocabulary, never from the rank: in GPT-4's cl100k the byte tokens do not have ids 0..255.
+`Tokenizer.from_tiktoken` recovers the merges of a tiktoken encoding, so the real GPT-4 tokenizer runs inside
+this class and gives tiktoken's ids.
+
+Speed, in pure Python: English repeats a few thousand pre-tokens, so a cache pre-token -> ids does most of
+the work. Chinese under cl100k is cut into long runs of Han characters that seldom repeat, so there the merge
+loop itself (`bpe`) counts; it does only a few steps of Python work per merge.
+
+Text is never normalized, so decode(encode_ordinary(x)) == x for every str x that has a UTF-8 form. A str
+holding a lone surrogate has none and is refused (tiktoken would silently turn it into U+FFFD).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import operator
+import os
+import tempfile
+from functools import lru_cache
+from itertools import accumulate, chain
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import regex
+
+from tutorial_lib.pretokenize import GPT2_PATTERN, PATTERNS, check_special_tokens, compile_pattern, special_regex
+
+SCHEMA_VERSION = 1
+CACHE_SIZE = 1 << 16  # pre-tokens whose ids are remembered: English repeats a few thousand, Chinese far more
+TIE_BREAK = "lexicographically greatest pair of byte strings"
+DECODE_ERRORS = ("replace", "strict", "backslashreplace")  # U+FFFD, refuse, or show the bad bytes as \xNN
+# How this code treats text, written into every manifest so that the file states its own contract.
+POLICIES = {
+    "normalization": "none: decode(encode_ordinary(x)) == x",
+    "invalid_input": "a str holding a lone surrogate is refused (ValueError)",
+    "special_token_text": "encode refuses it unless allowed_special names it; encode_ordinary keeps it as text",
+    "decode_errors": "replace by default; strict or backslashreplace on request",
+}
+_MANIFEST_KEYS = ("schema_version", "vocab_sha256", "merges_sha256", "settings_sha256", "policies")
+_NO_MERGE = 1 << 62  # the "rank" of a pair that is not a merge: above every real rank, and still an int
+
+
+def bpe(ids: list[int], pair_ranks: dict[tuple[int, int], int], merged: list[int]) -> list[int]:
+    """Merge `ids` in place: while some adjacent pair is a merge, replace the lowest-ranked one by its token.
+
+    `pair_ranks[(left, right)]` is the rank of a merge and `merged[rank]` the id it makes. Keeping one rank
+    per adjacent pair means a step looks up only the two pairs next to the merge, not all of them, and
+    `min`/`index` run in C; this is what makes cl100k's long pre-tokens of Han characters affordable.
+    Like tiktoken, one step merges the leftmost occurrence of the best pair. minbpe merges all occurrences at
+    once; that is the same whenever each merge makes a new token, since every merge that uses the new token
+    comes later in the list (true for trained and tiktoken vocabularies).
+    """
+    get = pair_ranks.get
+    ranks = [get(pair, _NO_MERGE) for pair in zip(ids, ids[1:])]
+    while ranks:
+        rank = min(ranks)
+        if rank == _NO_MERGE:
+            break
+        i = ranks.index(rank)
+        ids[i : i + 2] = (merged[rank],)
+        del ranks[i]
+        if i:
+            ranks[i - 1] = get((ids[i - 1], ids[i]), _NO_MERGE)
+        if i < len(ranks):
+            ranks[i] = get((ids[i], ids[i + 1]), _NO_MERGE)
+    return ids
+
+
+class Tokenizer:
+    """Byte-level BPE: `vocab` maps id -> bytes, `merges` lists (left, right) byte pairs in rank order.
+
+    `special_tokens` are strs whose UTF-8 bytes are in `vocab`; `pattern` is a split regex or a name from
+    pretokenize.PATTERNS; `metadata` (JSON-serializable) is kept in the saved manifest.
+    """
+
+    def __init__(
+        self,
+        vocab: dict[int, bytes],
+        merges: list[tuple[bytes, bytes]],
+        special_tokens: Iterable[str] = (),
+        pattern: str = GPT2_PATTERN,
+        metadata: dict | None = None,
+    ) -> None:
+        self.vocab, self.merges = _check_vocab_and_merges(vocab, merges)
+        self._id_of = {token: i for i, token in self.vocab.items()}
+        self._byte_ids = [self._id_of[bytes([b])] for b in range(256)]
+        self._pair_ranks = {(self._id_of[a], self._id_of[b]): r for r, (a, b) in enumerate(self.merges)}
+        self._merged = [self._id_of[a + b] for a, b in self.merges]
+        self.special_tokens = self._check_specials(special_tokens)
+        self._special_regex = special_regex(tuple(self.special_tokens)) if self.special_tokens else None
+        self.pattern = PATTERNS.get(pattern, pattern) if isinstance(pattern, str) else pattern
+        try:
+            self._regex = compile_pattern(self.pattern)
+        except regex.error as e:
+            raise ValueError(f"pattern is not a valid regex ({e}): {self.pattern!r}") from None
+        self.metadata = _check_metadata(metadata)
+        self.vocab_size = max(self.vocab) + 1  # embedding rows a model needs (cl100k leaves a few ids unused)
+        self._encode_piece = lru_cache(maxsize=CACHE_SIZE)(self._bpe_piece)
+
+    def _check_specials(self, special_tokens: Iterable[str]) -> dict[str, int]:
+        ordinary = set(self._byte_ids) | set(self._merged)
+        specials = {}
+        for token in check_special_tokens(special_tokens):
+            token_id = self._id_of.get(token.encode("utf-8"))
+            if token_id is None:
+                raise ValueError(f"special token {token!r} is not in the vocab (give its UTF-8 bytes an id)")
+            if token_id in ordinary:  # else ordinary text could be merged into a control token
+                raise ValueError(f"special token {token!r} has the bytes of ordinary token {token_id} "
+                                 "(a byte or a merge result), which cannot also be special")
+            specials[token] = token_id
+        unused = sorted(set(self.vocab) - ordinary - set(specials.values()))
+        if unused:
+            raise ValueError(f"vocab ids {unused[:5]} ({len(unused)} in all) are neither a byte, a merge result nor "
+                             "a special token: name them in special_tokens or remove them")
+        return specials
+
+    def __repr__(self) -> str:
+        return (f"Tokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
+                f"special_tokens={list(self.special_tokens)})")
+
+    def __reduce__(self) -> tuple:
+        # For pickling (e.g. to worker processes): the pre-token cache cannot be pickled, so rebuild instead.
+        return type(self), (self.vocab, self.merges, list(self.special_tokens), self.pattern, self.metadata)
+
+    # --------------------------------------------------------------------------------------------- encoding
+
+    def _bpe_piece(self, piece: str) -> tuple[int, ...]:
+        return tuple(bpe([self._byte_ids[b] for b in piece.encode("utf-8")], self._pair_ranks, self._merged))
+
+    def _encode_pieces(self, pieces: list[str]) -> list[int]:
+        # map + chain keep the per-pre-token work in C; on English almost every pre-token is a cache hit.
+        try:
+            return list(chain.from_iterable(map(self._encode_piece, pieces)))
+        except UnicodeEncodeError as e:
+            raise ValueError(f"text contains the lone surrogate {e.object[e.start]!r} (in {e.object!r}), which "
+                             "has no UTF-8 form; repair the text first, e.g. decode its source with "
+                             "errors='replace'") from None
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Ids of `text` with every character treated as ordinary text, special-token look-alikes included."""
+        _check_text(text)
+        return self._encode_pieces(self._regex.findall(text))
+
+    def encode(self, text: str, allowed_special: Iterable[str] | str = frozenset()) -> list[int]:
+        """Ids of `text`; the special tokens named in `allowed_special` ("all" or a set) become their ids.
+
+        Any other special-token string in `text` raises ValueError: text from a user must never silently turn
+        into a control token (tiktoken's rule). Use encode_ordinary to treat such strings as plain text.
+        """
+        _check_text(text)
+        allowed = self._check_allowed(allowed_special)
+        if self._special_regex is None:
+            return self.encode_ordinary(text)
+        ids: list[int] = []
+        start = 0
+        for match in self._special_regex.finditer(text):
+            special = match.group()
+            if special not in allowed:
+                raise ValueError(f"text contains the special token {special!r} at index {match.start()}, which "
+                                 f"allowed_special does not allow: pass allowed_special={{{special!r}}} or 'all' "
+                                 "to encode it as a special token, or use encode_ordinary to keep it as text")
+            ids += self.encode_ordinary(text[start : match.start()])
+            ids.append(self.special_tokens[special])
+            start = match.end()
+        ids += self.encode_ordinary(text[start:])
+        return ids
+
+    def _check_allowed(self, allowed_special: Iterable[str] | str) -> frozenset[str]:
+        if isinstance(allowed_special, str):
+            if allowed_special != "all":
+                raise ValueError(f"allowed_special must be 'all' or a set of special tokens, got the str "
+                                 f"{allowed_special!r} (for one token write {{{allowed_special!r}}})")
+            return frozenset(self.special_tokens)
+        if not isinstance(allowed_special, (set, frozenset, list, tuple)):
+            raise TypeError(f"allowed_special must be 'all' or a set of str, got {type(allowed_special).__name__}")
+        unknown = [s for s in allowed_special if not isinstance(s, str) or s not in self.special_tokens]
+        if unknown:
+            raise ValueError(f"allowed_special contains {unknown!r}, which are not special tokens of this "
+                             f"tokenizer (those are {list(self.special_tokens)})")
+        return frozenset(allowed_special)
+
+    def encode_iterable(self, chunks: Iterable[str], allowed_special: Iterable[str] | str = frozenset()
+                        ) -> Iterator[int]:
+        """Lazily yield the ids of ``"".join(chunks)``, the same as `encode` gives, holding little in memory.
+
+        Text at the end of what has arrived may still split differently: a letter or digit run can grow,
+        ``\\s+(?!\\S)`` and ``\\s++$`` depend on what follows, ``'l`` may become ``'ll``, a special token may be
+        cut in two. So the tail is held back: the last (longest special token - 1) characters, where a special
+        token could still begin, and the last two pre-tokens before them (two, because ``'`` + ``l`` may still
+        become ``'ll``; enough for the bundled patterns, tests/test_tokenizer.py tries them on adversarial
+        chunkings). Memory is bounded by the longest pre-token plus one chunk, not by the input. A disallowed
+        special token raises when it is reached, after the ids before it were yielded.
+        """
+        if isinstance(chunks, (str, bytes)) or not isinstance(chunks, Iterable):
+            raise TypeError(f"chunks must be an iterable of str (a list, a file, ...), got {type(chunks).__name__}")
+        return self._encode_chunks(iter(chunks), self._check_allowed(allowed_special))
+
+    def _encode_chunks(self, chunks: Iterator[str], allowed: frozenset[str]) -> Iterator[int]:
+        hold = max(map(len, self.special_tokens), default=1) - 1
+        pending = ""
+        for chunk in chunks:
+            _check_text(chunk, "each chunk")
+            pending += chunk
+            settled = len(pending) - hold  # a special token starting before here has all its characters
+            segment_start = 0  # end of the last settled special token: text before it is final
+            if self._special_regex is not None:
+                for match in self._special_regex.finditer(pending):
+                    if match.start() >= settled:
+                        break
+                    segment_start = match.end()
+            pieces = self._regex.findall(pending[segment_start:settled])[:-2] if settled > segment_start else []
+            done = segment_start + sum(map(len, pieces))
+            if done:
+                yield from self.encode(pending[:segment_start], allowed)
+                yield from self._encode_pieces(pieces)
+                pending = pending[done:]
+        yield from self.encode(pending, allowed)
+
+    # --------------------------------------------------------------------------------------------- decoding
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The bytes of one token (a special token gives the UTF-8 of its text)."""
+        (token_id,) = _id_list([token_id], "token_id")
+        if token_id not in self.vocab:
+            raise ValueError(f"token_id {token_id} is not in the vocab (ids are 0..{self.vocab_size - 1})")
+        return self.vocab[token_id]
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The tokens' bytes joined: works for any known ids, even where the result is not UTF-8."""
+        ids = _id_list(ids)
+        try:
+            return b"".join(map(self.vocab.__getitem__, ids))
+        except KeyError as e:
+            k = ids.index(e.args[0])
+            raise ValueError(f"ids[{k}] = {ids[k]} is not a token id of this tokenizer "
+                             f"(ids are 0..{self.vocab_size - 1})") from None
+
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """Text of `ids`. Ids from a model may cut a character in two, so `errors` sets the policy:
+
+        "replace" (default, like tiktoken) puts U+FFFD where the bytes are not UTF-8, "backslashreplace" shows
+        them as \\xNN, "strict" raises ValueError naming the token where the bytes go wrong.
+        """
+        if errors not in DECODE_ERRORS:
+            raise ValueError(f"errors must be one of {DECODE_ERRORS}, got {errors!r}")
+        ids = _id_list(ids)
+        data = self.decode_bytes(ids)
+        try:
+            return data.decode("utf-8", errors=errors)
+        except UnicodeDecodeError as e:
+            ends = accumulate(len(self.vocab[t]) for t in ids)
+            k = next(k for k, end in enumerate(ends) if end > e.start)
+            raise ValueError(f"ids are not valid UTF-8 ({e.reason}) at byte {e.start}, in ids[{k}] = {ids[k]} "
+                             f"whose bytes are {self.vocab[ids[k]]!r}; errors='replace' would put U+FFFD there"
+                             ) from None
+
+    # ------------------------------------------------------------------------------------ building and files
+
+    @classmethod
+    def from_tiktoken(cls, encoding: Any) -> Tokenizer:
+        """The tokenizer of a tiktoken Encoding (e.g. cl100k), with its merges recovered from its ranks.
+
+        tiktoken keeps only token -> rank. Going through the tokens by rank, BPE with the merges found so far
+        takes each token's bytes down to exactly two parts (a, b): that is the merge that made the token
+        (minbpe's `recover_merges`). Ids stay tiktoken's, so the byte tokens keep their permuted ids.
+        """
+        ranks: dict[bytes, int] = encoding._mergeable_ranks
+        vocab = {rank: token for token, rank in ranks.items()}
+        byte_ids = [ranks[bytes([b])] for b in range(256)]
+        pair_ranks: dict[tuple[int, int], int] = {}
+        merged: list[int] = []
+        merges = []
+        for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+            if len(token) < 2:
+                continue
+            parts = bpe([byte_ids[b] for b in token], pair_ranks, merged)
+            if len(parts) != 2:
+                raise ValueError(f"cannot recover a merge for token {token!r} (rank {rank}): the lower-ranked "
+                                 f"merges leave {len(parts)} parts, not 2")
+            pair_ranks[(parts[0], parts[1])] = len(merged)
+            merged.append(rank)
+            merges.append((vocab[parts[0]], vocab[parts[1]]))
+        specials: dict[str, int] = encoding._special_tokens
+        vocab.update({token_id: token.encode("utf-8") for token, token_id in specials.items()})
+        metadata = {"source": f"tiktoken encoding {encoding.name!r}"}
+        return cls(vocab, merges, sorted(specials, key=specials.__getitem__), encoding._pat_str, metadata)
+
+    @classmethod
+    def train(cls, texts_or_path: Any, vocab_size: int, special_tokens: Iterable[str] = (),
+              pattern: str = GPT2_PATTERN, **trainer_kwargs: Any) -> Tokenizer:
+        """Train with `tutorial_lib.bpe.train_bpe`; the metadata records everything the result depends on."""
+        from tutorial_lib import bpe as trainer  # imported here so that bpe may use this module too
+
+        if isinstance(texts_or_path, Iterator):
+            texts_or_path = list(texts_or_path)  # it is read twice: for the digest and for training
+        special_tokens = check_special_tokens(special_tokens)
+        pattern = PATTERNS.get(pattern, pattern) if isinstance(pattern, str) else pattern
+        vocab, merges = trainer.train_bpe(texts_or_path, vocab_size, special_tokens, pattern, **trainer_kwargs)
+        metadata = {
+            "trainer": {"name": "tutorial_lib.bpe.train_bpe", "vocab_size": vocab_size, "pattern": pattern,
+                        "special_tokens": list(special_tokens), "tie_break": TIE_BREAK},
+            "corpus_digest": trainer.corpus_digest(texts_or_path),
+        }
+        return cls(vocab, merges, special_tokens, pattern, metadata)
+
+    def manifest(self) -> dict:
+        """What a saved file promises: schema, digests of the contract, policies, then the metadata."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "vocab_sha256": vocab_sha256(self.vocab),
+            "merges_sha256": merges_sha256(self.merges),
+            "settings_sha256": settings_sha256(self.pattern, self.special_tokens),
+            "policies": POLICIES,
+            **self.metadata,
+        }
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write one human-readable JSON file, one merge or vocab entry per line, atomically.
+
+        A token is shown as its text when its bytes are valid UTF-8 and as {"hex": "e4b8"} otherwise. Special
+        tokens are listed once, under "special_tokens".
+        """
+        path = Path(path)
+        specials = set(self.special_tokens.values())
+        text = "\n".join([
+            "{",
+            f'"manifest": {_dumps(self.manifest())},',
+            f'"pattern": {_dumps(self.pattern)},',
+            f'"special_tokens": {_dumps(self.special_tokens)},',
+            '"merges": [',
+            ",\n".join(_dumps([_readable(a), _readable(b)]) for a, b in self.merges),
+            "],",
+            '"vocab": [',
+            ",\n".join(_dumps([i, _readable(t)]) for i, t in sorted(self.vocab.items()) if i not in specials),
+            "]",
+            "}\n",
+        ])
+        # A crash mid-write must not leave a truncated tokenizer behind: write aside, then rename into place.
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Tokenizer:
+        """Read a file written by `save`; refuse it if its schema is unknown or a digest does not match."""
+        try:
+            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise ValueError(f"{path} is not a tokenizer JSON file: {e}") from None
+        manifest = doc.get("manifest") if isinstance(doc, dict) else None
+        if not isinstance(manifest, dict):
+            raise ValueError(f"{path} has no manifest, so it was not written by Tokenizer.save")
+        if manifest.get("schema_version") != SCHEMA_VERSION:
+            raise ValueError(f"{path} has schema_version {manifest.get('schema_version')!r}; this code reads "
+                             f"version {SCHEMA_VERSION}")
+        missing = [key for key in ("pattern", "special_tokens", "merges", "vocab") if key not in doc]
+        if missing:
+            raise ValueError(f"{path} lacks {missing}")
+        try:
+            specials = {token: _checked_id(i) for token, i in doc["special_tokens"].items()}
+            vocab: dict[int, bytes] = {}
+            for i, token in chain(doc["vocab"], ((i, t) for t, i in specials.items())):
+                if _checked_id(i) in vocab:
+                    raise ValueError(f"id {i} is listed twice")
+                vocab[i] = _from_readable(token)
+            merges = [(_from_readable(a), _from_readable(b)) for a, b in doc["merges"]]
+        except (TypeError, ValueError, AttributeError) as e:
+            raise ValueError(f"{path} has a malformed vocab, merges or special_tokens entry: {e}") from None
+        digests = {"vocab_sha256": vocab_sha256(vocab), "merges_sha256": merges_sha256(merges),
+                   "settings_sha256": settings_sha256(doc["pattern"], specials)}
+        for key, digest in digests.items():
+            if digest != manifest.get(key):
+                raise ValueError(f"{path} was edited or damaged: its content gives {key} {digest}, but the manifest "
+                                 f"says {manifest.get(key)}")
+        metadata = {key: value for key, value in manifest.items() if key not in _MANIFEST_KEYS}
+        return cls(vocab, merges, sorted(specials, key=specials.__getitem__), doc["pattern"], metadata)
+
+
+# ----------------------------------------------------------------------------------------------------- helpers
+
+
+def vocab_sha256(vocab: dict[int, bytes]) -> str:
+    """sha256 of one line "<id> <hex bytes>" per token in id order: a canonical form anyone can recompute."""
+    return hashlib.sha256("".join(f"{i} {vocab[i].hex()}\n" for i in sorted(vocab)).encode()).hexdigest()
+
+
+def merges_sha256(merges: list[tuple[bytes, bytes]]) -> str:
+    """sha256 of one line "<left hex> <right hex>" per merge in rank order."""
+    return hashlib.sha256("".join(f"{a.hex()} {b.hex()}\n" for a, b in merges).encode()).hexdigest()
+
+
+def settings_sha256(pattern: str, special_tokens: dict[str, int]) -> str:
+    """sha256 of the JSON [pattern, [[id, special token], ...] in id order]: the rest of the contract."""
+    settings = [pattern, sorted([i, token] for token, i in special_tokens.items())]
+    return hashlib.sha256(json.dumps(settings).encode()).hexdigest()
+
+
+def _check_vocab_and_merges(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]
+                            ) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """The contract: distinct non-empty bytes per id, all 256 bytes, each merge built from earlier tokens."""
+    if not isinstance(vocab, dict):
+        raise TypeError(f"vocab must be a dict[int, bytes], got {type(vocab).__name__}")
+    owner: dict[bytes, int] = {}
+    for i, token in vocab.items():
+        if not isinstance(i, int) or isinstance(i, bool) or i < 0:
+            raise ValueError(f"vocab ids must be ints >= 0, got {i!r}")
+        if not isinstance(token, bytes) or not token:
+            raise ValueError(f"vocab[{i}] must be non-empty bytes, got {token!r}")
+        if owner.setdefault(token, i) != i:
+            raise ValueError(f"vocab ids {owner[token]} and {i} both have the bytes {token!r}; bytes must be unique")
+    missing = [b for b in range(256) if bytes([b]) not in owner]
+    if missing:
+        raise ValueError(f"vocab lacks the single-byte tokens of {len(missing)} byte values (first: {missing[0]}); "
+                         "byte-level BPE needs all 256 so that every text can be encoded")
+    if isinstance(merges, (str, bytes, dict)) or not isinstance(merges, Iterable):
+        raise TypeError(f"merges must be a list of (bytes, bytes) pairs, got {type(merges).__name__}")
+    merges = [tuple(m) if isinstance(m, list) else m for m in merges]
+    made = {bytes([b]) for b in range(256)}  # the tokens that bytes and the merges so far can produce
+    seen: set[tuple[bytes, bytes]] = set()
+    for rank, merge in enumerate(merges):
+        if not (isinstance(merge, tuple) and len(merge) == 2 and all(isinstance(p, bytes) for p in merge)):
+            raise ValueError(f"merges[{rank}] must be a pair of bytes, got {merge!r}")
+        unmade = [part for part in merge if part not in made]
+        if unmade:
+            raise ValueError(f"merges[{rank}] = {merge!r}: {unmade[0]!r} is neither a byte nor made by an earlier "
+                             "merge")
+        if merge in seen:
+            raise ValueError(f"merges[{rank}] = {merge!r} repeats an earlier merge")
+        if merge[0] + merge[1] not in owner:
+            raise ValueError(f"merges[{rank}] = {merge!r} makes {merge[0] + merge[1]!r}, which is not in the vocab")
+        seen.add(merge)
+        made.add(merge[0] + merge[1])
+    return dict(vocab), merges
+
+
+def _check_metadata(metadata: dict | None) -> dict:
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, dict):
+        raise TypeError(f"metadata must be a dict or None, got {type(metadata).__name__}")
+    reserved = sorted(set(metadata) & set(_MANIFEST_KEYS))
+    if reserved:
+        raise ValueError(f"metadata must not use the manifest's own keys {reserved}")
+    try:
+        json.dumps(metadata)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"metadata must be JSON-serializable, since save() writes it: {e}") from None
+    return dict(metadata)
+
+
+def _check_text(text: object, name: str = "text") -> None:
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be a str, got {type(text).__name__}")
+
+
+def _id_list(ids: Iterable[int], name: str = "ids") -> list[int]:
+    """`ids` as a list of Python ints; numpy integers are fine, floats and strs are not."""
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
+        raise TypeError(f"{name} must be an iterable of int, got {type(ids).__name__}")
+    ids = list(ids)
+    try:
+        return list(map(operator.index, ids))
+    except TypeError:
+        k, bad = next((k, t) for k, t in enumerate(ids) if not hasattr(t, "__index__"))
+        raise TypeError(f"{name} must hold ints, but {name}[{k}] is {bad!r}") from None
+
+
+def _checked_id(i: object) -> int:
+    if not isinstance(i, int) or isinstance(i, bool):
+        raise ValueError(f"a token id must be an int, got {i!r}")
+    return i
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def _readable(token: bytes) -> str | dict[str, str]:
+    """A token as a learner can read it: its text if the bytes are valid UTF-8, else {"hex": "e4b8"}."""
+    try:
+        return token.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"hex": token.hex()}
+
+
+def _from_readable(token: str | dict[str, str]) -> bytes:
+    if isinstance(token, str):
+        return token.encode("utf-8")
+    if isinstance(token, dict) and set(token) == {"hex"} and isinstance(token["hex"], str):
+        return bytes.fromhex(token["hex"])
+    raise ValueError(f"a token must be a str or {{'hex': ...}}, got {token!r}")
