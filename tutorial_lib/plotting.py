@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 import matplotlib
+import matplotlib.pyplot as plt
 from matplotlib import font_manager
 
 SYSTEM_CJK_FONTS = (
@@ -61,8 +62,6 @@ def setup_chinese(prefer_system: bool = True) -> str:
 def bar_chart(labels: Sequence[str], values: Sequence[float], *, title: str, ylabel: str,
               reference: float | None = None):
     """A labelled bar chart (values written on the bars); `reference` draws a dashed line, e.g. 1.0."""
-    import matplotlib.pyplot as plt
-
     if len(labels) != len(values):
         raise ValueError(f"labels and values must have the same length, got {len(labels)} and {len(values)}")
     fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(labels)), 3.5))
@@ -73,5 +72,164 @@ def bar_chart(labels: Sequence[str], values: Sequence[float], *, title: str, yla
     ax.set_title(title)
     ax.set_ylabel(ylabel)
     ax.tick_params(axis="x", rotation=45)
+    fig.tight_layout()
+    return fig
+
+
+def merge_progress(merges: Sequence[int], tokens: Sequence[int], vocab: Sequence[int], *, title: str,
+                   mark: int | None = None):
+    """Corpus length in tokens (left axis, falling) and vocabulary size (right axis, rising) per merge count.
+
+    `mark` draws a dotted vertical line at one merge count, e.g. the number of merges a chapter stops at.
+    """
+    if not len(merges) == len(tokens) == len(vocab):
+        raise ValueError(f"merges, tokens and vocab must have the same length, "
+                         f"got {len(merges)}, {len(tokens)} and {len(vocab)}")
+    fig, left = plt.subplots(figsize=(7, 3.5))
+    right = left.twinx()
+    left.plot(merges, tokens, "o-", color="#4C72B0", label="语料总 token 数（按词频加权）")
+    right.plot(merges, vocab, "s--", color="#DD8452", label="词表大小")
+    if mark is not None:
+        left.axvline(mark, color="gray", linestyle=":", linewidth=1)
+    left.set_xlabel("合并次数")
+    left.set_ylabel("语料总 token 数", color="#4C72B0")
+    right.set_ylabel("词表大小", color="#DD8452")
+    left.set_title(title)
+    handles = left.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
+    left.legend(handles, [h.get_label() for h in handles], loc="upper center", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def pair_count_bars(labels: Sequence[str], counts: Sequence[int], *, title: str, chosen: str | None = None):
+    """Bars of pair counts; the bars tied at the maximum are orange, and `chosen` (one label) gets a hatch."""
+    if len(labels) != len(counts):
+        raise ValueError(f"labels and counts must have the same length, got {len(labels)} and {len(counts)}")
+    if chosen is not None and chosen not in labels:
+        raise ValueError(f"chosen must be one of labels, got {chosen!r}")
+    top = max(counts, default=0)
+    fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(labels)), 3.5))
+    bars = ax.bar(labels, counts, color=["#DD8452" if c == top else "#4C72B0" for c in counts])
+    for bar, label in zip(bars, labels):
+        if label == chosen:
+            bar.set_hatch("//")
+    ax.bar_label(bars, fontsize=8)
+    ax.set_ylim(0, top * 1.15 if top > 0 else 1)
+    ax.set_title(title)
+    ax.set_ylabel("加权出现次数")
+    ax.tick_params(axis="x", rotation=60)
+    fig.tight_layout()
+    return fig
+
+
+def zipf_plot(series: dict[str, Sequence[int]], *, title: str, reference_exponent: float | None = 1.0):
+    """Frequency against rank on log-log axes, one line per series (e.g. words, BPE tokens, characters).
+
+    Zipf's law says frequency ~ 1 / rank^a with a close to 1, which is a straight line of slope -a here;
+    `reference_exponent` draws that line through the first series' most frequent token for comparison.
+    """
+    if not series:
+        raise ValueError("series must contain at least one name -> frequencies entry")
+    for name, freqs in series.items():
+        if len(freqs) == 0 or min(freqs) <= 0:
+            raise ValueError(f"series[{name!r}] must be a non-empty list of positive counts")
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for name, freqs in series.items():
+        ax.loglog(range(1, len(freqs) + 1), freqs, label=f"{name}（{len(freqs)} 种）")
+    if reference_exponent is not None:
+        first = next(iter(series.values()))
+        ranks = range(1, len(first) + 1)
+        ax.loglog(ranks, [first[0] / r ** reference_exponent for r in ranks], color="gray", linestyle="--",
+                  linewidth=1, label=f"参考线：频率 ∝ 1 / 排名^{reference_exponent:g}")
+    ax.set_xlabel("排名（rank，对数坐标）")
+    ax.set_ylabel("出现次数（对数坐标）")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def tradeoff_scatter(labels: Sequence[str], vocab_sizes: Sequence[int], lengths: Sequence[int], *, title: str,
+                     flagged: Sequence[bool] | None = None, flag_label: str = "有 OOV",
+                     xlabel: str = "词表大小（对数坐标）", ylabel: str = "同一段文本的 token 数"):
+    """One labelled point per tokenizer: vocabulary size (log x) against the token count of the same text.
+
+    `flagged` marks some points in orange (e.g. the tokenizers that produce `<unk>`), named `flag_label`.
+    """
+    if not len(labels) == len(vocab_sizes) == len(lengths):
+        raise ValueError(f"labels, vocab_sizes and lengths must have the same length, "
+                         f"got {len(labels)}, {len(vocab_sizes)} and {len(lengths)}")
+    if any(v <= 0 for v in vocab_sizes):
+        raise ValueError("vocab_sizes must be positive (the x axis is logarithmic)")
+    flags = list(flagged) if flagged is not None else [False] * len(labels)
+    if len(flags) != len(labels):
+        raise ValueError(f"flagged must have one entry per label, got {len(flags)} for {len(labels)} labels")
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for flag, color, name in ((False, "#4C72B0", None), (True, "#DD8452", flag_label)):
+        points = [(x, y) for x, y, f in zip(vocab_sizes, lengths, flags) if f == flag]
+        if points:
+            ax.scatter(*zip(*points), color=color, zorder=3, label=name if flag else None)
+    for label, x, y in zip(labels, vocab_sizes, lengths):
+        ax.annotate(label, (x, y), textcoords="offset points", xytext=(6, 4), fontsize=8)
+    ax.set_xscale("log")
+    ax.margins(x=0.12)
+    ax.set_ylim(0, max(lengths, default=1) * 1.12)
+    ax.grid(True, which="major", linestyle=":", linewidth=0.6)
+    if any(flags):
+        ax.legend(fontsize=8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def coverage_plot(curve: Sequence[float], marks: dict[float, int], *, title: str):
+    """Share of a text covered by its k most frequent characters, against k (log x axis).
+
+    `marks` maps a coverage level to the k that reaches it (metrics.chars_for_coverage); each gets a dot and a
+    dotted guide, and a box in the empty lower right lists them, so the plot shows how long the rare tail is.
+    """
+    if len(curve) == 0:
+        raise ValueError("curve must not be empty")
+    for level, k in marks.items():
+        if not 1 <= k <= len(curve):
+            raise ValueError(f"marks[{level}] must be a rank in 1..{len(curve)}, got {k}")
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    ax.plot(range(1, len(curve) + 1), [100 * c for c in curve], color="#4C72B0")
+    for level, k in sorted(marks.items()):
+        ax.axvline(k, color="gray", linestyle=":", linewidth=1)
+        ax.plot([k], [100 * curve[k - 1]], "o", color="#DD8452")
+    if marks:
+        ax.text(0.97, 0.06, "\n".join(f"覆盖 {100 * level:g}%：{k} 个字" for level, k in sorted(marks.items())),
+                transform=ax.transAxes, ha="right", va="bottom", fontsize=9,
+                bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "#DD8452"})
+    ax.set_xscale("log")
+    ax.set_xlim(1, len(curve) * 1.05)
+    ax.set_xlabel("按频率排名的前 k 个不同字符（对数坐标）")
+    ax.set_ylabel("覆盖的文本比例（%）")
+    ax.grid(True, linestyle=":", linewidth=0.6)
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def grouped_bar_chart(labels: Sequence[str], series: dict[str, Sequence[float]], *, title: str, ylabel: str):
+    """Bars grouped by label, one colour per series (e.g. tokenizers x evaluation sets), values on the bars."""
+    if not series:
+        raise ValueError("series must contain at least one name -> values entry")
+    for name, values in series.items():
+        if len(values) != len(labels):
+            raise ValueError(f"series[{name!r}] must have one value per label ({len(labels)}), got {len(values)}")
+    width = 0.8 / len(series)
+    fig, ax = plt.subplots(figsize=(max(6.5, 1.3 * len(labels)), 3.8))
+    for j, (name, values) in enumerate(series.items()):
+        xs = [i + (j - (len(series) - 1) / 2) * width for i in range(len(labels))]
+        ax.bar_label(ax.bar(xs, values, width, label=name), fmt="%.2f", fontsize=7)
+    ax.set_xticks(range(len(labels)), labels, rotation=15)
+    ax.set_ylim(0, max(max(v) for v in series.values()) * 1.15)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
     fig.tight_layout()
     return fig

@@ -7,11 +7,14 @@ output is the same in JupyterLab, under `make notebooks` and under nbval.
 
 from __future__ import annotations
 
+import html
 from typing import Callable
 
 import ipywidgets as w
 
+from tutorial_lib import compare
 from tutorial_lib import text as text_lib
+from tutorial_lib.bpe_toy import BPEResult, MergeStep
 from tutorial_lib.display import html_table
 
 
@@ -36,6 +39,98 @@ def utf8_explorer(initial: str = "分词 token 🙂") -> w.VBox:
 
 # --- 01 字符、词与子词 ------------------------------------------------------------------------------------
 
+_CH01_NAMES = {"char": "字符（D2L 清洗后）", "word": "词（D2L 清洗后）"}
+
+
+def segmentation_rows(sentence: str, word_vocab: text_lib.Vocab,
+                      tokenizers: dict[str, object]) -> list[tuple[str, str, int]]:
+    """Rows (granularity, pieces joined by " | " with spaces shown as ␣, token count) of text.segmentations."""
+    return [(_CH01_NAMES.get(name, name), " | ".join(text_lib.visible(p) for p in pieces), len(pieces))
+            for name, pieces in text_lib.segmentations(sentence, word_vocab, tokenizers)]
+
+
+def segmentation_explorer(word_vocab: text_lib.Vocab, tokenizers: dict[str, object],
+                          initial: str = "i love cats and i love dogs") -> w.VBox:
+    """Type a sentence, pick a BPE tokenizer: its char, word and BPE segmentations with token counts."""
+    if not tokenizers:
+        raise ValueError("tokenizers must name at least one BPE tokenizer")
+    choice = w.Dropdown(options=list(tokenizers), description="BPE")
+    box = w.Text(value=initial, description="句子", continuous_update=True)
+
+    def render(sentence: str) -> str:
+        rows = segmentation_rows(sentence, word_vocab, {choice.value: tokenizers[choice.value]})
+        return html_table(["粒度", "切分结果", "token 数"], rows)
+
+    shown = live(box, render)
+    choice.observe(lambda _: setattr(shown.children[1], "value", render(box.value)), names="value")
+    return w.VBox([choice, shown])
+
+
 # --- 02 BPE 逐步合并 -------------------------------------------------------------------------------------
 
+
+def _ch02_pair(pair: tuple[str, str]) -> str:
+    return f"{pair[0]} + {pair[1]}"
+
+
+def bpe_pair_rows(step: MergeStep) -> list[tuple[str, int, int, str]]:
+    """Rows (pair, count, first-met position, note) of one training step, most frequent first.
+
+    The sort is stable, so pairs with the same count keep their first-met order: the order the "first"
+    tie-break rule reads them in.
+    """
+    order = {pair: i for i, pair in enumerate(step.pair_counts, start=1)}
+    ranked = sorted(step.pair_counts.items(), key=lambda item: -item[1])
+    return [(_ch02_pair(pair), count, order[pair],
+             "选中" if pair == step.chosen else ("并列最多" if count == step.count else ""))
+            for pair, count in ranked]
+
+
+def bpe_corpus_rows(corpus: dict[tuple[str, ...], int]) -> list[tuple[str, int, int]]:
+    """Rows (current split of the word, frequency, symbols in it) of a corpus in training form."""
+    return [(" ".join(symbols), freq, len(symbols)) for symbols, freq in corpus.items()]
+
+
+def bpe_trace_rows(result: BPEResult) -> list[tuple[int, str, str, int, str, str]]:
+    """One row per merge step: (step, pair, new symbol, count, other pairs tied at that count, corpus after)."""
+    rows = []
+    for step in result.steps:
+        tied = [_ch02_pair(p) for p, c in step.pair_counts.items() if c == step.count and p != step.chosen]
+        corpus = "；".join(" ".join(symbols) for symbols in step.corpus)
+        rows.append((step.step, _ch02_pair(step.chosen), "".join(step.chosen), step.count, "，".join(tied) or "—", corpus))
+    return rows
+
+
+def bpe_steps(result: BPEResult) -> w.VBox:
+    """A slider over the merge steps of bpe_toy.train: that step's pair counts, its choice, the corpus after."""
+    if not result.steps:
+        raise ValueError("result must contain at least one merge step (train with num_merges >= 1)")
+    slider = w.IntSlider(value=1, min=1, max=len(result.steps), description="第几步", continuous_update=True)
+
+    def render(k: int) -> str:
+        step = result.steps[k - 1]
+        head = (f"<p>第 {k} 步：合并 <b>{html.escape(_ch02_pair(step.chosen))}</b> → "
+                f"<b>{html.escape(''.join(step.chosen))}</b>（出现 {step.count} 次）</p>")
+        return (head + html_table(["符号对", "次数", "首次出现序号", "备注"], bpe_pair_rows(step))
+                + "<p>合并之后的语料：</p>" + html_table(["当前切分", "词频", "符号数"], bpe_corpus_rows(step.corpus)))
+
+    return live(slider, render)
+
+
 # --- 03 中文语料 -----------------------------------------------------------------------------------------
+
+
+def tokenizer_comparison(segmenters: list[compare.Segmenter], initial: str = "人工智能改变世界。") -> w.VBox:
+    """Type Chinese text and see it cut by several tokenizers side by side, with token counts (compare.segment).
+
+    Tokens that are not whole UTF-8 characters show as \\xNN bytes, so a character cut in two is visible.
+    """
+    box = w.Textarea(value=initial, description="文本", continuous_update=True,
+                     layout=w.Layout(width="95%", height="4em"))
+
+    def render(value: str) -> str:
+        chars, size = len(value), len(value.encode("utf-8"))
+        return (html_table(["分词器", "token 数", "切分结果（| 分隔）"], compare.segment(value, segmenters))
+                + f"<p>{chars} 个字符，{size} 个 UTF-8 字节</p>")
+
+    return live(box, render)

@@ -1,0 +1,38 @@
+"""Chapter 01: reference solutions, and the typical wrong answer each checker must reject."""
+
+import re
+from collections import Counter
+
+
+def clean_line(line: str) -> str:
+    return re.sub(r"[^A-Za-z]+", " ", line).strip().lower()
+
+
+def build_vocab(tokens: list[str], min_freq: int) -> list[str]:
+    counts = Counter(tokens)  # remembers first appearance; sorted() below is stable, so ties keep it
+    ranked = sorted(counts.items(), key=lambda kv: kv[1], reverse=True)
+    return ["<unk>"] + [token for token, n in ranked if n >= min_freq and token != "<unk>"]
+
+
+def oov_rate(vocab, tokens: list[str]) -> float:
+    return sum(1 for t in tokens if t not in vocab) / len(tokens)
+
+
+def _clean_line_without_plus(line: str) -> str:
+    return re.sub(r"[^A-Za-z]", " ", line).strip().lower()  # "--" becomes two spaces
+
+
+def _build_vocab_alphabetical_ties(tokens: list[str], min_freq: int) -> list[str]:
+    counts = Counter(tokens)
+    return ["<unk>"] + sorted((t for t, n in counts.items() if n >= min_freq), key=lambda t: (-counts[t], t))
+
+
+def _oov_rate_by_type(vocab, tokens: list[str]) -> float:
+    return len({t for t in tokens if t not in vocab}) / len(set(tokens))  # distinct words, not tokens
+
+
+WRONG_ANSWERS = {
+    "clean_line": _clean_line_without_plus,
+    "build_vocab": _build_vocab_alphabetical_ties,
+    "oov_rate": _oov_rate_by_type,
+}

@@ -1,0 +1,58 @@
+"""Chapter 03: reference solutions, and the typical wrong answer each checker must reject."""
+
+import math
+from collections import Counter
+from itertools import accumulate
+
+
+def chars_for_coverage(text: str, fraction: float) -> int:
+    counts = sorted(Counter(text).values(), reverse=True)
+    total = sum(counts)
+    for k, covered in enumerate(accumulate(counts), start=1):
+        if covered / total >= fraction:
+            return k
+    return len(counts)
+
+
+def bytes_per_token(lines: list[str], encode) -> float:
+    total_bytes = sum(len(line.encode("utf-8")) for line in lines)
+    total_tokens = sum(len(encode(line)) for line in lines)
+    return total_bytes / total_tokens
+
+
+def count_cut_characters(tokens: list[bytes]) -> int:
+    ends = set(accumulate(len(t) for t in tokens))
+    cut, start = 0, 0
+    for ch in b"".join(tokens).decode("utf-8"):
+        end = start + len(ch.encode("utf-8"))
+        cut += any(i in ends for i in range(start + 1, end))
+        start = end
+    return cut
+
+
+def _share_of_alphabet(text: str, fraction: float) -> int:
+    # Confuses "share of the text" with "share of the distinct characters".
+    return math.ceil(fraction * len(set(text)))
+
+
+def _chars_not_bytes(lines: list[str], encode) -> float:
+    # Counts characters instead of UTF-8 bytes.
+    return sum(len(line) for line in lines) / sum(len(encode(line)) for line in lines)
+
+
+def _invalid_tokens(tokens: list[bytes]) -> int:
+    # Counts tokens that are not valid UTF-8 on their own: a character cut in two is counted twice.
+    count = 0
+    for token in tokens:
+        try:
+            token.decode("utf-8")
+        except UnicodeDecodeError:
+            count += 1
+    return count
+
+
+WRONG_ANSWERS = {
+    "chars_for_coverage": _share_of_alphabet,
+    "bytes_per_token": _chars_not_bytes,
+    "count_cut_characters": _invalid_tokens,
+}

@@ -1,0 +1,254 @@
+"""Numbers that describe a text and a tokenization of it: character coverage, UTF-8 lengths, compression.
+
+Tokenizers with different vocabularies cannot be compared by "number of tokens" alone: the count only means
+something next to a unit of the text itself. This module measures both sides in the units every tokenizer
+shares -- characters and UTF-8 bytes -- so that a byte-level BPE, SentencePiece and GPT-4's cl100k can be put in
+one table.
+"""
+
+from __future__ import annotations
+
+import statistics
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import Callable, Iterable, Sequence
+
+import regex
+
+from tutorial_lib.pretokenize import pretokenize
+
+_HAN = regex.compile(r"\p{Han}")
+
+
+def _check_str(text: object, name: str = "text") -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be a str, got {type(text).__name__}")
+    return text
+
+
+def _check_lines(lines: object, name: str = "lines") -> list[str]:
+    if isinstance(lines, str) or not isinstance(lines, Sequence):
+        raise TypeError(f"{name} must be a list of str, got {type(lines).__name__}")
+    for line in lines:
+        _check_str(line, f"{name} item")
+    if not any(lines):
+        raise ValueError(f"{name} must contain some text (all lines are empty or there are none)")
+    return list(lines)
+
+
+def is_han(ch: str) -> bool:
+    """True for a Han character (Unicode script Han, which includes 〇 and the CJK extensions).
+
+    Chinese punctuation such as "，" and "。" is not Han: it belongs to the Common script.
+    """
+    if not isinstance(ch, str) or len(ch) != 1:
+        raise TypeError(f"ch must be a single-character str, got {ch!r}")
+    return _HAN.match(ch) is not None
+
+
+# --- the character inventory ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """How many characters a text has and how many different ones: the alphabet a character-level start needs."""
+
+    chars: int  # characters, counted with repetition
+    distinct: int  # different characters
+    han: int  # Han characters, with repetition
+    distinct_han: int
+
+    @property
+    def han_share(self) -> float:
+        return self.han / self.chars
+
+
+def inventory(text: str) -> Inventory:
+    """Count characters and distinct characters, all and Han only.
+
+    A vocabulary that starts from characters must hold every distinct character before it learns a single
+    word: for English that is about a hundred symbols, for Chinese thousands.
+    """
+    counts = Counter(_check_str(text))
+    if not counts:
+        raise ValueError("text must not be empty")
+    han = {ch: n for ch, n in counts.items() if is_han(ch)}
+    return Inventory(sum(counts.values()), len(counts), sum(han.values()), len(han))
+
+
+def coverage_curve(text: str) -> list[float]:
+    """curve[k - 1] = share of the text's characters covered by its k most frequent distinct characters.
+
+    The curve says how large a character vocabulary must be to cover most of a text: it rises steeply
+    (a few hundred characters cover most of a Chinese novel) and then crawls through a long tail of
+    characters that occur once or twice.
+    """
+    counts = Counter(_check_str(text))
+    if not counts:
+        raise ValueError("text must not be empty")
+    total = sum(counts.values())
+    return [covered / total for covered in accumulate(sorted(counts.values(), reverse=True))]
+
+
+def chars_for_coverage(text: str, fraction: float) -> int:
+    """The fewest distinct characters whose occurrences make up at least `fraction` of `text`.
+
+    This is what SentencePiece's `character_coverage` (e.g. 0.9995) decides: the characters outside this set
+    are left out of the vocabulary and become <unk> or byte-fallback tokens.
+    """
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)):
+        raise TypeError(f"fraction must be a float, got {type(fraction).__name__}")
+    if not 0 < fraction <= 1:
+        raise ValueError(f"fraction must be in (0, 1], got {fraction}")
+    curve = coverage_curve(text)
+    return next((k for k, covered in enumerate(curve, start=1) if covered >= fraction), len(curve))
+
+
+def unseen_chars(train_text: str, test_text: str) -> tuple[int, float]:
+    """(distinct characters of `test_text` absent from `train_text`, share of test characters they make up).
+
+    A character vocabulary built on the training text has no id for these: without byte fallback they are
+    <unk>, i.e. lost.
+    """
+    seen = set(_check_str(train_text, "train_text"))
+    test = Counter(_check_str(test_text, "test_text"))
+    if not test:
+        raise ValueError("test_text must not be empty")
+    missing = {ch: n for ch, n in test.items() if ch not in seen}
+    return len(missing), sum(missing.values()) / sum(test.values())
+
+
+def han_utf8_lengths(text: str) -> dict[int, int]:
+    """{UTF-8 length in bytes: number of Han characters of that length}, counted with repetition.
+
+    Han characters in the Basic Multilingual Plane take 3 bytes; the rare ones of the CJK extensions
+    (U+20000 and up) take 4. A byte-level tokenizer starts from these bytes, not from the characters.
+    """
+    lengths = Counter(len(ch.encode("utf-8")) for ch in _check_str(text) if is_han(ch))
+    return dict(sorted(lengths.items()))
+
+
+def nfkc_changes(text: str) -> list[tuple[str, str, int]]:
+    """(character, its NFKC form, count) for every character NFKC normalization changes, most frequent first.
+
+    SentencePiece's default normalization (nmt_nfkc) applies NFKC, which turns full-width Chinese punctuation
+    such as "，" into ASCII ",": the decoded text is then no longer the input text.
+    """
+    counts = Counter(_check_str(text))
+    changed = [(ch, unicodedata.normalize("NFKC", ch), n) for ch, n in counts.items()
+               if unicodedata.normalize("NFKC", ch) != ch]
+    return sorted(changed, key=lambda row: (-row[2], row[0]))
+
+
+# --- pre-tokens --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LengthSummary:
+    count: int
+    mean: float
+    median: float
+    p99: float  # 99th percentile (nearest rank)
+    longest: int
+
+
+def length_summary(lengths: Iterable[int]) -> LengthSummary:
+    """Count, mean, median, 99th percentile and maximum of a list of lengths (e.g. pre-token lengths).
+
+    The mean alone hides the long tail that matters for BPE: a single 60-character pre-token is a string
+    that merges may turn into one token.
+    """
+    values = sorted(lengths)
+    if not values:
+        raise ValueError("lengths must not be empty")
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
+        raise TypeError("lengths must be non-negative ints")
+    p99 = values[max(0, -(-99 * len(values) // 100) - 1)]
+    return LengthSummary(len(values), statistics.fmean(values), statistics.median(values), p99, values[-1])
+
+
+def pretoken_lengths(text: str, pattern: str, han_only: bool = True) -> list[int]:
+    """Length in characters of every pre-token `pattern` cuts from `text` (with `han_only`, only of those
+    that contain a Han character).
+
+    BPE never merges across a pre-token boundary, so the longest pre-token bounds the longest token. Punctuation
+    pre-tokens are one character each; `han_only` keeps them from hiding how long the Han runs are.
+    """
+    pieces = pretokenize(_check_str(text), pattern)
+    return [len(p) for p in pieces if not han_only or any(map(is_han, p))]
+
+
+# --- tokens ---------------------------------------------------------------------------------------------------
+
+
+def token_kind(token: bytes) -> str:
+    """"partial" (its bytes are not valid UTF-8 on their own), "char" (exactly one character) or "multi".
+
+    Byte-level BPE spends merges on partial tokens (the first two bytes of a Han character) before the whole
+    character exists; only "multi" tokens are what people mean by "it learned words".
+    """
+    if not isinstance(token, bytes):
+        raise TypeError(f"token must be bytes, got {type(token).__name__}")
+    try:
+        text = token.decode("utf-8")
+    except UnicodeDecodeError:
+        return "partial"
+    return "char" if len(text) == 1 else "multi"
+
+
+def cut_characters(tokens: Sequence[bytes]) -> tuple[int, int]:
+    """(characters whose UTF-8 bytes are spread over more than one token, all characters).
+
+    `tokens` are the tokens' bytes in order; together they must be valid UTF-8. A cut character is one the
+    model never sees whole: it has to put it back together from partial-byte tokens.
+    """
+    if isinstance(tokens, (bytes, str)) or not isinstance(tokens, Sequence):
+        raise TypeError(f"tokens must be a list of bytes, got {type(tokens).__name__}")
+    if not all(isinstance(t, bytes) for t in tokens):
+        raise TypeError("tokens must be a list of bytes")
+    boundaries = set(accumulate(len(t) for t in tokens))
+    try:
+        text = b"".join(tokens).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"tokens must join to valid UTF-8 ({e.reason} at byte {e.start})") from None
+    cut, start = 0, 0
+    for ch in text:
+        end = start + len(ch.encode("utf-8"))
+        cut += any(b in boundaries for b in range(start + 1, end))
+        start = end
+    return cut, len(text)
+
+
+@dataclass(frozen=True)
+class Compression:
+    """Tokens needed for some lines, next to the lines' size in characters and in UTF-8 bytes."""
+
+    chars: int
+    bytes: int
+    tokens: int
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.chars / self.tokens
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.bytes / self.tokens
+
+
+def compression(encode: Callable[[str], Sequence[int]], lines: Sequence[str]) -> Compression:
+    """Encode each line on its own and total the tokens, characters and bytes.
+
+    A ratio of totals, not a mean of per-line ratios: short lines would otherwise weigh as much as long
+    ones. Bytes per token is the one unit every tokenizer shares (CS336 calls it the compression ratio);
+    characters per token is easier to picture for Chinese, where nearly every character is 3 bytes.
+    """
+    if not callable(encode):
+        raise TypeError("encode must be a callable str -> list[int]")
+    lines = _check_lines(lines)
+    tokens = sum(len(encode(line)) for line in lines)
+    if tokens == 0:
+        raise ValueError("encode produced no tokens for these lines")
+    return Compression(sum(map(len, lines)), sum(len(line.encode("utf-8")) for line in lines), tokens)
