@@ -83,7 +83,7 @@ def train_sentencepiece(lines: Sequence[str], vocab_size: int, model_type: str, 
         raise ValueError(f"model_type must be 'bpe' or 'unigram', got {model_type!r}")
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 300:
         raise ValueError(f"vocab_size must be an int >= 300 (room for 256 byte pieces), got {vocab_size!r}")
-    sentences = [line for line in metrics._check_lines(lines) if line]
+    sentences = [line for line in metrics.check_lines(lines) if line]
     model = io.BytesIO()
     spm.set_random_generator_seed(seed)
     spm.SentencePieceTrainer.train(
@@ -113,7 +113,7 @@ def token_table(segmenter: Segmenter, text: str) -> list[tuple[int, str, str, st
 
 def segment(text: str, segmenters: Sequence[Segmenter]) -> list[tuple[str, int, str]]:
     """(name, token count, the tokens joined by " | ") for each segmenter: the side-by-side view."""
-    metrics._check_str(text)
+    metrics.check_str(text)
     return [(s.name, len(toks), " | ".join(map(show_token, toks))) for s in segmenters
             for toks in [s.tokens(text)]]
 
@@ -136,7 +136,7 @@ def top_multichar_tokens(segmenter: Segmenter, lines: Sequence[str], k: int = 15
     are what the text turns into. Ties are broken by the token text, so the list is deterministic.
     """
     counts: Counter[bytes] = Counter()
-    for line in metrics._check_lines(lines):
+    for line in metrics.check_lines(lines):
         counts.update(t for t in segmenter.tokens(line) if metrics.token_kind(t) == "multi")
     rows = [(t.decode("utf-8"), n) for t, n in counts.items()]
     if must_contain_han:
@@ -163,7 +163,7 @@ class Result:
 
 def measure(segmenter: Segmenter, eval_set: str, lines: Sequence[str]) -> Result:
     """Compression, cut characters and a round trip for one segmenter on `lines` (each line encoded alone)."""
-    lines = metrics._check_lines(lines)
+    lines = metrics.check_lines(lines)
     cut = chars = 0
     lossless = True
     for line in lines:

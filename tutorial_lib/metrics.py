@@ -22,17 +22,19 @@ from tutorial_lib.pretokenize import pretokenize
 _HAN = regex.compile(r"\p{Han}")
 
 
-def _check_str(text: object, name: str = "text") -> str:
+def check_str(text: object, name: str = "text") -> str:
+    """`text` itself if it is a str, else a TypeError naming the argument (shared with compare.py)."""
     if not isinstance(text, str):
         raise TypeError(f"{name} must be a str, got {type(text).__name__}")
     return text
 
 
-def _check_lines(lines: object, name: str = "lines") -> list[str]:
+def check_lines(lines: object, name: str = "lines") -> list[str]:
+    """`lines` as a list if it is a sequence of str (not one str), else a TypeError naming the argument."""
     if isinstance(lines, str) or not isinstance(lines, Sequence):
         raise TypeError(f"{name} must be a list of str, got {type(lines).__name__}")
     for line in lines:
-        _check_str(line, f"{name} item")
+        check_str(line, f"{name} item")
     if not any(lines):
         raise ValueError(f"{name} must contain some text (all lines are empty or there are none)")
     return list(lines)
@@ -71,7 +73,7 @@ def inventory(text: str) -> Inventory:
     A vocabulary that starts from characters must hold every distinct character before it learns a single
     word: for English that is about a hundred symbols, for Chinese thousands.
     """
-    counts = Counter(_check_str(text))
+    counts = Counter(check_str(text))
     if not counts:
         raise ValueError("text must not be empty")
     han = {ch: n for ch, n in counts.items() if is_han(ch)}
@@ -85,7 +87,7 @@ def coverage_curve(text: str) -> list[float]:
     (a few hundred characters cover most of a Chinese novel) and then crawls through a long tail of
     characters that occur once or twice.
     """
-    counts = Counter(_check_str(text))
+    counts = Counter(check_str(text))
     if not counts:
         raise ValueError("text must not be empty")
     total = sum(counts.values())
@@ -112,8 +114,8 @@ def unseen_chars(train_text: str, test_text: str) -> tuple[int, float]:
     A character vocabulary built on the training text has no id for these: without byte fallback they are
     <unk>, i.e. lost.
     """
-    seen = set(_check_str(train_text, "train_text"))
-    test = Counter(_check_str(test_text, "test_text"))
+    seen = set(check_str(train_text, "train_text"))
+    test = Counter(check_str(test_text, "test_text"))
     if not test:
         raise ValueError("test_text must not be empty")
     missing = {ch: n for ch, n in test.items() if ch not in seen}
@@ -126,7 +128,7 @@ def han_utf8_lengths(text: str) -> dict[int, int]:
     Han characters in the Basic Multilingual Plane take 3 bytes; the rare ones of the CJK extensions
     (U+20000 and up) take 4. A byte-level tokenizer starts from these bytes, not from the characters.
     """
-    lengths = Counter(len(ch.encode("utf-8")) for ch in _check_str(text) if is_han(ch))
+    lengths = Counter(len(ch.encode("utf-8")) for ch in check_str(text) if is_han(ch))
     return dict(sorted(lengths.items()))
 
 
@@ -136,7 +138,7 @@ def nfkc_changes(text: str) -> list[tuple[str, str, int]]:
     SentencePiece's default normalization (nmt_nfkc) applies NFKC, which turns full-width Chinese punctuation
     such as "，" into ASCII ",": the decoded text is then no longer the input text.
     """
-    counts = Counter(_check_str(text))
+    counts = Counter(check_str(text))
     changed = [(ch, unicodedata.normalize("NFKC", ch), n) for ch, n in counts.items()
                if unicodedata.normalize("NFKC", ch) != ch]
     return sorted(changed, key=lambda row: (-row[2], row[0]))
@@ -176,7 +178,7 @@ def pretoken_lengths(text: str, pattern: str, han_only: bool = True) -> list[int
     BPE never merges across a pre-token boundary, so the longest pre-token bounds the longest token. Punctuation
     pre-tokens are one character each; `han_only` keeps them from hiding how long the Han runs are.
     """
-    pieces = pretokenize(_check_str(text), pattern)
+    pieces = pretokenize(check_str(text), pattern)
     return [len(p) for p in pieces if not han_only or any(map(is_han, p))]
 
 
@@ -247,7 +249,7 @@ def compression(encode: Callable[[str], Sequence[int]], lines: Sequence[str]) ->
     """
     if not callable(encode):
         raise TypeError("encode must be a callable str -> list[int]")
-    lines = _check_lines(lines)
+    lines = check_lines(lines)
     tokens = sum(len(encode(line)) for line in lines)
     if tokens == 0:
         raise ValueError("encode produced no tokens for these lines")
