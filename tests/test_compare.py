@@ -75,6 +75,7 @@ def test_cl100k_cuts_shi_into_partial_bytes(cl100k):
 
 def test_show_token():
     assert compare.show_token("世界\n".encode()) == "世界\\n"
+    assert compare.show_token(" 世界".encode()) == "␣世界"
     assert compare.show_token(b"\xe4\xb8") == "\\xe4\\xb8"
     with pytest.raises(TypeError):
         compare.show_token("世")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from tutorial_lib import metrics
+from tutorial_lib.text import visible
 
 # GPT-2's pattern with one change: every Han character is a pre-token of its own, and letter runs exclude Han
 # (`[^\P{L}\p{Han}]` = a letter that is not Han). Merges can then build characters but never words: the
@@ -96,11 +97,12 @@ def train_sentencepiece(lines: Sequence[str], vocab_size: int, model_type: str, 
 
 
 def show_token(token: bytes) -> str:
-    """A token for display: its text when its bytes are valid UTF-8, else the bytes as \\xNN escapes."""
+    """A token for display: its text (spaces as ␣, newlines as \\n) when its bytes are valid UTF-8, else the
+    bytes as \\xNN escapes."""
     if not isinstance(token, bytes):
         raise TypeError(f"token must be bytes, got {type(token).__name__}")
     try:
-        return token.decode("utf-8").replace("\n", "\\n")
+        return visible(token.decode("utf-8")).replace("\n", "\\n")
     except UnicodeDecodeError:
         return "".join(f"\\x{b:02x}" for b in token)
 

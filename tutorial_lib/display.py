@@ -12,7 +12,7 @@ def html_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """A small HTML table; cells are escaped, so tokens like "<unk>" show up as text."""
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f'<table style="margin-left:0"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> HTML:

@@ -18,10 +18,15 @@ from tutorial_lib.bpe_toy import BPEResult, MergeStep
 from tutorial_lib.display import html_table
 
 
+# JupyterLab styles tables in ordinary cell outputs but not inside a widget's HTML, where the columns would
+# run together; this class gives them the same look, aligned left like the control above them.
+_STYLED = '<div class="jp-RenderedHTMLCommon" style="padding-left:0">{}</div>'
+
+
 def live(control: w.ValueWidget, render: Callable[[object], str]) -> w.VBox:
     """Show `render(control.value)` under `control` and redraw it whenever the value changes."""
-    view = w.HTML(render(control.value))
-    control.observe(lambda change: setattr(view, "value", render(change["new"])), names="value")
+    view = w.HTML(_STYLED.format(render(control.value)))
+    control.observe(lambda change: setattr(view, "value", _STYLED.format(render(change["new"]))), names="value")
     return w.VBox([control, view])
 
 
