@@ -34,18 +34,18 @@ from __future__ import annotations
 import codecs
 import hashlib
 import heapq
+import multiprocessing
 import os
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from itertools import islice
-from multiprocessing import Pool
 from pathlib import Path
 from typing import Union
 
 import regex
 from tqdm.auto import tqdm
 
-from .pretokenize import GPT2_PATTERN, special_regex, check_special_tokens, compile_pattern, split_special
+from .pretokenize import GPT2_PATTERN, check_special_tokens, compile_pattern, special_regex, split_special
 
 # A corpus is a path to a UTF-8 text file, or the texts themselves (each may contain special tokens).
 Corpus = Union[str, os.PathLike, Iterable[str]]
@@ -209,7 +209,9 @@ def count_pretokens(texts: Iterable[str], special_tokens: Iterable[str] = (), pa
         for batch in batches:
             counts.update(_count_batch(batch, special_tokens, pattern))
     else:
-        with Pool(workers) as pool:
+        # "spawn", not fork: forking a process that already runs threads (a notebook kernel, HF tokenizers)
+        # can deadlock the child, and spawn behaves the same on Linux, macOS and Windows.
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
             # A few batches per process at a time, so a large file is never all in memory at once.
             while wave := list(islice(batches, 2 * workers)):
                 jobs = [(batch, special_tokens, pattern) for batch in wave]
