@@ -1,0 +1,178 @@
+"""Argument checks shared by every module, so the same mistake always gets the same error.
+
+Wrong type -> TypeError, wrong value -> ValueError, and the message names the argument and what is
+allowed: "vocab_size must be an int >= 257, got 12". Each check returns the value (normalized where that
+helps: a list for a sequence, a Python int for a numpy integer), so a caller writes
+``n = check_int(n, "n", low=1)`` and goes on.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def describe(value: object, limit: int = 60) -> str:
+    """A short description of a bad value for an error message: its repr, cut, or its type if repr fails."""
+    try:
+        text = repr(value)
+    except Exception:  # a learner's object whose __repr__ raises must not hide the real error
+        return f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _type_error(value: object, name: str, allowed: str) -> TypeError:
+    return TypeError(f"{name} must be {allowed}, got {type(value).__name__} {describe(value)}")
+
+
+def _value_error(value: object, name: str, allowed: str) -> ValueError:
+    return ValueError(f"{name} must be {allowed}, got {describe(value)}")
+
+
+def check_type(value: T, name: str, types: type | tuple[type, ...], allowed: str) -> T:
+    """`value` if it is an instance of `types` (bool never counts as int), else TypeError."""
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in _as_tuple(types)):
+        raise _type_error(value, name, allowed)
+    return value
+
+
+def _as_tuple(types: type | tuple[type, ...]) -> tuple[type, ...]:
+    return types if isinstance(types, tuple) else (types,)
+
+
+def check_str(value: object, name: str, *, non_empty: bool = False, utf8: bool = False) -> str:
+    """A str; `non_empty` refuses ""; `utf8` refuses a lone surrogate, which has no UTF-8 form."""
+    allowed = "a non-empty str" if non_empty else "a str"
+    check_type(value, name, str, allowed)
+    if non_empty and not value:
+        raise _value_error(value, name, allowed)
+    if utf8:
+        check_utf8(value, name)
+    return value
+
+
+def check_utf8(text: str, name: str) -> str:
+    """`text` if it can be encoded as UTF-8; a lone surrogate (e.g. from a broken decode) is a ValueError."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError(f"{name} contains the lone surrogate {text[e.start]!r} at index {e.start}, which has "
+                         "no UTF-8 form; repair the text first, e.g. decode its source with errors='replace'"
+                         ) from None
+    return text
+
+
+def check_bool(value: object, name: str) -> bool:
+    return check_type(value, name, bool, "True or False")
+
+
+def check_int(value: object, name: str, *, low: int | None = None, high: int | None = None) -> int:
+    """An int (a numpy integer is fine, a bool or a float is not) with low <= value <= high."""
+    allowed = _range_text("an int", low, high)
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise _type_error(value, name, allowed)
+    value = operator.index(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise _value_error(value, name, allowed)
+    return value
+
+
+def check_number(value: object, name: str, *, low: float | None = None, high: float | None = None,
+                 low_open: bool = False, high_open: bool = False) -> float:
+    """A finite int or float inside the given bounds; NaN and infinity are ValueErrors."""
+    allowed = _range_text("a finite number", low, high, low_open, high_open)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        raise _type_error(value, name, allowed)
+    number = float(value)
+    if (not math.isfinite(number) or (low is not None and (number <= low if low_open else number < low))
+            or (high is not None and (number >= high if high_open else number > high))):
+        raise _value_error(value, name, allowed)
+    return number
+
+
+def _range_text(kind: str, low: float | None, high: float | None, low_open: bool = False,
+                high_open: bool = False) -> str:
+    if low is not None and high is not None:
+        return f"{kind} in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
+    if low is not None:
+        return f"{kind} {'>' if low_open else '>='} {low}"
+    if high is not None:
+        return f"{kind} {'<' if high_open else '<='} {high}"
+    return kind
+
+
+def check_choice(value: T, name: str, choices: Iterable[T]) -> T:
+    """One of `choices` (compared with ==); anything else, of any type, is a ValueError listing them."""
+    choices = list(choices)
+    try:
+        ok = any(value == choice and type(value) is type(choice) for choice in choices)
+    except Exception:
+        ok = False
+    if not ok:
+        raise ValueError(f"{name} must be one of {choices}, got {describe(value)}")
+    return value
+
+
+def check_callable(value: Callable, name: str, allowed: str = "a function") -> Callable:
+    if not callable(value):
+        raise _type_error(value, name, allowed)
+    return value
+
+
+def check_sequence(value: object, name: str, allowed: str = "a list") -> list:
+    """A list of the items of a sequence (list, tuple, range, ...); a str, bytes or dict is not one."""
+    if isinstance(value, (str, bytes, bytearray, dict)) or not isinstance(value, Sequence):
+        raise _type_error(value, name, allowed)
+    return list(value)
+
+
+def check_str_list(value: object, name: str, *, non_empty: bool = False) -> list[str]:
+    """A sequence of str as a list; `non_empty` asks for at least one non-empty str among them."""
+    items = check_sequence(value, name, "a list of str")
+    for i, item in enumerate(items):
+        check_type(item, f"{name}[{i}]", str, "a str")
+    if non_empty and not any(items):
+        raise ValueError(f"{name} must contain some text, got {describe(items)}")
+    return items
+
+
+def check_int_list(value: object, name: str, *, low: int | None = None) -> list[int]:
+    """A flat sequence of ints (a 1-D numpy integer array is fine) as a list of Python ints.
+
+    Bools, floats and nested sequences are refused: a 2-D array passed where one row is expected would
+    otherwise be read row by row and fail much later, or not at all.
+    """
+    ndim = getattr(value, "ndim", 1)
+    if ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one sequence of ids), got an array with {ndim} dimensions")
+    if isinstance(value, (str, bytes, bytearray, dict)) or not isinstance(value, Iterable):
+        raise _type_error(value, name, "a list of int")
+    items = list(value)
+    out = []
+    for i, item in enumerate(items):
+        out.append(check_int(item, f"{name}[{i}]", low=low))
+    return out
+
+
+def check_path(value: object, name: str) -> Path:
+    """A str or os.PathLike naming a file (not the empty string, which would mean the current directory)."""
+    if isinstance(value, (bytes, bytearray)) or not isinstance(value, (str, os.PathLike)):
+        raise _type_error(value, name, "a path (str or pathlib.Path)")
+    if not os.fspath(value):
+        raise _value_error(value, name, "a non-empty path")
+    return Path(value)
+
+
+def check_mapping_keys(value: object, name: str, types: type, allowed: str) -> dict:
+    """A dict whose keys are all of `types`; returns a copy."""
+    check_type(value, name, dict, "a dict")
+    for key in value:
+        check_type(key, f"a key of {name}", types, allowed)
+    return dict(value)
+
