@@ -26,9 +26,9 @@ import time
 
 import tiktoken
 
-from tutorial_lib.bpe import train_bpe, train_bpe_naive
+from tutorial_lib.tokenization.trainer import train_bpe, train_bpe_naive
 from tutorial_lib.data import ENDOFTEXT, load_text, tinystories_documents
-from tutorial_lib.tokenizer import Tokenizer
+from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 REPEATS = 3
 ENCODE_CORPORA = ["tinystories", "luxun", "flores/zho_Hans", "flores/tha_Thai"]

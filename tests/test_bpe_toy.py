@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib.bpe_toy import (
+from tutorial_lib.tokenization.bpe_toy import (
     EOW,
     PAD,
     TIE_BREAKS,

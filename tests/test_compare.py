@@ -3,9 +3,10 @@ import tiktoken
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib import compare, data, metrics, widgets
-from tutorial_lib.pretokenize import GPT2_PATTERN, pretokenize
-from tutorial_lib.tokenizer import Tokenizer
+from tutorial_lib import data, widgets
+from tutorial_lib.tokenization import compare, metrics
+from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, pretokenize
+from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib import metrics
-from tutorial_lib.pretokenize import GPT2_PATTERN
+from tutorial_lib.tokenization import metrics
+from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN
 
 
 def test_is_han():

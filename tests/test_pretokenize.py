@@ -3,7 +3,7 @@ import tiktoken
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS, check_special_tokens,
+from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS, check_special_tokens,
                                       compile_pattern, pretokenize, split_special)
 
 

@@ -9,9 +9,10 @@ import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib import bpe, data
-from tutorial_lib.pretokenize import GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN
-from tutorial_lib.tokenizer import TIE_BREAK, Tokenizer
+from tutorial_lib import data
+from tutorial_lib.tokenization import trainer
+from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN
+from tutorial_lib.tokenization.tokenizer import TIE_BREAK, Tokenizer
 
 EOT = "<|endoftext|>"
 BYTES = {i: bytes([i]) for i in range(256)}
@@ -313,9 +314,9 @@ def test_train_records_its_settings_and_is_reproducible(trained):
     again = Tokenizer.train(iter(texts), 600, [EOT, "<|pad|>"], GPT4_PATTERN)  # a one-shot iterator is fine
     assert again.manifest() == trained.manifest()
     manifest = trained.manifest()
-    assert manifest["trainer"] == {"name": "tutorial_lib.bpe.train_bpe", "vocab_size": 600, "pattern": GPT4_PATTERN,
+    assert manifest["trainer"] == {"name": "tutorial_lib.tokenization.trainer.train_bpe", "vocab_size": 600, "pattern": GPT4_PATTERN,
                                    "special_tokens": [EOT, "<|pad|>"], "tie_break": TIE_BREAK}
-    assert manifest["corpus_digest"] == bpe.corpus_digest(texts)
+    assert manifest["corpus_digest"] == trainer.corpus_digest(texts)
     assert trained.vocab_size == 600 and trained.special_tokens == {EOT: 256, "<|pad|>": 257}
     story = "Once upon a time, 我们看见了。" + EOT
     assert trained.decode(trained.encode(story, allowed_special="all")) == story

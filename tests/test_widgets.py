@@ -1,6 +1,7 @@
 """Widgets redraw from library results when their control changes (no kernel front end needed)."""
 
-from tutorial_lib import bpe_toy, text, widgets
+from tutorial_lib import widgets
+from tutorial_lib.tokenization import bpe_toy, d2l
 
 
 def test_utf8_explorer_redraws_on_new_text():
@@ -20,7 +21,7 @@ def test_bpe_steps_slider_shows_that_step():
 
 
 def test_segmentation_explorer_follows_text_and_choice():
-    vocab = text.Vocab(text.tokenize(["i love cats", "i love dogs"], "word"))
+    vocab = d2l.Vocab(d2l.tokenize(["i love cats", "i love dogs"], "word"))
     upper = type("Upper", (), {"encode_ordinary": staticmethod(lambda s: [ord(c) for c in s]),
                                "decode": staticmethod(lambda ids: "".join(map(chr, ids)))})
     explorer = widgets.segmentation_explorer(vocab, {"chars-as-ids": upper()}, initial="i love")

@@ -12,9 +12,8 @@ from typing import Callable
 
 import ipywidgets as w
 
-from tutorial_lib import compare
-from tutorial_lib import text as text_lib
-from tutorial_lib.bpe_toy import BPEResult, MergeStep
+from tutorial_lib.tokenization import compare, d2l
+from tutorial_lib.tokenization.bpe_toy import BPEResult, MergeStep
 from tutorial_lib.display import html_table
 
 
@@ -35,7 +34,7 @@ def utf8_explorer(initial: str = "分词 token 🙂") -> w.VBox:
     box = w.Text(value=initial, description="文本", continuous_update=True)
 
     def render(value: str) -> str:
-        rows = text_lib.utf8_breakdown(value)
+        rows = d2l.utf8_breakdown(value)
         total = sum(len(hexes.split()) for _, _, hexes in rows)
         return (html_table(["字符", "码点", "UTF-8 字节"], rows)
                 + f"<p>{len(rows)} 个字符，{total} 个字节</p>")
@@ -47,14 +46,14 @@ def utf8_explorer(initial: str = "分词 token 🙂") -> w.VBox:
 _CH01_NAMES = {"char": "字符（D2L 清洗后）", "word": "词（D2L 清洗后）"}
 
 
-def segmentation_rows(sentence: str, word_vocab: text_lib.Vocab,
+def segmentation_rows(sentence: str, word_vocab: d2l.Vocab,
                       tokenizers: dict[str, object]) -> list[tuple[str, str, int]]:
     """Rows (granularity, pieces joined by " | " with spaces shown as ␣, token count) of text.segmentations."""
-    return [(_CH01_NAMES.get(name, name), " | ".join(text_lib.visible(p) for p in pieces), len(pieces))
-            for name, pieces in text_lib.segmentations(sentence, word_vocab, tokenizers)]
+    return [(_CH01_NAMES.get(name, name), " | ".join(d2l.visible(p) for p in pieces), len(pieces))
+            for name, pieces in d2l.segmentations(sentence, word_vocab, tokenizers)]
 
 
-def segmentation_explorer(word_vocab: text_lib.Vocab, tokenizers: dict[str, object],
+def segmentation_explorer(word_vocab: d2l.Vocab, tokenizers: dict[str, object],
                           initial: str = "i love cats and i love dogs") -> w.VBox:
     """Type a sentence, pick a BPE tokenizer: its char, word and BPE segmentations with token counts."""
     if not tokenizers:

@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Sequence
 
 import regex
 
-from tutorial_lib.pretokenize import pretokenize
+from tutorial_lib.tokenization.pretokenize import pretokenize
 
 _HAN = regex.compile(r"\p{Han}")
 

@@ -31,7 +31,7 @@ from typing import Any, Iterable, Iterator
 
 import regex
 
-from tutorial_lib.pretokenize import GPT2_PATTERN, PATTERNS, check_special_tokens, compile_pattern, special_regex
+from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, PATTERNS, check_special_tokens, compile_pattern, special_regex
 
 SCHEMA_VERSION = 1
 CACHE_SIZE = 1 << 16  # pre-tokens whose ids are remembered: English repeats a few thousand, Chinese far more
@@ -297,7 +297,7 @@ class Tokenizer:
     def train(cls, texts_or_path: Any, vocab_size: int, special_tokens: Iterable[str] = (),
               pattern: str = GPT2_PATTERN, **trainer_kwargs: Any) -> Tokenizer:
         """Train with `tutorial_lib.bpe.train_bpe`; the metadata records everything the result depends on."""
-        from tutorial_lib import bpe as trainer  # imported here so that bpe may use this module too
+        from tutorial_lib.tokenization import trainer  # imported here so that the trainer may use this module
 
         if isinstance(texts_or_path, Iterator):
             texts_or_path = list(texts_or_path)  # it is read twice: for the digest and for training
@@ -305,7 +305,7 @@ class Tokenizer:
         pattern = PATTERNS.get(pattern, pattern) if isinstance(pattern, str) else pattern
         vocab, merges = trainer.train_bpe(texts_or_path, vocab_size, special_tokens, pattern, **trainer_kwargs)
         metadata = {
-            "trainer": {"name": "tutorial_lib.bpe.train_bpe", "vocab_size": vocab_size, "pattern": pattern,
+            "trainer": {"name": "tutorial_lib.tokenization.trainer.train_bpe", "vocab_size": vocab_size, "pattern": pattern,
                         "special_tokens": list(special_tokens), "tie_break": TIE_BREAK},
             "corpus_digest": trainer.corpus_digest(texts_or_path),
         }

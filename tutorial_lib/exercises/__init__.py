@@ -14,8 +14,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from tutorial_lib import bpe_toy, metrics
-from tutorial_lib import text as text_lib
+from tutorial_lib.tokenization import bpe_toy, d2l, metrics
 
 
 @dataclass(frozen=True)
@@ -110,7 +109,7 @@ def _ch01_clean_cases() -> list[Case]:
              "twinkled, and his usually pale face was flushed and animated. The", "Ab3cD\te_f", "ÄÖÜ ß Straße"]
     rng = random.Random(1)
     lines += ["".join(rng.choice("aZ  ,.'-9é\t") for _ in range(rng.randint(0, 15))) for _ in range(12)]
-    return [Case((line,), text_lib.clean_line(line)) for line in lines]
+    return [Case((line,), d2l.clean_line(line)) for line in lines]
 
 
 def _ch01_random_tokens(rng: random.Random) -> list[str]:
@@ -124,7 +123,7 @@ def _ch01_vocab_cases() -> list[Case]:
              ([], 0), (["a", "a"], 3)]
     rng = random.Random(1)
     cases += [(_ch01_random_tokens(rng), rng.randint(0, 3)) for _ in range(25)]
-    return [Case((tokens, min_freq), text_lib.Vocab(tokens, min_freq).idx_to_token) for tokens, min_freq in cases]
+    return [Case((tokens, min_freq), d2l.Vocab(tokens, min_freq).idx_to_token) for tokens, min_freq in cases]
 
 
 def _ch01_oov_cases() -> list[Case]:
@@ -134,8 +133,8 @@ def _ch01_oov_cases() -> list[Case]:
     cases += [(_ch01_random_tokens(rng), _ch01_random_tokens(rng)) for _ in range(25)]
     out = []
     for known, tokens in cases:
-        vocab = text_lib.Vocab(known)
-        out.append(Case((vocab, tokens), text_lib.oov_rate(vocab, tokens)))
+        vocab = d2l.Vocab(known)
+        out.append(Case((vocab, tokens), d2l.oov_rate(vocab, tokens)))
     return out
 
 

@@ -10,13 +10,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib import data, text
-from tutorial_lib.text import UNK, Vocab
+from tutorial_lib import data
+from tutorial_lib.tokenization import d2l
+from tutorial_lib.tokenization.d2l import UNK, Vocab
 
 
 @pytest.fixture(scope="module")
 def lines():
-    return text.read_time_machine()
+    return d2l.read_time_machine()
 
 
 # --- seed 001: the printed figures -----------------------------------------------------------------------------
@@ -29,34 +30,34 @@ def test_seed001_line_count_and_sample_lines(lines):
 
 
 def test_seed001_first_word_tokens(lines):
-    tokens = text.tokenize(lines)
+    tokens = d2l.tokenize(lines)
     assert tokens[0] == ["the", "time", "machine", "by", "h", "g", "wells"]
     assert tokens[1:5] == [[], [], [], []] and tokens[5] == ["i"]
     assert tokens[8][:3] == ["the", "time", "traveller"]
 
 
 def test_seed001_word_vocab_ids(lines):
-    vocab = Vocab(text.tokenize(lines))
+    vocab = Vocab(d2l.tokenize(lines))
     assert list(vocab.token_to_idx.items())[:10] == [
         ("<unk>", 0), ("the", 1), ("i", 2), ("and", 3), ("of", 4), ("a", 5), ("to", 6), ("was", 7), ("in", 8),
         ("that", 9),
     ]
-    assert vocab[text.tokenize(lines)[0]] == [1, 19, 50, 40, 2183, 2184, 400]
-    assert vocab[text.tokenize(lines)[10]] == [2186, 3, 25, 1044, 362, 113, 7, 1421, 3, 1045, 1]
+    assert vocab[d2l.tokenize(lines)[0]] == [1, 19, 50, 40, 2183, 2184, 400]
+    assert vocab[d2l.tokenize(lines)[10]] == [2186, 3, 25, 1044, 362, 113, 7, 1421, 3, 1045, 1]
     assert len(vocab) == 4580
 
 
 def test_seed001_char_corpus_170580_tokens_over_28_symbols():
-    corpus, vocab = text.load_corpus_time_machine()
+    corpus, vocab = d2l.load_corpus_time_machine()
     assert (len(corpus), len(vocab)) == (170580, 28)
     assert vocab.idx_to_token[:3] == [UNK, " ", "e"]  # the space is the most frequent "character"
     assert sorted(vocab.idx_to_token[1:]) == [" "] + [chr(c) for c in range(ord("a"), ord("z") + 1)]
     assert corpus[:4] == [vocab["t"], vocab["h"], vocab["e"], vocab[" "]]
-    assert text.load_corpus_time_machine(max_tokens=10)[0] == corpus[:10]
+    assert d2l.load_corpus_time_machine(max_tokens=10)[0] == corpus[:10]
 
 
 def test_word_level_corpus():
-    corpus, vocab = text.load_corpus_time_machine(token="word")
+    corpus, vocab = d2l.load_corpus_time_machine(token="word")
     assert len(vocab) == 4580 and len(corpus) == 32775 and 0 not in corpus
 
 
@@ -64,14 +65,14 @@ def test_word_level_corpus():
 
 
 def test_clean_line_examples():
-    assert text.clean_line("The Time Machine, by H. G. Wells [1898]\n") == "the time machine by h g wells"
-    assert text.clean_line("don't  stop--NOW!") == "don t stop now"
-    assert text.clean_line("naïve café") == "na ve caf"  # only ASCII letters survive
-    assert text.clean_line("1898 ...") == ""
+    assert d2l.clean_line("The Time Machine, by H. G. Wells [1898]\n") == "the time machine by h g wells"
+    assert d2l.clean_line("don't  stop--NOW!") == "don t stop now"
+    assert d2l.clean_line("naïve café") == "na ve caf"  # only ASCII letters survive
+    assert d2l.clean_line("1898 ...") == ""
 
 
 def test_cleaning_report_on_the_time_machine():
-    report = text.cleaning_report(data.load_text("timemachine").splitlines())
+    report = d2l.cleaning_report(data.load_text("timemachine").splitlines())
     assert report.chars_before == 175758 and report.chars_after == 170580
     assert report.lowercased == 3618
     assert report.by_category() == {"punctuation": 5643, "digits": 4, "whitespace": 29458, "other": 0}
@@ -82,7 +83,7 @@ def test_cleaning_report_on_the_time_machine():
 
 
 def test_cleaning_report_small():
-    report = text.cleaning_report(["Hi, you're 2!\n"])
+    report = d2l.cleaning_report(["Hi, you're 2!\n"])
     assert (report.chars_before, report.chars_after, report.lowercased) == (13, 9, 1)  # "hi you re"
     assert report.replaced == Counter({" ": 2, ",": 1, "'": 1, "2": 1, "!": 1})
     assert report.split_words == Counter({"you're": 1})
@@ -134,7 +135,7 @@ def test_vocab_bad_arguments():
 @given(st.lists(st.lists(st.sampled_from("abcdefg"), max_size=6), max_size=8), st.integers(0, 3))
 def test_vocab_invariants(tokens, min_freq):
     vocab = Vocab(tokens, min_freq=min_freq)
-    counts = text.count_tokens(tokens)
+    counts = d2l.count_tokens(tokens)
     assert vocab.idx_to_token[0] == UNK
     assert all(vocab.to_tokens(vocab[t]) == t for t in vocab.idx_to_token)
     kept = vocab.idx_to_token[1:]
@@ -147,46 +148,46 @@ def test_vocab_invariants(tokens, min_freq):
 
 def test_seed004_demo1_char_and_word_counts():
     sentence = "i love cats and i love dogs"
-    assert len(text.tokenize([sentence.replace(" ", "")], "char")[0]) == 21
-    assert len(text.tokenize([sentence], "char")[0]) == 27  # with the spaces a char model has to predict too
-    assert len(text.tokenize([sentence])[0]) == 7
+    assert len(d2l.tokenize([sentence.replace(" ", "")], "char")[0]) == 21
+    assert len(d2l.tokenize([sentence], "char")[0]) == 27  # with the spaces a char model has to predict too
+    assert len(d2l.tokenize([sentence])[0]) == 7
     assert len(set(sentence.split())) == 5  # the seed's "subword" count is just the distinct words
 
 
 def test_tokenize_bad_arguments():
     with pytest.raises(ValueError, match="token must be one of"):
-        text.tokenize(["a b"], "byte")
+        d2l.tokenize(["a b"], "byte")
     with pytest.raises(TypeError, match="lines"):
-        text.tokenize("a b")
+        d2l.tokenize("a b")
     with pytest.raises(TypeError, match=r"lines\[1\]"):
-        text.tokenize(["a", 3])
+        d2l.tokenize(["a", 3])
     with pytest.raises(TypeError, match="line"):
-        text.clean_line(None)
+        d2l.clean_line(None)
 
 
 def test_split_and_oov_rate(lines):
-    train, held_out = text.split_lines(lines)
+    train, held_out = d2l.split_lines(lines)
     assert (len(train), len(held_out)) == (2898, 323) and train + held_out == lines
-    vocab = Vocab(text.tokenize(train))
+    vocab = Vocab(d2l.tokenize(train))
     assert len(vocab) == 4345
-    assert text.oov_rate(vocab, text.tokenize(held_out)) == pytest.approx(0.07895574657752308)
-    assert text.oov_rate(Vocab(["a", "b"]), ["a", "c", "c", "b"]) == 0.5  # tokens, not distinct types
+    assert d2l.oov_rate(vocab, d2l.tokenize(held_out)) == pytest.approx(0.07895574657752308)
+    assert d2l.oov_rate(Vocab(["a", "b"]), ["a", "c", "c", "b"]) == 0.5  # tokens, not distinct types
 
 
 def test_split_and_oov_bad_arguments():
     with pytest.raises(ValueError, match="train_fraction"):
-        text.split_lines(["a", "b"], 1.0)
+        d2l.split_lines(["a", "b"], 1.0)
     with pytest.raises(ValueError, match="train_fraction"):
-        text.split_lines(["a", "b", "c"], 0.1)
+        d2l.split_lines(["a", "b", "c"], 0.1)
     with pytest.raises(ValueError, match="tokens must not be empty"):
-        text.oov_rate(Vocab(["a"]), [[], []])
+        d2l.oov_rate(Vocab(["a"]), [[], []])
     with pytest.raises(TypeError, match="vocab"):
-        text.oov_rate({"a": 1}, ["a"])
+        d2l.oov_rate({"a": 1}, ["a"])
 
 
 def test_frequencies_by_rank():
-    assert text.frequencies_by_rank([["a", "b", "a"], ["c", "a", "b"]]) == [3, 2, 1]
-    assert text.frequencies_by_rank([]) == []
+    assert d2l.frequencies_by_rank([["a", "b", "a"], ["c", "a", "b"]]) == [3, 2, 1]
+    assert d2l.frequencies_by_rank([]) == []
 
 
 # --- measuring granularities -----------------------------------------------------------------------------------
@@ -194,27 +195,27 @@ def test_frequencies_by_rank():
 
 def test_measure_word_level_loses_unknown_words():
     vocab = Vocab(["the", "cat", "sat"])
-    m = text.measure("word", len(vocab), lambda line: vocab[line.split()],
+    m = d2l.measure("word", len(vocab), lambda line: vocab[line.split()],
                      lambda ids: " ".join(vocab.to_tokens(ids)), ["the cat sat", "the dog sat", ""], unk_id=0)
     assert (m.tokens, m.words, m.unknown, m.lossless_lines, m.lines) == (6, 6, 1, 2, 3)
     assert m.oov_rate == pytest.approx(1 / 6) and m.tokens_per_word == 1.0 and not m.lossless
-    assert text.measurement_rows([m]) == [("word", 4, 6, "1.00", "16.67%", "2/3")]
+    assert d2l.measurement_rows([m]) == [("word", 4, 6, "1.00", "16.67%", "2/3")]
 
 
 def test_measure_byte_level_is_lossless():
-    m = text.measure("bytes", 256, lambda line: list(line.encode()), lambda ids: bytes(ids).decode(), ["分词 ok"])
+    m = d2l.measure("bytes", 256, lambda line: list(line.encode()), lambda ids: bytes(ids).decode(), ["分词 ok"])
     assert (m.tokens, m.unknown, m.lossless, m.oov_rate) == (9, 0, True, 0.0)
 
 
 def test_measure_bad_arguments():
     with pytest.raises(ValueError, match="vocab_size"):
-        text.measure("x", 0, list, str, ["a"])
+        d2l.measure("x", 0, list, str, ["a"])
     with pytest.raises(TypeError, match="encode and decode"):
-        text.measure("x", 1, None, str, ["a"])
+        d2l.measure("x", 1, None, str, ["a"])
     with pytest.raises(ValueError, match="lines must contain"):
-        text.measure("x", 1, list, str, ["", ""])
+        d2l.measure("x", 1, list, str, ["", ""])
     with pytest.raises(TypeError, match="lines"):
-        text.measure("x", 1, list, str, "abc")
+        d2l.measure("x", 1, list, str, "abc")
 
 
 class _BytesTokenizer:
@@ -234,54 +235,54 @@ class _ByteTokens:
 
 def test_segmentations():
     vocab = Vocab(["i", "love", "cats"])
-    rows = dict(text.segmentations("I love DOGS!", vocab, {"bytes": _BytesTokenizer()}))
+    rows = dict(d2l.segmentations("I love DOGS!", vocab, {"bytes": _BytesTokenizer()}))
     assert rows["char"] == list("i love dogs")
     assert rows["word"] == ["i", "love", UNK]
     assert rows["bytes"] == list("I love DOGS!")
-    assert dict(text.segmentations("你", vocab, {"bytes": _BytesTokenizer()}))["bytes"] == ["\ufffd"] * 3
-    assert text.token_pieces(_ByteTokens(), [228, 189, 160, 33]) == ["\\xe4", "\\xbd", "\\xa0", "!"]
+    assert dict(d2l.segmentations("你", vocab, {"bytes": _BytesTokenizer()}))["bytes"] == ["\ufffd"] * 3
+    assert d2l.token_pieces(_ByteTokens(), [228, 189, 160, 33]) == ["\\xe4", "\\xbd", "\\xa0", "!"]
     with pytest.raises(TypeError, match="tokenizer"):
-        text.token_pieces(object(), [1])
-    assert text.visible(" love") == "␣love"
+        d2l.token_pieces(object(), [1])
+    assert d2l.visible(" love") == "␣love"
     with pytest.raises(TypeError, match="tokenizers"):
-        text.segmentations("a", vocab, {"bad": object()})
+        d2l.segmentations("a", vocab, {"bad": object()})
     with pytest.raises(TypeError, match="word_vocab"):
-        text.segmentations("a", {"a": 1})
+        d2l.segmentations("a", {"a": 1})
 
 
 def test_utf8_breakdown_still_there():
-    assert text.utf8_breakdown("你") == [("你", "U+4F60", "e4 bd a0")]
+    assert d2l.utf8_breakdown("你") == [("你", "U+4F60", "e4 bd a0")]
 
 
 def test_measure_vocab_and_tokenizer_helpers():
     vocab = Vocab(["the", "cat"])
-    m = text.measure_vocab("word", vocab, ["the cat", "the dog"])
+    m = d2l.measure_vocab("word", vocab, ["the cat", "the dog"])
     assert (m.tokens, m.unknown, m.lossless_lines, m.vocab_size) == (4, 1, 1, 3)
     chars = Vocab(list("abc "))
-    m = text.measure_vocab("char", chars, ["ab c", "abd"], token="char")
+    m = d2l.measure_vocab("char", chars, ["ab c", "abd"], token="char")
     assert (m.tokens, m.unknown, m.lossless_lines) == (7, 1, 1)
-    m = text.measure_tokenizer("bytes", _BytesTokenizer(), ["é!"])
+    m = d2l.measure_tokenizer("bytes", _BytesTokenizer(), ["é!"])
     assert (m.vocab_size, m.tokens, m.unknown, m.lossless) == (256, 3, 0, True)
     with pytest.raises(ValueError, match="token must be one of"):
-        text.measure_vocab("x", vocab, ["a"], token="byte")
+        d2l.measure_vocab("x", vocab, ["a"], token="byte")
     with pytest.raises(TypeError, match="vocab"):
-        text.measure_vocab("x", {}, ["a"])
+        d2l.measure_vocab("x", {}, ["a"])
     with pytest.raises(TypeError, match="tokenizer"):
-        text.measure_tokenizer("x", object(), ["a"])
+        d2l.measure_tokenizer("x", object(), ["a"])
 
 
 def test_time_machine_trade_off_figures(lines):
     """The numbers notebook 01 shows: word-level OOV on the last 10% of lines, and none for byte-level BPE."""
-    from tutorial_lib.bpe import train_bpe
-    from tutorial_lib.tokenizer import Tokenizer
+    from tutorial_lib.tokenization.trainer import train_bpe
+    from tutorial_lib.tokenization.tokenizer import Tokenizer
 
-    train, held_out = text.split_lines(lines)
-    word = text.measure_vocab("word", Vocab(text.tokenize(train)), held_out)
-    char = text.measure_vocab("char", Vocab(text.tokenize(train, "char")), held_out, token="char")
+    train, held_out = d2l.split_lines(lines)
+    word = d2l.measure_vocab("word", Vocab(d2l.tokenize(train)), held_out)
+    char = d2l.measure_vocab("char", Vocab(d2l.tokenize(train, "char")), held_out, token="char")
     assert (word.tokens, word.unknown, word.lossless_lines) == (3141, 248, 171)
     assert (char.vocab_size, char.tokens, char.unknown, char.lossless) == (28, 15830, 0, True)
     bpe = Tokenizer(*train_bpe(train, 1000))
-    m = text.measure_tokenizer("bpe", bpe, held_out)
+    m = d2l.measure_tokenizer("bpe", bpe, held_out)
     assert m.unknown == 0 and m.lossless and word.tokens < m.tokens < char.tokens
     raw = data.load_text("timemachine").splitlines()[len(train):]  # punctuation, digits, capitals: still lossless
-    assert text.measure_tokenizer("bpe raw", bpe, raw + ["分词 🙂"]).lossless
+    assert d2l.measure_tokenizer("bpe raw", bpe, raw + ["分词 🙂"]).lossless

@@ -12,8 +12,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from tutorial_lib import metrics
-from tutorial_lib.text import visible
+from tutorial_lib.tokenization import metrics
+from tutorial_lib.tokenization.d2l import visible
 
 # GPT-2's pattern with one change: every Han character is a pre-token of its own, and letter runs exclude Han
 # (`[^\P{L}\p{Han}]` = a letter that is not Han). Merges can then build characters but never words: the

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-from tutorial_lib import bpe
-from tutorial_lib.bpe import (corpus_digest, count_pretokens, iter_texts, merge, train_bpe, train_bpe_naive)
+from tutorial_lib.tokenization import trainer
+from tutorial_lib.tokenization.trainer import (corpus_digest, count_pretokens, iter_texts, merge, train_bpe, train_bpe_naive)
 from tutorial_lib.data import CORPORA, ENDOFTEXT, corpus_path, load_text, tinystories_documents
-from tutorial_lib.pretokenize import GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, compile_pattern, split_special
+from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, compile_pattern, split_special
 
 BOTH = pytest.mark.parametrize("train", [train_bpe_naive, train_bpe], ids=["naive", "fast"])
 
@@ -69,13 +69,13 @@ def test_toy_merges_follow_the_greatest_pair_rule(train):
     (b"a", b"ab"), (b"", b"a"), (b"\x00", b"\x00\x00"), (b"\xff", b"\xff\x00"), (b"ab", b"b"), (b"a\xff", b"b")])
 def test_descending_key_reverses_bytes_order_including_prefixes(smaller, greater):
     assert smaller < greater
-    assert bpe._descending(smaller) > bpe._descending(greater)
+    assert trainer._descending(smaller) > trainer._descending(greater)
 
 
 @given(st.binary(max_size=6), st.binary(max_size=6))
 def test_descending_key_is_exactly_the_reverse_order(x, y):
-    assert (x < y) == (bpe._descending(x) > bpe._descending(y))
-    assert (x == y) == (bpe._descending(x) == bpe._descending(y))
+    assert (x < y) == (trainer._descending(x) > trainer._descending(y))
+    assert (x == y) == (trainer._descending(x) == trainer._descending(y))
 
 
 @BOTH
@@ -142,7 +142,7 @@ def test_runs_of_one_character(train):
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Read files and batch texts in pieces of 5,000 characters, so that chunking really happens."""
-    monkeypatch.setattr(bpe, "CHUNK_SIZE", 5_000)
+    monkeypatch.setattr(trainer, "CHUNK_SIZE", 5_000)
 
 
 def test_two_workers_give_the_same_result(small_chunks):
@@ -154,7 +154,7 @@ def test_two_workers_give_the_same_result(small_chunks):
 
 @pytest.mark.parametrize("name", sorted(CORPORA))
 def test_path_and_list_count_the_same_pretokens(name, small_chunks):
-    chunks = list(iter_texts(corpus_path(name), [ENDOFTEXT], bpe.CHUNK_SIZE))
+    chunks = list(iter_texts(corpus_path(name), [ENDOFTEXT], trainer.CHUNK_SIZE))
     assert len(chunks) > 1 or name == "luxun"  # Lu Xun has no single line breaks: no safe cut but the end
     assert count_pretokens(chunks, [ENDOFTEXT]) == count_pretokens([load_text(name)], [ENDOFTEXT])
 
