@@ -1,4 +1,5 @@
 # Two commands for learners: `make lab` and `make test`. Everything lives in .venv (plain venv + pip).
+# Learners work in workspace/ (their own copies, git-ignored); notebooks/ is the executed reference.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -6,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # A fixed hash seed so that re-executed notebooks produce the same outputs on every machine.
 export PYTHONHASHSEED := 0
 
-.PHONY: install lab test notebooks bench clean
+.PHONY: install lab workspace reset test notebooks bench clean
 
 install: $(STAMP)
 
@@ -18,8 +19,17 @@ $(STAMP): pyproject.toml constraints.txt
 # Containers often run as root, where Jupyter refuses to start without --allow-root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
+lab: $(STAMP) workspace
+	$(BIN)/jupyter lab --notebook-dir=workspace $(ROOT_FLAG) $(LAB_ARGS)
+
+# Copies each notebook workspace/ lacks, outputs cleared; never overwrites the learner's copy.
+workspace:
+	$(PYTHON) tools/workspace.py sync
+
+# `make reset NB=02` restores one notebook in workspace/ after asking.
+reset:
+	@test -n "$(NB)" || { echo "usage: make reset NB=02"; exit 2; }
+	$(PYTHON) tools/workspace.py reset $(NB)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

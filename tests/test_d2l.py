@@ -1,8 +1,5 @@
-"""Tests for tutorial_lib.text: seed 001's printed figures (D2L on The Time Machine), Vocab rules, bad input.
-
-Seed 001 = the "文本预处理" chapter: 3221 lines, the first word ids, a char corpus of 170,580 ids over 28 symbols.
-Seed 004 demo 1 = char/word counts of 'i love cats and i love dogs'.
-"""
+"""Tests for tokenization.d2l: the figures D2L's preprocessing prints for The Time Machine (3221 lines, the first
+word ids, a char corpus of 170,580 ids over 28 symbols), Vocab rules, bad input."""
 
 from collections import Counter
 
@@ -20,23 +17,23 @@ def lines():
     return d2l.read_time_machine()
 
 
-# --- seed 001: the printed figures -----------------------------------------------------------------------------
+# --- D2L's printed figures -----------------------------------------------------------------------------------
 
 
-def test_seed001_line_count_and_sample_lines(lines):
+def test_d2l_line_count_and_sample_lines(lines):
     assert len(lines) == 3221
     assert lines[0] == "the time machine by h g wells"
     assert lines[10] == "twinkled and his usually pale face was flushed and animated the"
 
 
-def test_seed001_first_word_tokens(lines):
+def test_d2l_first_word_tokens(lines):
     tokens = d2l.tokenize(lines)
     assert tokens[0] == ["the", "time", "machine", "by", "h", "g", "wells"]
     assert tokens[1:5] == [[], [], [], []] and tokens[5] == ["i"]
     assert tokens[8][:3] == ["the", "time", "traveller"]
 
 
-def test_seed001_word_vocab_ids(lines):
+def test_d2l_word_vocab_ids(lines):
     vocab = Vocab(d2l.tokenize(lines))
     assert list(vocab.token_to_idx.items())[:10] == [
         ("<unk>", 0), ("the", 1), ("i", 2), ("and", 3), ("of", 4), ("a", 5), ("to", 6), ("was", 7), ("in", 8),
@@ -47,7 +44,7 @@ def test_seed001_word_vocab_ids(lines):
     assert len(vocab) == 4580
 
 
-def test_seed001_char_corpus_170580_tokens_over_28_symbols():
+def test_d2l_char_corpus_170580_tokens_over_28_symbols():
     corpus, vocab = d2l.load_corpus_time_machine()
     assert (len(corpus), len(vocab)) == (170580, 28)
     assert vocab.idx_to_token[:3] == [UNK, " ", "e"]  # the space is the most frequent "character"
@@ -57,7 +54,7 @@ def test_seed001_char_corpus_170580_tokens_over_28_symbols():
 
 
 def test_word_level_corpus():
-    corpus, vocab = d2l.load_corpus_time_machine(token="word")
+    corpus, vocab = d2l.load_corpus_time_machine(granularity="word")
     assert len(vocab) == 4580 and len(corpus) == 32775 and 0 not in corpus
 
 
@@ -124,7 +121,7 @@ def test_vocab_bad_arguments():
     with pytest.raises(TypeError, match="tokens"):
         Vocab([1, 2])
     vocab = Vocab(["a"])
-    with pytest.raises(ValueError, match="indices must be in 0..1"):
+    with pytest.raises(ValueError, match=r"indices must be an int in \[0, 1\]"):
         vocab.to_tokens(-1)
     with pytest.raises(TypeError, match="indices"):
         vocab.to_tokens("a")
@@ -146,16 +143,16 @@ def test_vocab_invariants(tokens, min_freq):
 # --- tokenize, split, OOV, Zipf ----------------------------------------------------------------------------------
 
 
-def test_seed004_demo1_char_and_word_counts():
+def test_char_and_word_counts_of_one_sentence():
     sentence = "i love cats and i love dogs"
     assert len(d2l.tokenize([sentence.replace(" ", "")], "char")[0]) == 21
     assert len(d2l.tokenize([sentence], "char")[0]) == 27  # with the spaces a char model has to predict too
     assert len(d2l.tokenize([sentence])[0]) == 7
-    assert len(set(sentence.split())) == 5  # the seed's "subword" count is just the distinct words
+    assert len(set(sentence.split())) == 5  # "5 subword tokens" is just the distinct words
 
 
 def test_tokenize_bad_arguments():
-    with pytest.raises(ValueError, match="token must be one of"):
+    with pytest.raises(ValueError, match="granularity must be one of"):
         d2l.tokenize(["a b"], "byte")
     with pytest.raises(TypeError, match="lines"):
         d2l.tokenize("a b")
@@ -183,6 +180,11 @@ def test_split_and_oov_bad_arguments():
         d2l.oov_rate(Vocab(["a"]), [[], []])
     with pytest.raises(TypeError, match="vocab"):
         d2l.oov_rate({"a": 1}, ["a"])
+    for bad in (float("nan"), float("inf"), 0, 1):
+        with pytest.raises(ValueError, match="train_fraction"):
+            d2l.split_lines(["a", "b"], bad)
+    with pytest.raises(TypeError, match="train_fraction"):
+        d2l.split_lines(["a", "b"], "0.5")
 
 
 def test_frequencies_by_rank():
@@ -190,99 +192,22 @@ def test_frequencies_by_rank():
     assert d2l.frequencies_by_rank([]) == []
 
 
-# --- measuring granularities -----------------------------------------------------------------------------------
-
-
-def test_measure_word_level_loses_unknown_words():
-    vocab = Vocab(["the", "cat", "sat"])
-    m = d2l.measure("word", len(vocab), lambda line: vocab[line.split()],
-                     lambda ids: " ".join(vocab.to_tokens(ids)), ["the cat sat", "the dog sat", ""], unk_id=0)
-    assert (m.tokens, m.words, m.unknown, m.lossless_lines, m.lines) == (6, 6, 1, 2, 3)
-    assert m.oov_rate == pytest.approx(1 / 6) and m.tokens_per_word == 1.0 and not m.lossless
-    assert d2l.measurement_rows([m]) == [("word", 4, 6, "1.00", "16.67%", "2/3")]
-
-
-def test_measure_byte_level_is_lossless():
-    m = d2l.measure("bytes", 256, lambda line: list(line.encode()), lambda ids: bytes(ids).decode(), ["分词 ok"])
-    assert (m.tokens, m.unknown, m.lossless, m.oov_rate) == (9, 0, True, 0.0)
-
-
-def test_measure_bad_arguments():
-    with pytest.raises(ValueError, match="vocab_size"):
-        d2l.measure("x", 0, list, str, ["a"])
-    with pytest.raises(TypeError, match="encode and decode"):
-        d2l.measure("x", 1, None, str, ["a"])
-    with pytest.raises(ValueError, match="lines must contain"):
-        d2l.measure("x", 1, list, str, ["", ""])
-    with pytest.raises(TypeError, match="lines"):
-        d2l.measure("x", 1, list, str, "abc")
-
-
-class _BytesTokenizer:
-    vocab_size = 256
-
-    def encode_ordinary(self, s):
-        return list(s.encode("utf-8"))
-
-    def decode(self, ids):
-        return bytes(ids).decode("utf-8", errors="replace")
-
-
-class _ByteTokens:
-    def token_bytes(self, i):
-        return bytes([i])
-
-
-def test_segmentations():
-    vocab = Vocab(["i", "love", "cats"])
-    rows = dict(d2l.segmentations("I love DOGS!", vocab, {"bytes": _BytesTokenizer()}))
-    assert rows["char"] == list("i love dogs")
-    assert rows["word"] == ["i", "love", UNK]
-    assert rows["bytes"] == list("I love DOGS!")
-    assert dict(d2l.segmentations("你", vocab, {"bytes": _BytesTokenizer()}))["bytes"] == ["\ufffd"] * 3
-    assert d2l.token_pieces(_ByteTokens(), [228, 189, 160, 33]) == ["\\xe4", "\\xbd", "\\xa0", "!"]
-    with pytest.raises(TypeError, match="tokenizer"):
-        d2l.token_pieces(object(), [1])
-    assert d2l.visible(" love") == "␣love"
-    with pytest.raises(TypeError, match="tokenizers"):
-        d2l.segmentations("a", vocab, {"bad": object()})
-    with pytest.raises(TypeError, match="word_vocab"):
-        d2l.segmentations("a", {"a": 1})
-
-
-def test_utf8_breakdown_still_there():
-    assert d2l.utf8_breakdown("你") == [("你", "U+4F60", "e4 bd a0")]
-
-
-def test_measure_vocab_and_tokenizer_helpers():
-    vocab = Vocab(["the", "cat"])
-    m = d2l.measure_vocab("word", vocab, ["the cat", "the dog"])
-    assert (m.tokens, m.unknown, m.lossless_lines, m.vocab_size) == (4, 1, 1, 3)
-    chars = Vocab(list("abc "))
-    m = d2l.measure_vocab("char", chars, ["ab c", "abd"], token="char")
-    assert (m.tokens, m.unknown, m.lossless_lines) == (7, 1, 1)
-    m = d2l.measure_tokenizer("bytes", _BytesTokenizer(), ["é!"])
-    assert (m.vocab_size, m.tokens, m.unknown, m.lossless) == (256, 3, 0, True)
-    with pytest.raises(ValueError, match="token must be one of"):
-        d2l.measure_vocab("x", vocab, ["a"], token="byte")
-    with pytest.raises(TypeError, match="vocab"):
-        d2l.measure_vocab("x", {}, ["a"])
-    with pytest.raises(TypeError, match="tokenizer"):
-        d2l.measure_tokenizer("x", object(), ["a"])
+# --- the trade-off notebook 01 measures ------------------------------------------------------------------------
 
 
 def test_time_machine_trade_off_figures(lines):
-    """The numbers notebook 01 shows: word-level OOV on the last 10% of lines, and none for byte-level BPE."""
-    from tutorial_lib.tokenization.trainer import train_bpe
+    """Word-level OOV on the last 10% of lines, none for characters or byte-level BPE (compare.measure)."""
+    from tutorial_lib.tokenization import compare
     from tutorial_lib.tokenization.tokenizer import Tokenizer
+    from tutorial_lib.tokenization.trainer import train_bpe
 
     train, held_out = d2l.split_lines(lines)
-    word = d2l.measure_vocab("word", Vocab(d2l.tokenize(train)), held_out)
-    char = d2l.measure_vocab("char", Vocab(d2l.tokenize(train, "char")), held_out, token="char")
-    assert (word.tokens, word.unknown, word.lossless_lines) == (3141, 248, 171)
+    word = compare.measure(compare.from_vocab("word", Vocab(d2l.tokenize(train))), held_out)
+    char = compare.measure(compare.from_vocab("char", Vocab(d2l.tokenize(train, "char")), "char"), held_out)
+    assert (word.tokens, word.unknown, word.restored_lines) == (3141, 248, 171)
     assert (char.vocab_size, char.tokens, char.unknown, char.lossless) == (28, 15830, 0, True)
-    bpe = Tokenizer(*train_bpe(train, 1000))
-    m = d2l.measure_tokenizer("bpe", bpe, held_out)
+    bpe = compare.from_tokenizer("bpe", Tokenizer(*train_bpe(train, 1000)))
+    m = compare.measure(bpe, held_out)
     assert m.unknown == 0 and m.lossless and word.tokens < m.tokens < char.tokens
     raw = data.load_text("timemachine").splitlines()[len(train):]  # punctuation, digits, capitals: still lossless
-    assert d2l.measure_tokenizer("bpe raw", bpe, raw + ["分词 🙂"]).lossless
+    assert compare.measure(bpe, raw + ["分词 🙂"]).lossless

@@ -11,8 +11,10 @@ from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN
 def test_is_han():
     assert metrics.is_han("中") and metrics.is_han("\U00020000")  # CJK extension B
     assert not any(map(metrics.is_han, "，。a1 ア"))
-    with pytest.raises(TypeError, match="single-character"):
+    with pytest.raises(ValueError, match="single-character"):
         metrics.is_han("中文")
+    with pytest.raises(TypeError, match="ch must be a str"):
+        metrics.is_han(None)
 
 
 def test_inventory():
@@ -21,7 +23,7 @@ def test_inventory():
     assert inv.han_share == 0.6
     with pytest.raises(ValueError, match="empty"):
         metrics.inventory("")
-    with pytest.raises(TypeError, match="text must be a str"):
+    with pytest.raises(TypeError, match="text must be a non-empty str"):
         metrics.inventory(b"abc")
 
 
@@ -30,11 +32,11 @@ def test_coverage_curve_and_chars_for_coverage():
     assert metrics.coverage_curve(text) == [0.5, 0.8, 0.9, 1.0]
     fractions = (0.1, 0.5, 0.51, 0.8, 0.85, 0.95, 1.0)
     assert [metrics.chars_for_coverage(text, f) for f in fractions] == [1, 1, 2, 2, 3, 4, 4]
-    with pytest.raises(ValueError, match=r"fraction must be in \(0, 1\]"):
+    with pytest.raises(ValueError, match=r"fraction must be a finite number in \(0, 1\]"):
         metrics.chars_for_coverage(text, 0)
     with pytest.raises(ValueError, match="fraction"):
         metrics.chars_for_coverage(text, 1.5)
-    with pytest.raises(TypeError, match="fraction must be a float"):
+    with pytest.raises(TypeError, match="fraction must be a finite number"):
         metrics.chars_for_coverage(text, "0.9")
 
 
@@ -50,7 +52,7 @@ def test_chars_for_coverage_is_the_smallest_k_that_reaches_the_fraction(text, fr
 def test_unseen_chars():
     assert metrics.unseen_chars("人工智能", "人工智慧慧") == (1, 0.4)
     assert metrics.unseen_chars("abc", "cab") == (0, 0.0)
-    with pytest.raises(ValueError, match="test_text must not be empty"):
+    with pytest.raises(ValueError, match="test_text must be a non-empty str"):
         metrics.unseen_chars("a", "")
 
 
@@ -66,8 +68,14 @@ def test_length_summary():
     assert metrics.length_summary(list(range(1, 101))).p99 == 99
     with pytest.raises(ValueError, match="empty"):
         metrics.length_summary([])
-    with pytest.raises(TypeError, match="non-negative ints"):
+    with pytest.raises(TypeError, match=r"lengths\[0\] must be an int"):
         metrics.length_summary([1.5])
+    with pytest.raises(TypeError, match=r"lengths\[1\] must be an int"):
+        metrics.length_summary([1, "a"])
+    with pytest.raises(ValueError, match=r"lengths\[0\] must be an int >= 0"):
+        metrics.length_summary([-1])
+    with pytest.raises(TypeError, match="lengths must be a list of int"):
+        metrics.length_summary(None)
 
 
 def test_pretoken_lengths_keeps_han_pieces():
@@ -90,7 +98,7 @@ def test_cut_characters():
     assert metrics.cut_characters([]) == (0, 0)
     with pytest.raises(ValueError, match="valid UTF-8"):
         metrics.cut_characters([b"\xe4\xb8"])
-    with pytest.raises(TypeError, match="list of bytes"):
+    with pytest.raises(TypeError, match=r"tokens\[0\] must be bytes"):
         metrics.cut_characters(["你"])
 
 
@@ -115,7 +123,21 @@ def test_compression_is_a_ratio_of_totals():
         metrics.compression(list, ["", ""])
     with pytest.raises(TypeError, match="list of str"):
         metrics.compression(list, "你好")
-    with pytest.raises(TypeError, match="encode must be"):
+    with pytest.raises(TypeError, match="encode must be a function"):
         metrics.compression(None, ["a"])
     with pytest.raises(ValueError, match="no tokens"):
         metrics.compression(lambda s: [], ["a"])
+    with pytest.raises(TypeError, match=r"encode\(line\) must be a list of ids, got NoneType"):
+        metrics.compression(lambda s: None, ["a"])
+    with pytest.raises(TypeError, match=r"encode\(line\) must be a list of ids, got list_iterator"):
+        metrics.compression(lambda s: iter([1]), ["a"])
+    with pytest.raises(ValueError, match=r"lines\[1\] contains the lone surrogate"):
+        metrics.compression(list, ["a", "b\ud800"])
+
+
+def test_utf8_breakdown():
+    assert metrics.utf8_breakdown("你a") == [("你", "U+4F60", "e4 bd a0"), ("a", "U+0061", "61")]
+    with pytest.raises(ValueError, match="lone surrogate"):
+        metrics.utf8_breakdown("\udc80")
+    with pytest.raises(TypeError, match="text must be a str"):
+        metrics.utf8_breakdown(None)

@@ -1,7 +1,16 @@
 """tutorial_lib: the computation behind the 分词与序列打包 notebooks.
 
-One module per concept (data, text, bpe_toy, pretokenize, bpe, plotting, widgets, exercises, ...);
-notebooks import what they teach from the module of the same name.
+The course has two halves, and so has the library:
+
+- `tutorial_lib.tokenization`: text -> token ids (pre-tokenization, D2L's Vocab, the character BPE toy,
+  the byte-level trainer, `Tokenizer`, metrics, side-by-side comparison);
+- `tutorial_lib.packing`: token ids -> training rows (padding and masks, packing strategies, document
+  masks, the Megatron .bin/.idx format). It works on ids, whatever made them, and imports nothing from
+  `tokenization`.
+
+Around them sit the course's own tools: `data` (the bundled corpora, hash-checked), `display` (tables and
+tokens), `plotting` (Chinese labels on any machine), `widgets`, `exercises` (the checkers), `course`
+(chapter map and environment check). A notebook imports what it teaches from the module of that name.
 """
 
 __version__ = "0.1.0"

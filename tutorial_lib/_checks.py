@@ -132,6 +132,13 @@ def check_sequence(value: object, name: str, allowed: str = "a list") -> list:
     return list(value)
 
 
+def check_iterable(value: object, name: str, allowed: str = "a list") -> Iterable:
+    """An iterable that is not a str, bytes or dict (each of those is one value, not a collection of them)."""
+    if isinstance(value, (str, bytes, bytearray, dict)) or not isinstance(value, Iterable):
+        raise _type_error(value, name, allowed)
+    return value
+
+
 def check_str_list(value: object, name: str, *, non_empty: bool = False) -> list[str]:
     """A sequence of str as a list; `non_empty` asks for at least one non-empty str among them."""
     items = check_sequence(value, name, "a list of str")
@@ -151,9 +158,7 @@ def check_int_list(value: object, name: str, *, low: int | None = None) -> list[
     ndim = getattr(value, "ndim", 1)
     if ndim != 1:
         raise ValueError(f"{name} must be 1-D (one sequence of ids), got an array with {ndim} dimensions")
-    if isinstance(value, (str, bytes, bytearray, dict)) or not isinstance(value, Iterable):
-        raise _type_error(value, name, "a list of int")
-    items = list(value)
+    items = list(check_iterable(value, name, "a list of int"))
     out = []
     for i, item in enumerate(items):
         out.append(check_int(item, f"{name}[{i}]", low=low))

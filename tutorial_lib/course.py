@@ -21,7 +21,6 @@ class Chapter:
     stem: str  # notebook file name without .ipynb
     title: str
     title_en: str
-    sources: str  # the seed chapters (and sections) it answers
 
     @property
     def available(self) -> bool:
@@ -29,17 +28,17 @@ class Chapter:
 
 
 CHAPTERS = [
-    Chapter("00", "00_intro", "导读与环境自检", "Introduction and environment check", "—"),
-    Chapter("01", "01_char_word_subword", "字符、词与子词", "Characters, words and subwords", "001; 004 demo 1; 000 §9.1"),
-    Chapter("02", "02_bpe_step_by_step", "BPE 逐步合并", "BPE step by step", "004 demos 2-4; 002; 003"),
-    Chapter("03", "03_chinese_corpora", "中文语料", "Chinese corpora", "004 demo 5; 000 §9.2-9.4"),
-    Chapter("04", "04_vocab_size", "词表大小", "Vocabulary size", "000 §9.3; 004 demo 6; 002"),
-    Chapter("05", "05_byte_level_bpe", "字节级 BPE（GPT 的做法）", "Byte-level BPE as GPT does it", "003; 001 (nanochat)"),
-    Chapter("06", "06_fast_trainer", "训练器为什么慢、怎样变快", "Why a naive trainer is slow and how to make it fast", "003"),
-    Chapter("07", "07_padding_masks", "填充与掩码", "Padding and masks", "004 demos 7-8"),
-    Chapter("08", "08_packing", "打包策略与利用率", "Packing strategies and utilization", "000 §9.5; 001 (best-fit loader)"),
-    Chapter("09", "09_document_masks", "文档掩码", "Document masks", "000 §9.6"),
-    Chapter("10", "10_megatron_mmap", "Megatron .bin/.idx 与 mmap", "The Megatron .bin/.idx format via mmap", "000 §9.7-9.9"),
+    Chapter("00", "00_intro", "导读与环境自检", "Introduction and environment check"),
+    Chapter("01", "01_char_word_subword", "字符、词与子词", "Characters, words and subwords"),
+    Chapter("02", "02_bpe_step_by_step", "BPE 逐步合并", "BPE step by step"),
+    Chapter("03", "03_chinese_corpora", "中文语料", "Chinese corpora"),
+    Chapter("04", "04_vocab_size", "词表大小", "Vocabulary size"),
+    Chapter("05", "05_byte_level_bpe", "字节级 BPE（GPT 的做法）", "Byte-level BPE as GPT does it"),
+    Chapter("06", "06_fast_trainer", "训练器为什么慢、怎样变快", "Why a naive trainer is slow and how to make it fast"),
+    Chapter("07", "07_padding_masks", "填充与掩码", "Padding and masks"),
+    Chapter("08", "08_packing", "打包策略与利用率", "Packing strategies and utilization"),
+    Chapter("09", "09_document_masks", "文档掩码", "Document masks"),
+    Chapter("10", "10_megatron_mmap", "Megatron .bin/.idx 与 mmap", "The Megatron .bin/.idx format via mmap"),
 ]
 
 PACKAGES = ["jupyterlab", "ipywidgets", "jupyterlab_widgets", "matplotlib", "numpy", "regex", "tqdm",

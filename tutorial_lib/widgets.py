@@ -1,8 +1,10 @@
-"""ipywidgets front ends over tutorial_lib. No logic of their own: each one calls a library function
-and shows its result.
+"""The sliders, text boxes and dropdowns of the notebooks. No logic of their own: each one calls a library
+function and shows its result.
 
 Results are written into an HTML widget (not printed into an Output widget), so the stored notebook
-output is the same in JupyterLab, under `make notebooks` and under nbval.
+output is the same in JupyterLab, under `make notebooks` and under nbval. A value the library refuses
+(say, a lone surrogate pasted into a text box) shows its error message in place of the result: the
+widget keeps working.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from typing import Callable
 
 import ipywidgets as w
 
-from tutorial_lib.tokenization import compare, d2l
-from tutorial_lib.tokenization.bpe_toy import BPEResult, MergeStep
+from tutorial_lib._checks import check_sequence, check_str, check_type
 from tutorial_lib.display import html_table
+from tutorial_lib.tokenization import compare, d2l, metrics
+from tutorial_lib.tokenization.bpe_toy import BPEResult, MergeStep
 
 
 # JupyterLab styles tables in ordinary cell outputs but not inside a widget's HTML, where the columns would
@@ -24,17 +27,24 @@ _STYLED = '<div class="jp-RenderedHTMLCommon" style="padding-left:0">{}</div>'
 
 def live(control: w.ValueWidget, render: Callable[[object], str]) -> w.VBox:
     """Show `render(control.value)` under `control` and redraw it whenever the value changes."""
-    view = w.HTML(_STYLED.format(render(control.value)))
-    control.observe(lambda change: setattr(view, "value", _STYLED.format(render(change["new"]))), names="value")
+    view = w.HTML(_render(render, control.value))
+    control.observe(lambda change: setattr(view, "value", _render(render, change["new"])), names="value")
     return w.VBox([control, view])
 
 
+def _render(render: Callable[[object], str], value: object) -> str:
+    try:
+        return _STYLED.format(render(value))
+    except (TypeError, ValueError) as e:  # the library's own message, where the result would be
+        return _STYLED.format(f'<p style="color:#b00">{html.escape(str(e))}</p>')
+
+
 def utf8_explorer(initial: str = "分词 token 🙂") -> w.VBox:
-    """Type any text and see each character's code point and UTF-8 bytes (text.utf8_breakdown)."""
-    box = w.Text(value=initial, description="文本", continuous_update=True)
+    """Type any text and see each character's code point and UTF-8 bytes (metrics.utf8_breakdown)."""
+    box = w.Text(value=check_str(initial, "initial", utf8=True), description="文本", continuous_update=True)
 
     def render(value: str) -> str:
-        rows = d2l.utf8_breakdown(value)
+        rows = metrics.utf8_breakdown(value)
         total = sum(len(hexes.split()) for _, _, hexes in rows)
         return (html_table(["字符", "码点", "UTF-8 字节"], rows)
                 + f"<p>{len(rows)} 个字符，{total} 个字节</p>")
@@ -47,26 +57,27 @@ _CH01_NAMES = {"char": "字符（D2L 清洗后）", "word": "词（D2L 清洗后
 
 
 def segmentation_rows(sentence: str, word_vocab: d2l.Vocab,
-                      tokenizers: dict[str, object]) -> list[tuple[str, str, int]]:
-    """Rows (granularity, pieces joined by " | " with spaces shown as ␣, token count) of text.segmentations."""
-    return [(_CH01_NAMES.get(name, name), " | ".join(d2l.visible(p) for p in pieces), len(pieces))
-            for name, pieces in d2l.segmentations(sentence, word_vocab, tokenizers)]
+                      segmenters: list[compare.Segmenter]) -> list[tuple[str, str, int]]:
+    """Rows (granularity, pieces joined by " | ", token count) of compare.segmentations."""
+    return [(_CH01_NAMES.get(name, name), " | ".join(pieces), len(pieces))
+            for name, pieces in compare.segmentations(sentence, word_vocab, segmenters)]
 
 
-def segmentation_explorer(word_vocab: d2l.Vocab, tokenizers: dict[str, object],
+def segmentation_explorer(word_vocab: d2l.Vocab, segmenters: list[compare.Segmenter],
                           initial: str = "i love cats and i love dogs") -> w.VBox:
     """Type a sentence, pick a BPE tokenizer: its char, word and BPE segmentations with token counts."""
-    if not tokenizers:
-        raise ValueError("tokenizers must name at least one BPE tokenizer")
-    choice = w.Dropdown(options=list(tokenizers), description="BPE")
-    box = w.Text(value=initial, description="句子", continuous_update=True)
+    by_name = {s.name: s for s in check_sequence(segmenters, "segmenters", "a list of Segmenter")}
+    if not by_name:
+        raise ValueError("segmenters must hold at least one BPE tokenizer")
+    choice = w.Dropdown(options=list(by_name), description="BPE")
+    box = w.Text(value=check_str(initial, "initial", utf8=True), description="句子", continuous_update=True)
 
     def render(sentence: str) -> str:
-        rows = segmentation_rows(sentence, word_vocab, {choice.value: tokenizers[choice.value]})
+        rows = segmentation_rows(sentence, word_vocab, [by_name[choice.value]])
         return html_table(["粒度", "切分结果", "token 数"], rows)
 
     shown = live(box, render)
-    choice.observe(lambda _: setattr(shown.children[1], "value", render(box.value)), names="value")
+    choice.observe(lambda _: setattr(shown.children[1], "value", _render(render, box.value)), names="value")
     return w.VBox([choice, shown])
 
 
@@ -107,6 +118,7 @@ def bpe_trace_rows(result: BPEResult) -> list[tuple[int, str, str, int, str, str
 
 def bpe_steps(result: BPEResult) -> w.VBox:
     """A slider over the merge steps of bpe_toy.train: that step's pair counts, its choice, the corpus after."""
+    check_type(result, "result", BPEResult, "a BPEResult (from bpe_toy.train)")
     if not result.steps:
         raise ValueError("result must contain at least one merge step (train with num_merges >= 1)")
     slider = w.IntSlider(value=1, min=1, max=len(result.steps), description="第几步", continuous_update=True)
@@ -129,7 +141,8 @@ def tokenizer_comparison(segmenters: list[compare.Segmenter], initial: str = "�
 
     Tokens that are not whole UTF-8 characters show as \\xNN bytes, so a character cut in two is visible.
     """
-    box = w.Textarea(value=initial, description="文本", continuous_update=True,
+    check_sequence(segmenters, "segmenters", "a list of Segmenter")
+    box = w.Textarea(value=check_str(initial, "initial", utf8=True), description="文本", continuous_update=True,
                      layout=w.Layout(width="95%", height="4em"))
 
     def render(value: str) -> str:

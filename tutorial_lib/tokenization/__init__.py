@@ -1,0 +1,10 @@
+"""The first half of the course: from text to token ids.
+
+- `d2l`: D2L's cleaning, char/word tokens and `Vocab` (chapter 01);
+- `bpe_toy`: character BPE with `</w>`, step by step (chapter 02);
+- `pretokenize`: the split patterns of GPT-2, GPT-4 and nanochat, and special tokens;
+- `trainer`: byte-level BPE training, a naive reference and a fast trainer with identical output;
+- `tokenizer`: `Tokenizer`, encode/decode by merge rank, tiktoken and GPT-2 files, save/load;
+- `metrics`: bytes, character coverage and compression of a text and its tokens (chapter 03);
+- `compare`: our tokenizers, SentencePiece and tiktoken measured side by side.
+"""

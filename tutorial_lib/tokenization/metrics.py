@@ -1,5 +1,6 @@
-"""Numbers that describe a text and a tokenization of it: character coverage, UTF-8 lengths, compression.
+"""Numbers that describe a text and a tokenization of it: UTF-8 bytes, character coverage, compression.
 
+Chapter 00 looks at the bytes of a string (`utf8_breakdown`); chapter 03 measures Chinese text with the rest.
 Tokenizers with different vocabularies cannot be compared by "number of tokens" alone: the count only means
 something next to a unit of the text itself. This module measures both sides in the units every tokenizer
 shares -- characters and UTF-8 bytes -- so that a byte-level BPE, SentencePiece and GPT-4's cl100k can be put in
@@ -17,27 +18,19 @@ from typing import Callable, Iterable, Sequence
 
 import regex
 
+from tutorial_lib._checks import (check_callable, check_int_list, check_number, check_sequence, check_str,
+                                  check_str_list, check_type, check_utf8, describe)
 from tutorial_lib.tokenization.pretokenize import pretokenize
 
 _HAN = regex.compile(r"\p{Han}")
 
 
-def check_str(text: object, name: str = "text") -> str:
-    """`text` itself if it is a str, else a TypeError naming the argument (shared with compare.py)."""
-    if not isinstance(text, str):
-        raise TypeError(f"{name} must be a str, got {type(text).__name__}")
-    return text
+def utf8_breakdown(text: str) -> list[tuple[str, str, str]]:
+    """One row per character: (char, code point "U+XXXX", its UTF-8 bytes in hex).
 
-
-def check_lines(lines: object, name: str = "lines") -> list[str]:
-    """`lines` as a list if it is a sequence of str (not one str), else a TypeError naming the argument."""
-    if isinstance(lines, str) or not isinstance(lines, Sequence):
-        raise TypeError(f"{name} must be a list of str, got {type(lines).__name__}")
-    for line in lines:
-        check_str(line, f"{name} item")
-    if not any(lines):
-        raise ValueError(f"{name} must contain some text (all lines are empty or there are none)")
-    return list(lines)
+    Shows why a model that reads bytes sees "你" as three tokens before any merge.
+    """
+    return [(ch, f"U+{ord(ch):04X}", ch.encode("utf-8").hex(" ")) for ch in check_str(text, "text", utf8=True)]
 
 
 def is_han(ch: str) -> bool:
@@ -45,8 +38,8 @@ def is_han(ch: str) -> bool:
 
     Chinese punctuation such as "，" and "。" is not Han: it belongs to the Common script.
     """
-    if not isinstance(ch, str) or len(ch) != 1:
-        raise TypeError(f"ch must be a single-character str, got {ch!r}")
+    if len(check_str(ch, "ch")) != 1:
+        raise ValueError(f"ch must be a single-character str, got {describe(ch)}")
     return _HAN.match(ch) is not None
 
 
@@ -73,9 +66,7 @@ def inventory(text: str) -> Inventory:
     A vocabulary that starts from characters must hold every distinct character before it learns a single
     word: for English that is about a hundred symbols, for Chinese thousands.
     """
-    counts = Counter(check_str(text))
-    if not counts:
-        raise ValueError("text must not be empty")
+    counts = Counter(check_str(text, "text", non_empty=True))
     han = {ch: n for ch, n in counts.items() if is_han(ch)}
     return Inventory(sum(counts.values()), len(counts), sum(han.values()), len(han))
 
@@ -87,9 +78,7 @@ def coverage_curve(text: str) -> list[float]:
     (a few hundred characters cover most of a Chinese novel) and then crawls through a long tail of
     characters that occur once or twice.
     """
-    counts = Counter(check_str(text))
-    if not counts:
-        raise ValueError("text must not be empty")
+    counts = Counter(check_str(text, "text", non_empty=True))
     total = sum(counts.values())
     return [covered / total for covered in accumulate(sorted(counts.values(), reverse=True))]
 
@@ -100,10 +89,7 @@ def chars_for_coverage(text: str, fraction: float) -> int:
     This is what SentencePiece's `character_coverage` (e.g. 0.9995) decides: the characters outside this set
     are left out of the vocabulary and become <unk> or byte-fallback tokens.
     """
-    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)):
-        raise TypeError(f"fraction must be a float, got {type(fraction).__name__}")
-    if not 0 < fraction <= 1:
-        raise ValueError(f"fraction must be in (0, 1], got {fraction}")
+    check_number(fraction, "fraction", low=0, high=1, low_open=True)
     curve = coverage_curve(text)
     return next((k for k, covered in enumerate(curve, start=1) if covered >= fraction), len(curve))
 
@@ -115,9 +101,7 @@ def unseen_chars(train_text: str, test_text: str) -> tuple[int, float]:
     <unk>, i.e. lost.
     """
     seen = set(check_str(train_text, "train_text"))
-    test = Counter(check_str(test_text, "test_text"))
-    if not test:
-        raise ValueError("test_text must not be empty")
+    test = Counter(check_str(test_text, "test_text", non_empty=True))
     missing = {ch: n for ch, n in test.items() if ch not in seen}
     return len(missing), sum(missing.values()) / sum(test.values())
 
@@ -128,7 +112,7 @@ def han_utf8_lengths(text: str) -> dict[int, int]:
     Han characters in the Basic Multilingual Plane take 3 bytes; the rare ones of the CJK extensions
     (U+20000 and up) take 4. A byte-level tokenizer starts from these bytes, not from the characters.
     """
-    lengths = Counter(len(ch.encode("utf-8")) for ch in check_str(text) if is_han(ch))
+    lengths = Counter(len(ch.encode("utf-8")) for ch in check_str(text, "text") if is_han(ch))
     return dict(sorted(lengths.items()))
 
 
@@ -138,7 +122,7 @@ def nfkc_changes(text: str) -> list[tuple[str, str, int]]:
     SentencePiece's default normalization (nmt_nfkc) applies NFKC, which turns full-width Chinese punctuation
     such as "，" into ASCII ",": the decoded text is then no longer the input text.
     """
-    counts = Counter(check_str(text))
+    counts = Counter(check_str(text, "text"))
     changed = [(ch, unicodedata.normalize("NFKC", ch), n) for ch, n in counts.items()
                if unicodedata.normalize("NFKC", ch) != ch]
     return sorted(changed, key=lambda row: (-row[2], row[0]))
@@ -162,11 +146,9 @@ def length_summary(lengths: Iterable[int]) -> LengthSummary:
     The mean alone hides the long tail that matters for BPE: a single 60-character pre-token is a string
     that merges may turn into one token.
     """
-    values = sorted(lengths)
+    values = sorted(check_int_list(lengths, "lengths", low=0))
     if not values:
         raise ValueError("lengths must not be empty")
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
-        raise TypeError("lengths must be non-negative ints")
     p99 = values[max(0, -(-99 * len(values) // 100) - 1)]
     return LengthSummary(len(values), statistics.fmean(values), statistics.median(values), p99, values[-1])
 
@@ -178,7 +160,7 @@ def pretoken_lengths(text: str, pattern: str, han_only: bool = True) -> list[int
     BPE never merges across a pre-token boundary, so the longest pre-token bounds the longest token. Punctuation
     pre-tokens are one character each; `han_only` keeps them from hiding how long the Han runs are.
     """
-    pieces = pretokenize(check_str(text), pattern)
+    pieces = pretokenize(check_str(text, "text"), pattern)
     return [len(p) for p in pieces if not han_only or any(map(is_han, p))]
 
 
@@ -191,8 +173,7 @@ def token_kind(token: bytes) -> str:
     Byte-level BPE spends merges on partial tokens (the first two bytes of a Han character) before the whole
     character exists; only "multi" tokens are what people mean by "it learned words".
     """
-    if not isinstance(token, bytes):
-        raise TypeError(f"token must be bytes, got {type(token).__name__}")
+    check_type(token, "token", bytes, "bytes")
     try:
         text = token.decode("utf-8")
     except UnicodeDecodeError:
@@ -206,10 +187,9 @@ def cut_characters(tokens: Sequence[bytes]) -> tuple[int, int]:
     `tokens` are the tokens' bytes in order; together they must be valid UTF-8. A cut character is one the
     model never sees whole: it has to put it back together from partial-byte tokens.
     """
-    if isinstance(tokens, (bytes, str)) or not isinstance(tokens, Sequence):
-        raise TypeError(f"tokens must be a list of bytes, got {type(tokens).__name__}")
-    if not all(isinstance(t, bytes) for t in tokens):
-        raise TypeError("tokens must be a list of bytes")
+    tokens = check_sequence(tokens, "tokens", "a list of bytes")
+    for i, token in enumerate(tokens):
+        check_type(token, f"tokens[{i}]", bytes, "bytes")
     boundaries = set(accumulate(len(t) for t in tokens))
     try:
         text = b"".join(tokens).decode("utf-8")
@@ -247,10 +227,11 @@ def compression(encode: Callable[[str], Sequence[int]], lines: Sequence[str]) ->
     ones. Bytes per token is the one unit every tokenizer shares (CS336 calls it the compression ratio);
     characters per token is easier to picture for Chinese, where nearly every character is 3 bytes.
     """
-    if not callable(encode):
-        raise TypeError("encode must be a callable str -> list[int]")
-    lines = check_lines(lines)
-    tokens = sum(len(encode(line)) for line in lines)
+    check_callable(encode, "encode", "a function str -> list of ids")
+    lines = check_str_list(lines, "lines", non_empty=True)
+    for i, line in enumerate(lines):
+        check_utf8(line, f"lines[{i}]")
+    tokens = sum(len(check_sequence(encode(line), "encode(line)", "a list of ids")) for line in lines)
     if tokens == 0:
         raise ValueError("encode produced no tokens for these lines")
     return Compression(sum(map(len, lines)), sum(len(line.encode("utf-8")) for line in lines), tokens)
