@@ -87,13 +87,13 @@ def test_show_token():
 
 def test_segment_and_widget(ours, cl100k):
     rows = compare.segment("世界", [ours, cl100k])
-    assert rows[1] == ("cl100k", 3, "\\xe4\\xb8 | \\x96 | 界")
-    assert rows[0][0] == "ours" and rows[0][1] == len(ours.encode("世界"))
+    assert rows[1] == ("cl100k", [b"\xe4\xb8", b"\x96", "界".encode()], [3574, 244, 98220])
+    assert rows[0][0] == "ours" and rows[0][2] == ours.encode("世界")
     box = widgets.tokenizer_comparison([ours, cl100k], initial="世界")
     control, view = box.children
-    assert "\\x96" in view.value and "2 个字符，6 个 UTF-8 字节" in view.value
+    assert "id 244: \\x96" in view.value and "2 个字符，6 个 UTF-8 字节" in view.value
     control.value = "人工"
-    assert "2 个字符" in view.value and "\\x96" not in view.value
+    assert "2 个字符" in view.value and "id 244:" not in view.value
 
 
 def test_vocab_kinds_and_top_tokens(ours, luxun_lines):
@@ -149,11 +149,10 @@ def test_from_tokenizer_uses_the_embedding_size_not_the_number_of_entries(cl100k
 def test_segmentations():
     vocab = Vocab(["i", "love", "cats"])
     as_bytes = compare.Segmenter("bytes", 256, lambda s: list(s.encode()), lambda i: bytes([i]))
-    rows = dict(compare.segmentations("I love DOGS!", vocab, [as_bytes]))
-    assert rows["char"] == list("i␣love␣dogs")
-    assert rows["word"] == ["i", "love", UNK]
-    assert rows["bytes"] == list("I␣love␣DOGS!")
-    assert dict(compare.segmentations("你", vocab, [as_bytes]))["bytes"] == ["\\xe4", "\\xbd", "\\xa0"]
+    rows = {name: (tokens, ids) for name, tokens, ids in compare.segmentations("I love DOGS!", vocab, [as_bytes])}
+    assert rows["字符（D2L 清洗后）"] == (list("i love dogs"), None)
+    assert rows["词（D2L 清洗后）"] == (["i", "love", UNK], [vocab["i"], vocab["love"], 0])
+    assert rows["bytes"] == ([bytes([b]) for b in b"I love DOGS!"], list(b"I love DOGS!"))
     with pytest.raises(TypeError, match=r"segmenters\[0\] must be a Segmenter"):
         compare.segmentations("a", vocab, [object()])
     with pytest.raises(TypeError, match="segmenters must be a list"):

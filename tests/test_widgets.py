@@ -28,9 +28,9 @@ def test_segmentation_explorer_follows_text_and_choice():
     explorer = widgets.segmentation_explorer(vocab, [upper], initial="i love")
     choice, shown = explorer.children
     box, view = shown.children
-    assert choice.value == "upper-bytes" and "I | ␣ | L" in view.value
+    assert choice.value == "upper-bytes" and ">␣</span>" in view.value and ">L</span>" in view.value
     box.value = "cats"
-    assert "C | A | T | S" in view.value
+    assert ">C</span>" in view.value and ">L</span>" not in view.value
 
 
 def test_trace_rows_list_the_other_tied_pairs_not_the_chosen_one():

@@ -1,8 +1,11 @@
 """How the course shows things: tables that keep Chinese columns aligned, and tokens you can read.
 
-HTML keeps Chinese columns aligned, which fixed-width printing cannot. `show_token` is the one way a token
-is written as text everywhere (tables, widgets, printed segmentations): spaces as ␣ so " love" and "love"
-differ, line breaks and tabs as \\n and \\t, and bytes that are not a whole UTF-8 character as \\xNN.
+HTML keeps Chinese columns aligned, which fixed-width printing cannot. Tokens are shown one way everywhere:
+`show_token` writes one token as text (spaces as ␣ so " love" and "love" differ, line breaks and tabs as
+\\n and \\t, bytes that are not a whole UTF-8 character as \\xNN), and `token_html` draws a whole
+segmentation as colored spans with each token's id on hover. Where a character is split over several
+byte tokens (a Han character in cl100k, say), those tokens are drawn as one group that shows the
+character itself, striped with the tokens' colors, so Chinese stays readable while the split stays visible.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Sequence
 
 from IPython.display import HTML
 
-from tutorial_lib._checks import check_sequence, check_type
+from tutorial_lib._checks import check_int_list, check_sequence, check_type
 
 _VISIBLE = str.maketrans({" ": "␣", "\n": "\\n", "\t": "\\t", "\r": "\\r"})
 
@@ -28,11 +31,89 @@ def show_token(token: bytes | str) -> str:
     return token.translate(_VISIBLE)
 
 
+# Light colors that keep black text readable; neighbouring tokens always differ.
+PALETTE = ("#ffd7a8", "#bde0fe", "#c7f0c2", "#f9c6d3", "#e2d1f9", "#fff3a3", "#b9f2ef", "#f6d0b1")
+
+
+class Markup(str):
+    """A table cell that is already HTML (a token view, say): `html_table` inserts it as it is."""
+
+
+def token_html(tokens: Sequence[bytes | str], ids: Sequence[int] | None = None) -> Markup:
+    """A segmentation as colored spans: one color per token, its id and bytes on hover, whitespace visible.
+
+    `tokens` are the tokens' bytes (or texts, for a character or word segmentation), `ids` their ids. Tokens
+    whose boundary falls inside a UTF-8 character are grouped: the group shows the character once, striped
+    with its tokens' colors, and its hover lists every token in it.
+    """
+    tokens = [check_type(t, f"tokens[{i}]", (bytes, str), "bytes or str")
+              for i, t in enumerate(check_sequence(tokens, "tokens", "a list of bytes"))]
+    ids = None if ids is None else check_int_list(ids, "ids")
+    if ids is not None and len(ids) != len(tokens):
+        raise ValueError(f"ids must have one id per token: {len(ids)} ids for {len(tokens)} tokens")
+    spans = []
+    for group in _groups([t.encode("utf-8") if isinstance(t, str) else t for t in tokens]):
+        colors = [PALETTE[k % len(PALETTE)] for k in group]
+        hover = " | ".join(_describe(tokens[k], None if ids is None else ids[k]) for k in group)
+        if len(group) == 1:
+            style, text = f"background:{colors[0]}", show_token(tokens[group[0]])
+        else:
+            stops = ",".join(f"{c} {100 * j // len(group)}% {100 * (j + 1) // len(group)}%"
+                             for j, c in enumerate(colors))
+            style = f"background:linear-gradient(90deg,{stops});outline:1px dashed #888"
+            text = show_token(b"".join(tokens[k] for k in group))
+        spans.append(f'<span title="{html.escape(hover)}" style="{style};padding:1px 2px;margin:0 1px;'
+                     f'border-radius:3px;white-space:pre">{html.escape(text)}</span>')
+    return Markup(f'<span style="line-height:1.9">{"".join(spans)}</span>')
+
+
+def segmentation_html(rows: Sequence[tuple[str, Sequence[bytes | str], Sequence[int] | None]]) -> str:
+    """HTML table of several segmentations of one text: name, token count, the colored tokens.
+
+    `rows` are (name, tokens, ids or None), as `compare.segment` and `compare.segmentations` give them.
+    """
+    return html_table(["分词方式", "token 数", "切分结果（悬停看 id）"],
+                      [(name, len(tokens), token_html(tokens, ids)) for name, tokens, ids in rows])
+
+
+def _groups(tokens: list[bytes]) -> list[list[int]]:
+    """Token indices grouped so that every group ends on a character boundary of the joined text.
+
+    A UTF-8 lead byte says how long its character is (0xxxxxxx: 1, 110xxxxx: 2, 1110xxxx: 3, 11110xxx: 4);
+    a token that leaves a character unfinished joins the next one's group.
+    """
+    groups: list[list[int]] = []
+    owed = 0  # continuation bytes the current character still needs
+    for k, token in enumerate(tokens):
+        if owed and groups:
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+        for b in token:
+            if owed and b & 0xC0 == 0x80:
+                owed -= 1
+            else:
+                owed = 1 if b >> 5 == 0b110 else 2 if b >> 4 == 0b1110 else 3 if b >> 3 == 0b11110 else 0
+    return groups
+
+
+def _describe(token: bytes | str, token_id: int | None) -> str:
+    shown = show_token(token) if isinstance(token, str) else f"{show_token(token)} ({token.hex(' ')})"
+    return shown if token_id is None else f"id {token_id}: {shown}"
+
+
+_LEFT = 'style="text-align:left"'  # JupyterLab right-aligns table cells; text and tokens read better on the left
+
+
+def _cell(value: object) -> str:
+    return value if isinstance(value, Markup) else html.escape(str(value))
+
+
 def html_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A small HTML table, left-aligned; cells are escaped, so tokens like "<unk>" show up as text."""
+    """A small HTML table, left-aligned; cells are escaped (so "<unk>" shows up as text) unless they are Markup."""
     header, rows = check_sequence(header, "header"), check_sequence(rows, "rows")
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in check_sequence(row, "rows item"))
+    head = "".join(f"<th {_LEFT}>{html.escape(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td {_LEFT}>{_cell(c)}</td>" for c in check_sequence(row, "rows item"))
                    + "</tr>" for row in rows)
     return f'<table style="margin-left:0"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
@@ -40,3 +121,13 @@ def html_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> HTML:
     """Display rows as a table in a notebook cell (the cell's last line should be this call)."""
     return HTML(html_table(header, rows))
+
+
+def tokens(tokens: Sequence[bytes | str], ids: Sequence[int] | None = None) -> HTML:
+    """Display one segmentation as colored spans in a notebook cell (see `token_html`)."""
+    return HTML(token_html(tokens, ids))
+
+
+def segmentations(rows: Sequence[tuple[str, Sequence[bytes | str], Sequence[int] | None]]) -> HTML:
+    """Display several segmentations of one text in a notebook cell (see `segmentation_html`)."""
+    return HTML(segmentation_html(rows))

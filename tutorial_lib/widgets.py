@@ -15,7 +15,7 @@ from typing import Callable
 import ipywidgets as w
 
 from tutorial_lib._checks import check_sequence, check_str, check_type
-from tutorial_lib.display import html_table
+from tutorial_lib.display import Markup, html_table, segmentation_html, token_html
 from tutorial_lib.tokenization import compare, d2l, metrics
 from tutorial_lib.tokenization.bpe_toy import BPEResult, MergeStep
 
@@ -53,16 +53,6 @@ def utf8_explorer(initial: str = "分词 token 🙂") -> w.VBox:
 
 # --- 01 字符、词与子词 ------------------------------------------------------------------------------------
 
-_CH01_NAMES = {"char": "字符（D2L 清洗后）", "word": "词（D2L 清洗后）"}
-
-
-def segmentation_rows(sentence: str, word_vocab: d2l.Vocab,
-                      segmenters: list[compare.Segmenter]) -> list[tuple[str, str, int]]:
-    """Rows (granularity, pieces joined by " | ", token count) of compare.segmentations."""
-    return [(_CH01_NAMES.get(name, name), " | ".join(pieces), len(pieces))
-            for name, pieces in compare.segmentations(sentence, word_vocab, segmenters)]
-
-
 def segmentation_explorer(word_vocab: d2l.Vocab, segmenters: list[compare.Segmenter],
                           initial: str = "i love cats and i love dogs") -> w.VBox:
     """Type a sentence, pick a BPE tokenizer: its char, word and BPE segmentations with token counts."""
@@ -73,8 +63,8 @@ def segmentation_explorer(word_vocab: d2l.Vocab, segmenters: list[compare.Segmen
     box = w.Text(value=check_str(initial, "initial", utf8=True), description="句子", continuous_update=True)
 
     def render(sentence: str) -> str:
-        rows = segmentation_rows(sentence, word_vocab, [by_name[choice.value]])
-        return html_table(["粒度", "切分结果", "token 数"], rows)
+        rows = compare.segmentations(sentence, word_vocab, [by_name[choice.value]])
+        return segmentation_html(rows)
 
     shown = live(box, render)
     choice.observe(lambda _: setattr(shown.children[1], "value", _render(render, box.value)), names="value")
@@ -101,9 +91,9 @@ def bpe_pair_rows(step: MergeStep) -> list[tuple[str, int, int, str]]:
             for pair, count in ranked]
 
 
-def bpe_corpus_rows(corpus: dict[tuple[str, ...], int]) -> list[tuple[str, int, int]]:
-    """Rows (current split of the word, frequency, symbols in it) of a corpus in training form."""
-    return [(" ".join(symbols), freq, len(symbols)) for symbols, freq in corpus.items()]
+def bpe_corpus_rows(corpus: dict[tuple[str, ...], int]) -> list[tuple[Markup, int, int]]:
+    """Rows (current split of the word as colored symbols, frequency, symbols in it) of a corpus in training form."""
+    return [(token_html(list(symbols)), freq, len(symbols)) for symbols, freq in corpus.items()]
 
 
 def bpe_trace_rows(result: BPEResult) -> list[tuple[int, str, str, int, str, str]]:
@@ -139,7 +129,7 @@ def bpe_steps(result: BPEResult) -> w.VBox:
 def tokenizer_comparison(segmenters: list[compare.Segmenter], initial: str = "人工智能改变世界。") -> w.VBox:
     """Type Chinese text and see it cut by several tokenizers side by side, with token counts (compare.segment).
 
-    Tokens that are not whole UTF-8 characters show as \\xNN bytes, so a character cut in two is visible.
+    A character split over several byte tokens is drawn as one striped group; hover shows the ids and bytes.
     """
     check_sequence(segmenters, "segmenters", "a list of Segmenter")
     box = w.Textarea(value=check_str(initial, "initial", utf8=True), description="文本", continuous_update=True,
@@ -147,7 +137,6 @@ def tokenizer_comparison(segmenters: list[compare.Segmenter], initial: str = "�
 
     def render(value: str) -> str:
         chars, size = len(value), len(value.encode("utf-8"))
-        return (html_table(["分词器", "token 数", "切分结果（| 分隔）"], compare.segment(value, segmenters))
-                + f"<p>{chars} 个字符，{size} 个 UTF-8 字节</p>")
+        return segmentation_html(compare.segment(value, segmenters)) + f"<p>{chars} 个字符，{size} 个 UTF-8 字节</p>"
 
     return live(box, render)

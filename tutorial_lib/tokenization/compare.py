@@ -143,22 +143,22 @@ def token_table(segmenter: Segmenter, text: str) -> list[tuple[int, str, str, st
     return [(i, b.hex(" "), show_token(b), metrics.token_kind(b)) for i, b in zip(ids, map(segmenter.token_bytes, ids))]
 
 
-def segment(text: str, segmenters: Sequence[Segmenter]) -> list[tuple[str, int, str]]:
-    """(name, token count, the tokens joined by " | ") for each segmenter: the side-by-side view."""
+def segment(text: str, segmenters: Sequence[Segmenter]) -> list[tuple[str, list[bytes], list[int]]]:
+    """(name, tokens as bytes, ids) of `text` for each segmenter: the side-by-side view (display.segmentation_table)."""
     check_str(text, "text", utf8=True)
-    return [(s.name, len(toks), " | ".join(map(show_token, toks))) for s in _segmenters(segmenters)
-            for toks in [s.tokens(text)]]
+    return [(s.name, s.tokens(text), s.encode(text)) for s in _segmenters(segmenters)]
 
 
-def segmentations(text: str, word_vocab: Vocab, segmenters: Sequence[Segmenter]) -> list[tuple[str, list[str]]]:
-    """(name, pieces shown by `show_token`) for "char" and "word" after D2L cleaning (unknown words as `<unk>`),
-    then for each segmenter on the raw text: what each granularity makes of one sentence."""
+def segmentations(text: str, word_vocab: Vocab, segmenters: Sequence[Segmenter]
+                  ) -> list[tuple[str, list[bytes | str], list[int] | None]]:
+    """What each granularity makes of one sentence: (name, tokens, ids or None) for characters and words after
+    D2L cleaning (unknown words as `<unk>`), then for each segmenter on the raw text."""
     check_str(text, "text", utf8=True)
     check_type(word_vocab, "word_vocab", Vocab, "a Vocab")
     cleaned = clean_line(text)
-    rows = [("char", list(cleaned)), ("word", [w if w in word_vocab else UNK for w in cleaned.split()])]
-    rows += [(s.name, s.tokens(text)) for s in _segmenters(segmenters)]
-    return [(name, [show_token(piece) for piece in pieces]) for name, pieces in rows]
+    words = [w if w in word_vocab else UNK for w in cleaned.split()]
+    return [("字符（D2L 清洗后）", list(cleaned), None), ("词（D2L 清洗后）", words, word_vocab[words]),
+            *segment(text, segmenters)]
 
 
 def _segmenters(segmenters: object) -> list[Segmenter]:
