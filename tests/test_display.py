@@ -56,3 +56,13 @@ def test_tables_are_left_aligned_and_escape_all_but_markup():
     table = display.html_table(["a"], [["<b>"], [display.Markup("<i>x</i>")]])
     assert "&lt;b&gt;" in table and "<i>x</i>" in table
     assert table.count('style="text-align:left"') == 3
+
+
+def test_guess_shows_the_prediction_beside_the_measurement():
+    assert "你还没写下猜测" in display.guess(None, 42, "token 数").data
+    shown = display.guess(21, 42, "token 数").data
+    assert "0.5 倍" in shown and "21" in shown and "42" in shown
+    assert "猜中了" in display.guess("a", "a", "第一次合并").data
+    assert "和实测不同" in display.guess("a", "b", "第一次合并").data
+    with pytest.raises(TypeError, match="what must be a str"):
+        display.guess(1, 2, None)

@@ -76,6 +76,27 @@ def segmentation_html(rows: Sequence[tuple[str, Sequence[bytes | str], Sequence[
                       [(name, len(tokens), token_html(tokens, ids)) for name, tokens, ids in rows])
 
 
+def guess(my_guess: object, measured: object, what: str) -> HTML:
+    """The learner's prediction next to the measurement, for the cell right after a "先猜一猜".
+
+    A prediction only teaches if it is written down before the answer is seen, so the notebook asks for
+    `my_guess = ...` in its own cell and this shows both; `None` means no guess was written yet.
+    """
+    check_type(what, "what", str, "a str")
+    if my_guess is None:
+        verdict = "你还没写下猜测：先在上一个单元格里填 my_guess，再运行这里。"
+    elif _is_number(my_guess) and _is_number(measured) and measured:
+        verdict = f"你的猜测是实测值的 {my_guess / measured:.2g} 倍。"
+    else:
+        verdict = "猜中了。" if my_guess == measured else "和实测不同，想想差在哪里。"
+    return HTML(html_table(["", "值"], [(f"你的猜测（{what}）", "—" if my_guess is None else my_guess),
+                                        (f"实测（{what}）", measured)]) + f"<p>{html.escape(verdict)}</p>")
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _groups(tokens: list[bytes]) -> list[list[int]]:
     """Token indices grouped so that every group ends on a character boundary of the joined text.
 
