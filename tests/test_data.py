@@ -59,3 +59,8 @@ def test_altered_file_is_named(data_copy):
         f.write("。")
     with pytest.raises(ValueError, match="'luxun'.*altered"):
         data.load_text("luxun")
+
+
+def test_every_bundled_flores_language_has_a_chinese_name():
+    bundled = {c.name.split("/")[1] for c in data.list_corpora() if c.name.startswith("flores/")}
+    assert set(data.LANGUAGE_NAMES) == bundled

@@ -116,3 +116,11 @@ def tinystories_documents() -> list[str]:
 def load_parallel(lang: str) -> list[str]:
     """The FLORES-200 devtest sentences of one language; line i means the same in every language."""
     return load_text(f"flores/{lang}").splitlines()
+
+
+# Chinese names of the FLORES-200 languages bundled in data/parallel/, for chart labels.
+LANGUAGE_NAMES = {
+    "arb_Arab": "阿拉伯语", "deu_Latn": "德语", "eng_Latn": "英语", "fra_Latn": "法语", "hin_Deva": "印地语",
+    "jpn_Jpan": "日语", "kor_Hang": "韩语", "rus_Cyrl": "俄语", "spa_Latn": "西班牙语", "tha_Thai": "泰语",
+    "vie_Latn": "越南语", "zho_Hans": "简体中文",
+}

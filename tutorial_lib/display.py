@@ -67,12 +67,14 @@ def token_html(tokens: Sequence[bytes | str], ids: Sequence[int] | None = None) 
     return Markup(f'<span style="line-height:1.9">{"".join(spans)}</span>')
 
 
-def segmentation_html(rows: Sequence[tuple[str, Sequence[bytes | str], Sequence[int] | None]]) -> str:
-    """HTML table of several segmentations of one text: name, token count, the colored tokens.
+def segmentation_html(rows: Sequence[tuple[str, Sequence[bytes | str], Sequence[int] | None]],
+                      first: str = "分词方式") -> str:
+    """HTML table of several segmentations: name, token count, the colored tokens.
 
-    `rows` are (name, tokens, ids or None), as `compare.segment` and `compare.segmentations` give them.
+    `rows` are (name, tokens, ids or None), as `compare.segment` and `compare.segmentations` give them;
+    `first` heads the name column (several texts cut by one tokenizer want "文本" there).
     """
-    return html_table(["分词方式", "token 数", "切分结果（悬停看 id）"],
+    return html_table([first, "token 数", "切分结果（悬停看 id）"],
                       [(name, len(tokens), token_html(tokens, ids)) for name, tokens, ids in rows])
 
 
@@ -149,6 +151,7 @@ def tokens(tokens: Sequence[bytes | str], ids: Sequence[int] | None = None) -> H
     return HTML(token_html(tokens, ids))
 
 
-def segmentations(rows: Sequence[tuple[str, Sequence[bytes | str], Sequence[int] | None]]) -> HTML:
-    """Display several segmentations of one text in a notebook cell (see `segmentation_html`)."""
-    return HTML(segmentation_html(rows))
+def segmentations(rows: Sequence[tuple[str, Sequence[bytes | str], Sequence[int] | None]],
+                  first: str = "分词方式") -> HTML:
+    """Display several segmentations in a notebook cell (see `segmentation_html`)."""
+    return HTML(segmentation_html(rows, first))
