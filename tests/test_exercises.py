@@ -7,6 +7,8 @@ that `check` answers whatever a learner's function does, and how it answers.
 
 import importlib
 import signal
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -57,6 +59,18 @@ def test_one_module_of_cases_per_chapter_mirroring_solutions():
         assert any(key.startswith(f"{chapter}.") for key in KEYS), f"{module} registers no exercise"
         assert set(solutions_module(f"{chapter}.x").WRONG_ANSWERS) == {
             exercises.REGISTRY[key].function_name for key in KEYS if key.startswith(f"{chapter}.")}
+
+
+def test_importing_check_alone_registers_every_chapter():
+    script = "from tutorial_lib.exercises import check, REGISTRY; print(sorted({k[:2] for k in REGISTRY}))"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.strip() == "['00', '01', '02', '03']"
+
+
+def test_a_chapter_module_can_be_imported_first():
+    script = "import tutorial_lib.exercises.ch02; from tutorial_lib.exercises import REGISTRY; print(len(REGISTRY))"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.strip() == str(len(KEYS))
 
 
 @pytest.mark.parametrize("key", KEYS)
