@@ -181,6 +181,11 @@ def test_a_tuple_is_as_good_as_a_list_and_a_float_as_good_as_an_int():
     assert check("00.utf8_length", lambda text: float(len(text.encode("utf-8")))).passed
 
 
+def test_a_bool_is_not_a_number_here():
+    feedback = check("00.utf8_length", lambda text: bool(text))
+    assert feedback.verdict == "未通过" and "类型不对：期望 int，你返回了 bool。" in feedback.message
+
+
 def test_a_generator_gets_a_list_hint():
     encode_word = reference_solution("02.encode_word")
     feedback = check("02.encode_word", lambda word, merges: (s for s in encode_word(word, merges)))

@@ -87,13 +87,13 @@ def register(exercise: Exercise) -> Exercise:
 # --- comparing and showing values ------------------------------------------------------------------------
 
 
-def _accepted_types(expected: Any) -> tuple[type, ...]:
-    """Types a right answer may have: any number for a number, a list or a tuple for either, else a subclass."""
+def _right_type(got: Any, expected: Any) -> bool:
+    """Any number but a bool for a number, a list or a tuple for either, else an instance of the expected type."""
     if isinstance(expected, Number) and not isinstance(expected, bool):
-        return (Number,)
+        return issubclass(type(got), Number) and type(got) is not bool
     if isinstance(expected, (list, tuple)):
-        return (list, tuple)
-    return (type(expected),)
+        return issubclass(type(got), (list, tuple))
+    return issubclass(type(got), type(expected))
 
 
 def same_value(got: Any, expected: Any) -> bool:
@@ -102,8 +102,7 @@ def same_value(got: Any, expected: Any) -> bool:
     The type check comes first so that `==` below is the built-in one: a numpy array compared with a list
     gives an array of booleans, not an answer, and a one-element array would pass for a number.
     """
-    types = _accepted_types(expected)
-    if not issubclass(type(got), types) or (type(got) is bool and bool not in types):
+    if not _right_type(got, expected):
         return False
     if isinstance(expected, float):
         return math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
@@ -152,7 +151,7 @@ def _type_note(got: Any, expected: Any) -> str:
     """A line explaining a returned value of the wrong type, or "" if its type is acceptable."""
     if got is None:
         return "\n你的函数返回了 None：是不是忘了 return？"
-    if issubclass(type(got), _accepted_types(expected)):
+    if _right_type(got, expected):
         return ""
     wanted = type(expected).__name__
     if issubclass(type(got), Iterator):
