@@ -298,8 +298,15 @@ def test_the_alarm_handler_and_an_outer_timer_are_put_back():
 
     previous = signal.signal(signal.SIGALRM, outer_handler)
     signal.setitimer(signal.ITIMER_REAL, 600)
+    def stuck(text):
+        while True:
+            pass
+
     try:
         check("00.utf8_length", reference_solution("00.utf8_length"))
+        assert signal.getsignal(signal.SIGALRM) is outer_handler
+        assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
+        assert check("00.utf8_length", stuck, time_limit=0.2).verdict == "超时"
         assert signal.getsignal(signal.SIGALRM) is outer_handler
         assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
     finally:

@@ -198,10 +198,12 @@ def _call_with_limit(func: Callable[[], Any], seconds: float) -> Any:
     try:
         return func()
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, signal.SIG_DFL if previous_handler is None else previous_handler)
-        if previous_timer[0] > 0:
-            signal.setitimer(signal.ITIMER_REAL, *previous_timer)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:  # even when the alarm comes just as func returns, the handler and the outer timer go back
+            signal.signal(signal.SIGALRM, signal.SIG_DFL if previous_handler is None else previous_handler)
+            if previous_timer[0] > 0:
+                signal.setitimer(signal.ITIMER_REAL, *previous_timer)
 
 
 def _call_in_thread(func: Callable[[], Any], seconds: float) -> Any:
