@@ -1,13 +1,16 @@
-"""Tests for tutorial_lib.bpe_toy: the source chapters' printed figures, tie-break rules, bad input, invariants.
+"""Tests for tutorial_lib.tokenization.bpe_toy: the classic corpora's merges and encodings, tie-break rules,
+bad input, invariants.
 
-Seed 004 = the "从零构建 Transformer" chapter (demos 2-8), seed 002 = the "分词" chapter ("low low low lo",
-lexicographic tie-break, <unk>), seed 003 = the CS336 BPE write-up (low/lower/newest/widest).
+The figures checked here are the ones notebook 02 shows: the low/lowest/newer/wider corpus, a small Chinese
+corpus, "low low low lo" with the smallest-pair rule and low/lower/newest/widest with a three-way tie.
 """
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from tutorial_lib.packing.batch import Batch
+from tutorial_lib.tokenization import d2l
 from tutorial_lib.tokenization.bpe_toy import (
     EOW,
     PAD,
@@ -26,17 +29,17 @@ CLASSIC = {"low": 5, "lowest": 2, "newer": 6, "wider": 3}
 CHINESE = {"人工智能": 3, "人工": 4, "智能": 5, "人工智障": 2}
 
 
-# --- seed 004, demo 2: training on the classic corpus -------------------------------------------------------
+# --- training on the classic corpus -------------------------------------------------------------------------
 
 
-def test_demo2_merges_in_learned_order():
+def test_classic_merges_in_learned_order():
     result = train(CLASSIC, 6)
     assert result.merges == [("e", "r"), ("er", EOW), ("l", "o"), ("lo", "w"), ("n", "e"), ("ne", "w")]
 
 
-def test_demo2_vocabulary_of_17_symbols():
+def test_classic_vocabulary_of_17_symbols():
     vocab = train(CLASSIC, 6).vocab
-    # The seed prints the vocabulary sorted; ours lists initial symbols first, then one symbol per merge.
+    # Sorted, it is the usual 17-symbol list; ours lists initial symbols first, then one symbol per merge.
     assert sorted(vocab) == [
         "</w>", "d", "e", "er", "er</w>", "i", "l", "lo", "low", "n", "ne", "new", "o", "r", "s", "t", "w",
     ]  # fmt: skip
@@ -44,12 +47,12 @@ def test_demo2_vocabulary_of_17_symbols():
     assert vocab == initial + ["er", "er</w>", "lo", "low", "ne", "new"]
 
 
-def test_demo2_trace_counts_match_the_chapter_explanation():
+def test_classic_trace_counts():
     steps = train(CLASSIC, 6).steps
     assert [s.step for s in steps] == [1, 2, 3, 4, 5, 6]
     assert [s.count for s in steps] == [9, 9, 7, 7, 6, 6]
     first = steps[0]
-    # e+r (newer 6 + wider 3) ties with r+</w> at 9; the seed's choice e+r is the first one met.
+    # e+r (newer 6 + wider 3) ties with r+</w> at 9; the "first" rule picks e+r, the first one met.
     assert first.pair_counts[("e", "r")] == first.pair_counts[("r", EOW)] == 9
     assert first.pair_counts[("l", "o")] == 7
     assert list(first.pair_counts)[:4] == [("l", "o"), ("o", "w"), ("w", EOW), ("w", "e")]  # first-met order
@@ -61,9 +64,9 @@ def test_demo2_trace_counts_match_the_chapter_explanation():
     }
 
 
-# --- seed 004, demos 3 and 4: encoding and decoding ---------------------------------------------------------
+# --- encoding and decoding ---------------------------------------------------------------------------------
 
-DEMO3 = {
+CLASSIC_ENCODINGS = {
     "lowest": ["low", "e", "s", "t", EOW],
     "newer": ["new", "er</w>"],
     "newest": ["new", "e", "s", "t", EOW],
@@ -72,14 +75,14 @@ DEMO3 = {
 }
 
 
-@pytest.mark.parametrize("word", DEMO3)
-def test_demo3_encodings_as_printed(word):
-    assert encode_word(word, train(CLASSIC, 6).merges) == DEMO3[word]
+@pytest.mark.parametrize("word", CLASSIC_ENCODINGS)
+def test_classic_encodings(word):
+    assert encode_word(word, train(CLASSIC, 6).merges) == CLASSIC_ENCODINGS[word]
 
 
-def test_demo3_unseen_character_becomes_unk_with_alphabet():
-    # The seed says character BPE never meets an unknown symbol, but "g" never occurs in its training corpus:
-    # with the training alphabet it is <unk> (id 1 in the demo-8 tokenizer), as seed 002 warns.
+def test_unseen_character_becomes_unk_with_alphabet():
+    # "Character BPE never meets an unknown symbol" is wrong: "g" never occurs in the training corpus, so
+    # with the training alphabet it is <unk> (id 1 in the TinyTokenizer below).
     result = train(CLASSIC, 6)
     assert encode_word("lowing", result.merges, result.alphabet) == ["low", "i", "n", UNK, EOW]
 
@@ -91,9 +94,9 @@ def test_encode_applies_merges_by_rank_not_by_position():
 
 
 @pytest.mark.parametrize("word", ["lowest", "newest"])
-def test_demo4_decode_round_trip(word):
+def test_decode_round_trip(word):
     symbols = encode_word(word, train(CLASSIC, 6).merges)
-    assert symbols == DEMO3[word]
+    assert symbols == CLASSIC_ENCODINGS[word]
     assert decode(symbols) == word
 
 
@@ -104,13 +107,13 @@ def test_decode_turns_markers_into_single_spaces():
     assert encode("  low\t\nnewer ", train(CLASSIC, 6).merges) == ["low", EOW, "new", "er</w>"]
 
 
-# --- seed 004, demo 5: a Chinese corpus ---------------------------------------------------------------------
+# --- a Chinese corpus --------------------------------------------------------------------------------------
 
 
-def test_demo5_chinese_merges():
+def test_chinese_merges():
     result = train(CHINESE, 4)
     assert result.merges == [("人", "工"), ("智", "能"), ("智能", EOW), ("人工", EOW)]
-    assert [s.count for s in result.steps] == [9, 8, 8, 4]  # 人工 = 4 + 3 + 2 as the chapter says
+    assert [s.count for s in result.steps] == [9, 8, 8, 4]  # 人工 = 4 + 3 + 2
 
 
 @pytest.mark.parametrize(
@@ -122,18 +125,18 @@ def test_demo5_chinese_merges():
         ("智能制造", ["智能", "制", "造", EOW]),
     ],
 )
-def test_demo5_chinese_encodings(word, expected):
+def test_chinese_encodings(word, expected):
     assert encode_word(word, train(CHINESE, 4).merges) == expected
 
 
-def test_demo5_unseen_hanzi_are_unk_with_alphabet():
-    # The chapter claims new Chinese words never become UNK; 慧, 制, 造 are not in its training corpus.
+def test_unseen_hanzi_are_unk_with_alphabet():
+    # "New Chinese words never become <unk>" is wrong: 慧, 制, 造 are not in the training corpus.
     result = train(CHINESE, 4)
     symbols = encode("人工智慧 智能制造", result.merges, result.alphabet)
     assert symbols == ["人工", "智", UNK, EOW, "智能", UNK, UNK, EOW]
 
 
-# --- seed 004, demo 8: the end-to-end tokenizer -------------------------------------------------------------
+# --- the end-to-end tokenizer ------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -142,7 +145,7 @@ def tiny() -> TinyTokenizer:
     return TinyTokenizer(result.merges, result.alphabet)
 
 
-def test_demo8_vocabulary_ids(tiny):
+def test_tiny_tokenizer_vocabulary_ids(tiny):
     assert tiny.vocab == [
         "<pad>", "<unk>", "d", "e", "er", "er</w>", "i", "l", "lo", "low", "n", "ne", "new", "o", "r", "s", "t",
         "w", "</w>",
@@ -154,22 +157,22 @@ def test_demo8_vocabulary_ids(tiny):
     "text, ids",
     [("lowest newer", [9, 3, 15, 16, 18, 12, 5]), ("newest wider", [12, 3, 15, 16, 18, 17, 6, 2, 5])],
 )
-def test_demo8_ids_and_decode(tiny, text, ids):
+def test_tiny_tokenizer_ids_and_decode(tiny, text, ids):
     assert tiny.encode(text) == ids
     assert tiny.decode(ids) == text
 
 
-def test_demo8_batch_ids_and_mask(tiny):
-    # The seed prints only the batch; its rows decode to these three texts.
+def test_tiny_tokenizer_batch_pads_with_the_pad_id(tiny):
     batch = tiny.batch(["lowest", "lowest newer", "wider newest"])
-    assert batch.ids == [
+    assert batch.input_ids == [
         [9, 3, 15, 16, 18, 0, 0, 0, 0],
         [9, 3, 15, 16, 18, 12, 5, 0, 0],
         [17, 6, 2, 5, 12, 3, 15, 16, 18],
     ]
-    assert batch.mask == [[1] * 5 + [0] * 4, [1] * 7 + [0] * 2, [1] * 9]
-    assert [tiny.decode(row) for row in batch.ids] == ["lowest", "lowest newer", "wider newest"]
-    assert tiny.batch([]) == ([], [])
+    assert batch.attention_mask == [[1] * 5 + [0] * 4, [1] * 7 + [0] * 2, [1] * 9]
+    assert [tiny.decode(row) for row in batch.input_ids] == ["lowest", "lowest newer", "wider newest"]
+    assert tiny.batch([]) == Batch([], [])
+    assert tiny.batch(("lowest",)) == Batch([[9, 3, 15, 16, 18]], [[1] * 5])
 
 
 def test_tiny_tokenizer_maps_unseen_characters_to_unk_id(tiny):
@@ -177,23 +180,22 @@ def test_tiny_tokenizer_maps_unseen_characters_to_unk_id(tiny):
     assert tiny.decode([9, 6, 10, 1, 18]) == "lowin<unk>"
 
 
-# --- seed 002: "low low low lo", lexicographically smallest pair on ties -------------------------------------
+# --- "low low low lo", lexicographically smallest pair on ties -----------------------------------------------
 
 
-def test_seed002_low_low_low_lo():
+def test_low_low_low_lo():
     steps = train({"low": 3, "lo": 1}, 2, tie_break="lexicographic_min").steps
     assert steps[0].pair_counts[("l", "o")] == 4 and steps[0].pair_counts[("o", "w")] == 3
     assert [(s.chosen, s.count) for s in steps] == [(("l", "o"), 4), (("lo", "w"), 3)]
-    # The chapter draws this without an end marker and calls (lo, w) the unique maximum; with </w> it ties
-    # with (w, </w>) at 3, so the rule decides: the greatest-pair rule would learn w+</w> instead.
+    # Drawn without an end marker, (lo, w) is the unique maximum; with </w> it ties with (w, </w>) at 3, so
+    # the rule decides: the greatest-pair rule would learn w+</w> instead.
     assert steps[1].pair_counts[("w", EOW)] == 3
     assert train({"low": 3, "lo": 1}, 2, tie_break="first").merges[1] == ("lo", "w")
     assert train({"low": 3, "lo": 1}, 2, tie_break="lexicographic_max").merges[1] == ("w", EOW)
 
 
-def test_seed002_code_example_with_unk():
-    # The chapter's code ("low low low lo lower newest widest", 8 merges, min over (-count, pair)) prints no
-    # output; these are the values its code produces, checked against this module.
+def test_smallest_pair_rule_with_unk():
+    # "low low low lo lower newest widest", 8 merges, ties broken by the smallest pair.
     corpus = {"low": 3, "lo": 1, "lower": 1, "newest": 1, "widest": 1}
     result = train(corpus, 8, tie_break="lexicographic_min")
     assert result.merges == [
@@ -208,15 +210,15 @@ def test_seed002_code_example_with_unk():
     }
 
 
-# --- seed 003: low/lower/newest/widest, a three-way tie -----------------------------------------------------
+# --- low/lower/newest/widest, a three-way tie ---------------------------------------------------------------
 
 
-def test_seed003_counts_and_tie_break():
+def test_three_way_tie_and_the_rules():
     corpus = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
     counts = train(corpus, 1).steps[0].pair_counts
-    assert [counts[p] for p in [("e", "s"), ("s", "t"), ("l", "o"), ("o", "w")]] == [9, 9, 7, 7]  # as printed
-    # The end marker adds a third pair at 9. The write-up's rule (greater pair wins) picks (t, </w>) here;
-    # without a marker it would pick (s, t), not the ('e', 's') the write-up shows as its example merge.
+    assert [counts[p] for p in [("e", "s"), ("s", "t"), ("l", "o"), ("o", "w")]] == [9, 9, 7, 7]
+    # The end marker adds a third pair at 9. The greater-pair rule picks (t, </w>) here; without a marker
+    # it would pick (s, t), not (e, s), which only the smallest-pair and first-met rules choose.
     assert counts[("t", EOW)] == 9
     assert train(corpus, 1, tie_break="lexicographic_max").merges == [("t", EOW)]
     assert train(corpus, 1, tie_break="lexicographic_min").merges == [("e", "s")]
@@ -269,6 +271,17 @@ def test_helpers():
     assert count_pairs({("a", "b", EOW): 2, ("b", EOW): 3}) == {("a", "b"): 2, ("b", EOW): 5}
 
 
+@pytest.mark.parametrize("symbols", [["a", "a", "b"], ("a", "a", "b")])
+@pytest.mark.parametrize("pair", [["a", "a"], ("a", "a")])
+def test_merge_pair_takes_lists_and_tuples(symbols, pair):
+    # A list slice never equals a tuple pair: a naive check would return a list input unchanged.
+    assert merge_pair(symbols, pair) == ("aa", "b")
+
+
+def test_unk_is_the_one_d2l_defines():
+    assert UNK is d2l.UNK
+
+
 # --- bad input ----------------------------------------------------------------------------------------------
 
 
@@ -276,15 +289,15 @@ def test_helpers():
     "kwargs, error, words",
     [
         ({"corpus": ["low"]}, TypeError, "corpus must be a dict"),
-        ({"corpus": {1: 2}}, TypeError, "corpus word must be a str"),
+        ({"corpus": {1: 2}}, TypeError, "corpus word must be a non-empty str, got int 1"),
         ({"corpus": {"": 2}}, ValueError, "corpus word must be a non-empty str"),
         ({"corpus": {"lo w": 2}}, ValueError, "without whitespace"),
         ({"corpus": {"a</w>": 2}}, ValueError, "reserved end-of-word marker"),
-        ({"corpus": {"low": 0}}, ValueError, "frequency must be a positive int"),
-        ({"corpus": {"low": -3}}, ValueError, "frequency must be a positive int"),
-        ({"corpus": {"low": 2.0}}, TypeError, "frequency must be an int"),
-        ({"corpus": {"low": True}}, TypeError, "frequency must be an int"),
-        ({"num_merges": -1}, ValueError, "num_merges must be >= 0"),
+        ({"corpus": {"low": 0}}, ValueError, "corpus['low'] must be an int >= 1, got 0"),
+        ({"corpus": {"low": -3}}, ValueError, "corpus['low'] must be an int >= 1"),
+        ({"corpus": {"low": 2.0}}, TypeError, "corpus['low'] must be an int >= 1, got float"),
+        ({"corpus": {"low": True}}, TypeError, "corpus['low'] must be an int"),
+        ({"num_merges": -1}, ValueError, "num_merges must be an int >= 0"),
         ({"num_merges": 2.5}, TypeError, "num_merges must be an int"),
         ({"tie_break": "lexicographic"}, ValueError, "tie_break must be one of ['first', 'lexicographic_max'"),
     ],
@@ -299,17 +312,25 @@ def test_train_rejects_bad_input(kwargs, error, words):
 @pytest.mark.parametrize(
     "call, error, words",
     [
-        (lambda: encode_word(42, []), TypeError, "word must be a str"),
+        (lambda: encode_word(42, []), TypeError, "word must be a non-empty str, got int 42"),
         (lambda: encode_word("", []), ValueError, "word must be a non-empty str"),
         (lambda: encode_word("a b", []), ValueError, "without whitespace"),
         (lambda: encode_word("ab", "ab"), TypeError, "merges must be a list"),
-        (lambda: encode_word("ab", [("a", "b", "c")]), TypeError, "merges must be a list of (str, str)"),
+        (lambda: encode_word("ab", [("a", "b", "c")]), ValueError, "merges[0] must be two non-empty symbols"),
+        (lambda: encode_word("ab", [("a", "")]), ValueError, "merges[0] must be two non-empty symbols"),
+        (lambda: encode_word("ab", [("a", 1)]), TypeError, "merges[0][1] must be a str"),
+        (lambda: encode_word("ab", ["ab"]), TypeError, "merges[0] must be a list of str"),
         (lambda: encode_word("ab", [("a", "b"), ("a", "b")]), ValueError, "same pair twice"),
         (lambda: encode_word("ab", [], alphabet=42), TypeError, "alphabet must be None or a collection"),
         (lambda: encode_word("ab", [], alphabet=["ab"]), ValueError, "single-character"),
+        (lambda: encode_word("ab", [], alphabet=[1]), TypeError, "each alphabet item must be a str"),
+        (lambda: merge_pair("aab", ("a", "a")), TypeError, "symbols must be a list of str"),
+        (lambda: merge_pair(["a", 1], ("a", "a")), TypeError, "symbols[1] must be a str"),
+        (lambda: merge_pair(["a"], ("a", "a", "a")), ValueError, "pair must be two non-empty symbols"),
+        (lambda: merge_pair(["a"], "aa"), TypeError, "pair must be a list of str"),
         (lambda: encode(["low"], []), TypeError, "text must be a str"),
         (lambda: decode("low</w>"), TypeError, "symbols must be a list of str"),
-        (lambda: decode(["low", 3]), TypeError, "symbols must be a list of str"),
+        (lambda: decode(["low", 3]), TypeError, "symbols[1] must be a str"),
     ],
 )
 def test_encode_and_decode_reject_bad_input(call, error, words):
@@ -319,11 +340,11 @@ def test_encode_and_decode_reject_bad_input(call, error, words):
 
 
 def test_tiny_tokenizer_rejects_bad_input(tiny):
-    with pytest.raises(ValueError, match=r"ids must be in \[0, 19\), got 19"):
-        tiny.decode([19])
-    with pytest.raises(ValueError, match="ids must be in"):
+    with pytest.raises(ValueError, match=r"ids\[1\] must be an int in \[0, 18\], got 19"):
+        tiny.decode([3, 19])
+    with pytest.raises(ValueError, match=r"ids\[0\] must be an int in"):
         tiny.decode([-1])
-    with pytest.raises(TypeError, match="ids must be a list of int, got item '3'"):
+    with pytest.raises(TypeError, match=r"ids\[1\] must be an int, got str '3'"):
         tiny.decode([3, "3"])
     with pytest.raises(TypeError, match="ids must be a list of int"):
         tiny.decode("12")
@@ -384,3 +405,14 @@ def test_vocabulary_grows_by_one_symbol_per_merge(corpus, num_merges):
     assert len(result.vocab) == len(set(result.vocab)) == len(initial) + len(result.merges)
     if len(result.merges) < num_merges:  # stopped early: only because every word became a single symbol
         assert all(len(symbols) == 1 for symbols in result.steps[-1].corpus)
+
+
+symbol_lists = st.lists(st.sampled_from(["a", "b", "ab", EOW]), max_size=10)
+
+
+@given(symbol_lists, st.tuples(st.sampled_from("ab"), st.sampled_from(["a", "b", EOW])))
+def test_merge_pair_keeps_the_text_and_leaves_no_occurrence(symbols, pair):
+    merged = merge_pair(symbols, pair)
+    assert "".join(merged) == "".join(symbols)
+    assert pair not in zip(merged, merged[1:])  # with non-empty symbols no occurrence survives or appears
+    assert merge_pair(tuple(symbols), list(pair)) == merged

@@ -1,15 +1,35 @@
-"""Every registered exercise: its reference solution passes and a typical wrong answer fails.
+"""The checker engine and every registered exercise.
 
-solutions/chNN.py holds, for chapter NN, one reference function per exercise and WRONG_ANSWERS, a
-typical mistake for each (keyed by function name).
+solutions/chNN.py holds, for chapter NN, one reference function per exercise and WRONG_ANSWERS, a typical
+mistake for each (keyed by function name): the reference must pass, the mistake must fail. The rest checks
+that `check` answers whatever a learner's function does, and how it answers.
 """
 
 import importlib
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tutorial_lib import exercises
 from tutorial_lib.exercises import check
+
+ROOT = Path(__file__).resolve().parent.parent
+KEYS = sorted(exercises.REGISTRY)
+
+
+@pytest.fixture(autouse=True)
+def fresh_session():
+    """Each test starts as a new session: no failures counted yet."""
+    exercises.FAILURES.clear()
+    yield
+    exercises.FAILURES.clear()
 
 
 def solutions_module(key: str):
@@ -24,47 +44,328 @@ def wrong_answer(key: str):
     return solutions_module(key).WRONG_ANSWERS[exercises.REGISTRY[key].function_name]
 
 
-@pytest.mark.parametrize("key", sorted(exercises.REGISTRY))
-def test_every_exercise_has_a_solution_and_a_wrong_answer(key):
-    assert callable(reference_solution(key)) and callable(wrong_answer(key))
+def stub(*args):
+    raise NotImplementedError
 
 
-@pytest.mark.parametrize("key", sorted(exercises.REGISTRY))
+# --- every exercise ------------------------------------------------------------------------------------
+
+
+def test_one_module_of_cases_per_chapter_mirroring_solutions():
+    cases = sorted(p.stem for p in (ROOT / "tutorial_lib" / "exercises").glob("ch*.py"))
+    assert cases == sorted(p.stem for p in (ROOT / "solutions").glob("ch*.py")) == ["ch00", "ch01", "ch02", "ch03"]
+    for module in cases:
+        chapter = module.removeprefix("ch")
+        assert any(key.startswith(f"{chapter}.") for key in KEYS), f"{module} registers no exercise"
+        assert set(solutions_module(f"{chapter}.x").WRONG_ANSWERS) == {
+            exercises.REGISTRY[key].function_name for key in KEYS if key.startswith(f"{chapter}.")}
+
+
+def test_importing_check_alone_registers_every_chapter():
+    script = "from tutorial_lib.exercises import check, REGISTRY; print(sorted({k[:2] for k in REGISTRY}))"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.strip() == "['00', '01', '02', '03']"
+
+
+def test_a_chapter_module_can_be_imported_first():
+    script = "import tutorial_lib.exercises.ch02; from tutorial_lib.exercises import REGISTRY; print(len(REGISTRY))"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.strip() == str(len(KEYS))
+
+
+@pytest.mark.parametrize("key", KEYS)
 def test_reference_solution_passes(key):
     feedback = check(key, reference_solution(key))
-    assert feedback.passed, feedback.message
+    assert feedback.verdict == "通过" and feedback.passed, feedback.message
     assert feedback.message.startswith("通过")
 
 
-@pytest.mark.parametrize("key", sorted(exercises.REGISTRY))
+@pytest.mark.parametrize("key", KEYS)
 def test_typical_wrong_answer_fails_with_the_case(key):
     feedback = check(key, wrong_answer(key))
-    assert not feedback.passed
-    assert "期望" in feedback.message and "得到" in feedback.message and "提示" in feedback.message
+    assert feedback.verdict == "未通过" and not feedback.passed
+    assert feedback.message.startswith("未通过")
+    assert "输入：" in feedback.message and "期望" in feedback.message and "得到" in feedback.message
+    assert "提示" in feedback.message
 
 
-def test_stub_reports_unfinished_without_raising():
-    def stub(text):
-        raise NotImplementedError
+@pytest.mark.parametrize("key", KEYS)
+def test_the_shown_case_is_the_shortest_failing_one(key):
+    exercise, wrong = exercises.REGISTRY[key], wrong_answer(key)
+    failing = []
+    for case in exercise.make_cases():
+        try:
+            right = exercises.same_value(wrong(*case.args), case.expected)
+        except Exception:
+            right = False
+        if not right:
+            failing.append(case)
+    shortest = min(exercises.input_size(case.args) for case in failing)
+    message = check(key, wrong).message
+    assert f" {len(failing)}/" in message.splitlines()[0]
+    shown = next(case for case in failing if exercises.input_size(case.args) == shortest)
+    assert exercises._call_text(exercise, shown) in message
 
-    feedback = check("00.utf8_length", stub)
-    assert not feedback.passed and feedback.message.startswith("未完成")
+
+@pytest.mark.parametrize("key", KEYS)
+def test_stub_is_unfinished_and_not_counted_as_a_failure(key):
+    feedback = check(key, stub)
+    assert feedback.verdict == "未完成"
+    assert feedback.message.endswith("把函数体里的 raise NotImplementedError 换成你的实现。")
+    assert exercises.FAILURES[key] == 0
 
 
-def test_learner_exception_is_reported_not_raised():
-    feedback = check("00.utf8_length", lambda text: len(text.encode("ascii")))  # right until Chinese
-    assert not feedback.passed
-    assert "第 3/6 个用例运行出错：UnicodeEncodeError" in feedback.message
+# --- the smallest failing case ------------------------------------------------------------------------------
+
+
+def test_a_wrong_answer_on_long_inputs_shows_the_shortest_of_them():
+    def right_for_short_texts(text):
+        return len(text.encode("utf-8")) if len(text) <= 5 else len(text)
+
+    message = check("00.utf8_length", right_for_short_texts).message
+    assert "2/6 个用例不对" in message
+    assert "输入：utf8_length('naïve café')\n期望：12\n得到：10" in message
+
+
+def test_learner_exception_is_reported_with_its_line_not_raised():
+    feedback = check("00.utf8_length", lambda text: len(text.encode("ascii")))  # right until non-ASCII
+    assert feedback.verdict == "未通过"
+    assert "4/6 个用例不对" in feedback.message
+    assert "输入：utf8_length('🙂👍')\n运行出错：UnicodeEncodeError: 'ascii' codec" in feedback.message
+    assert "（你的代码第" in feedback.message
+
+
+def test_a_partly_written_function_is_not_a_stub():
+    def only_ascii(text):
+        if not text.isascii():
+            raise NotImplementedError("non-ASCII text")
+        return len(text)
+
+    feedback = check("00.utf8_length", only_ascii)
+    assert feedback.verdict == "未通过"
+    assert "运行出错：NotImplementedError: non-ASCII text" in feedback.message
+
+
+def test_the_learner_cannot_change_the_shown_input():
+    def clears_its_input(corpus):
+        corpus.clear()
+        return {}
+
+    message = check("02.count_pairs", clears_its_input).message
+    assert "输入：count_pairs({(" in message
+
+
+# --- whatever the function returns ------------------------------------------------------------------------
 
 
 def test_forgotten_return_is_explained():
-    assert "return" in check("00.utf8_length", lambda text: None).message
+    feedback = check("00.utf8_length", lambda text: None)
+    assert feedback.verdict == "未通过" and "忘了 return" in feedback.message
+
+
+def test_numpy_number_is_a_number_but_an_array_is_not():
+    assert check("00.utf8_length", lambda text: np.int64(len(text.encode("utf-8")))).passed
+    feedback = check("00.utf8_length", lambda text: np.array([len(text.encode("utf-8"))]))
+    assert feedback.verdict == "未通过" and "numpy 数组" in feedback.message and ".tolist()" in feedback.message
+
+
+def test_an_array_where_a_list_is_expected_answers():
+    vocab = reference_solution("01.build_vocab")
+    feedback = check("01.build_vocab", lambda tokens, min_freq: np.array(vocab(tokens, min_freq)))
+    assert feedback.verdict == "未通过" and "numpy 数组" in feedback.message
+
+
+def test_a_tuple_is_as_good_as_a_list_and_a_float_as_good_as_an_int():
+    encode_word = reference_solution("02.encode_word")
+    assert check("02.encode_word", lambda word, merges: tuple(encode_word(word, merges))).passed
+    assert check("00.utf8_length", lambda text: float(len(text.encode("utf-8")))).passed
+
+
+def test_a_bool_is_not_a_number_here():
+    feedback = check("00.utf8_length", lambda text: bool(text))
+    assert feedback.verdict == "未通过" and "类型不对：期望 int，你返回了 bool。" in feedback.message
+
+
+def test_a_generator_gets_a_list_hint():
+    encode_word = reference_solution("02.encode_word")
+    feedback = check("02.encode_word", lambda word, merges: (s for s in encode_word(word, merges)))
+    assert feedback.verdict == "未通过"
+    assert "得到：<generator object" in feedback.message and "0x" not in feedback.message
+    assert "用 list(...) 把元素取出来" in feedback.message
+
+
+class Hostile:
+    """Every dunder a checker might call raises."""
+
+    def __eq__(self, other):
+        raise ValueError("no comparing")
+
+    def __repr__(self):
+        raise RuntimeError("no printing")
+
+    def __bool__(self):
+        raise TypeError("no truth")
+
+    __hash__ = None
+
+
+class HostileStr(str):
+    def __eq__(self, other):
+        raise ValueError("no comparing")
+
+    def __repr__(self):
+        raise RuntimeError("no printing")
+
+    __hash__ = str.__hash__
+
+
+def test_objects_whose_eq_and_repr_raise_get_an_answer():
+    feedback = check("00.utf8_length", lambda text: Hostile())
+    assert feedback.verdict == "未通过" and "<Hostile 对象，它的 repr 出错了>" in feedback.message
+    clean_line = reference_solution("01.clean_line")
+    feedback = check("01.clean_line", lambda line: HostileStr(clean_line(line)))
+    assert feedback.verdict == "未通过" and "得到：<HostileStr 对象，它的 repr 出错了>" in feedback.message
+
+
+def test_an_exception_whose_str_raises_is_still_named():
+    class Broken(Exception):
+        def __str__(self):
+            raise RuntimeError
+
+    def fails(text):
+        raise Broken
+
+    feedback = check("00.utf8_length", fails)
+    assert feedback.verdict == "未通过" and "运行出错：Broken" in feedback.message
+
+
+returned_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5) | st.binary(max_size=5)
+    | st.builds(np.array, st.lists(st.integers(0, 9), max_size=4)) | st.builds(Hostile),
+    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner)
+    | st.dictionaries(st.text(max_size=2), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(KEYS), returned_values)
+def test_check_answers_whatever_is_returned(key, value):
+    feedback = check(key, lambda *args: value)
+    assert feedback.verdict == "未通过"
+    assert repr(feedback) == feedback.message
+
+
+# --- time limits -------------------------------------------------------------------------------------------
+
+
+def test_an_endless_loop_times_out_naming_the_case():
+    def stuck(text):
+        while True:
+            pass
+
+    feedback = check("00.utf8_length", stuck, time_limit=0.2)
+    assert feedback.verdict == "超时"
+    assert feedback.message.startswith("超时：练习 0：一段文字占多少字节 —— 第 1/6 个用例运行了 0.2 秒还没结束")
+    assert "输入：utf8_length('')" in feedback.message
+    assert exercises.FAILURES["00.utf8_length"] == 1
+
+
+def test_a_loop_that_swallows_exceptions_still_times_out():
+    def stuck(text):
+        while True:
+            try:
+                pass
+            except Exception:
+                pass
+
+    assert check("00.utf8_length", stuck, time_limit=0.2).verdict == "超时"
+
+
+def test_a_stuck_case_later_in_the_list_is_the_one_named():
+    def stuck_on_emoji(text):
+        while "🙂" in text:
+            pass
+        return len(text.encode("utf-8"))
+
+    feedback = check("00.utf8_length", stuck_on_emoji, time_limit=0.2)
+    assert feedback.verdict == "超时" and "输入：utf8_length('🙂👍')" in feedback.message
+
+
+def test_the_alarm_handler_and_an_outer_timer_are_put_back():
+    def outer_handler(signum, frame):
+        raise AssertionError("the outer timer must not fire during this test")
+
+    previous = signal.signal(signal.SIGALRM, outer_handler)
+    signal.setitimer(signal.ITIMER_REAL, 600)
+    def stuck(text):
+        while True:
+            pass
+
+    try:
+        check("00.utf8_length", reference_solution("00.utf8_length"))
+        assert signal.getsignal(signal.SIGALRM) is outer_handler
+        assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
+        assert check("00.utf8_length", stuck, time_limit=0.2).verdict == "超时"
+        assert signal.getsignal(signal.SIGALRM) is outer_handler
+        assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_outside_the_main_thread_a_worker_thread_enforces_the_limit():
+    stop = threading.Event()
+    answers = []
+
+    def stuck(text):
+        while not stop.is_set():  # ends once the test is over, so no thread spins on
+            pass
+
+    def learner_thread():
+        answers.append(check("00.utf8_length", stuck, time_limit=0.2))
+        answers.append(check("00.utf8_length", reference_solution("00.utf8_length")))
+        answers.append(check("00.utf8_length", stub))
+
+    thread = threading.Thread(target=learner_thread)
+    thread.start()
+    thread.join()
+    stop.set()
+    assert [feedback.verdict for feedback in answers] == ["超时", "通过", "未完成"]
+
+
+# --- hints in tiers ----------------------------------------------------------------------------------------
+
+
+def test_the_recipe_comes_after_repeated_failures_of_the_same_exercise():
+    exercise = exercises.REGISTRY["02.merge_pair"]
+    wrong = wrong_answer("02.merge_pair")
+    first = check("02.merge_pair", wrong).message
+    assert exercise.concept in first and exercise.recipe not in first and "再错 2 次" in first
+    check("02.count_pairs", wrong_answer("02.count_pairs"))  # another exercise: counted on its own
+    check("02.merge_pair", stub)  # the stub is not a failure
+    assert check("02.merge_pair", reference_solution("02.merge_pair")).passed
+    second = check("02.merge_pair", wrong).message
+    assert exercise.recipe not in second and "再错 1 次" in second
+    third = check("02.merge_pair", wrong).message
+    assert exercise.concept in third and f"做法：{exercise.recipe}" in third
+    assert exercises.FAILURES == {"02.merge_pair": 3, "02.count_pairs": 1}
+
+
+def test_every_exercise_has_a_concept_and_a_different_recipe():
+    for exercise in exercises.REGISTRY.values():
+        assert exercise.concept and exercise.recipe and exercise.concept != exercise.recipe
+
+
+# --- arguments ---------------------------------------------------------------------------------------------
 
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="key must be one of"):
         check("99.nope", len)
-    with pytest.raises(TypeError, match="fn must be"):
+    with pytest.raises(TypeError, match="fn must be the function you wrote"):
         check("00.utf8_length", 3)
+    with pytest.raises(ValueError, match="time_limit must be a finite number > 0"):
+        check("00.utf8_length", len, time_limit=0)
     with pytest.raises(ValueError, match="registered twice"):
         exercises.register(exercises.REGISTRY["00.utf8_length"])

@@ -75,7 +75,7 @@ def test_zipf_plot_draws_each_series_and_the_reference_without_missing_glyphs():
 def test_zipf_plot_bad_arguments():
     with pytest.raises(ValueError, match="series"):
         plotting.zipf_plot({}, title="t")
-    with pytest.raises(ValueError, match="positive counts"):
+    with pytest.raises(ValueError, match=r"series\['a'\]\[1\] must be an int >= 1, got 0"):
         plotting.zipf_plot({"a": [2, 0]}, title="t")
 
 
@@ -87,9 +87,9 @@ def test_tradeoff_scatter():
     plt.close(fig)
     with pytest.raises(ValueError, match="same length"):
         plotting.tradeoff_scatter(["a"], [1, 2], [3], title="t")
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match=r"vocab_sizes\[0\] must be an int >= 1"):
         plotting.tradeoff_scatter(["a"], [0], [3], title="t")
-    with pytest.raises(ValueError, match="flagged"):
+    with pytest.raises(ValueError, match="labels and flagged must have the same length, got 1 and 2"):
         plotting.tradeoff_scatter(["a"], [1], [3], title="t", flagged=[True, False])
     fig = plotting.tradeoff_scatter(["字符", "词"], [28, 4345], [30000, 6000], title="t", flagged=[False, True])
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["有 OOV"]
@@ -129,7 +129,7 @@ def test_grouped_bar_chart():
     plt.close(fig)
     with pytest.raises(ValueError, match="at least one"):
         plotting.grouped_bar_chart(["a"], {}, title="t", ylabel="y")
-    with pytest.raises(ValueError, match="one value per label"):
+    with pytest.raises(ValueError, match=r"labels and series\['s'\] must have the same length, got 2 and 1"):
         plotting.grouped_bar_chart(["a", "b"], {"s": [1.0]}, title="t", ylabel="y")
 
 
@@ -150,5 +150,70 @@ def test_pair_count_bars_highlights_ties_and_the_chosen_pair():
     assert bars[0].get_facecolor() == bars[1].get_facecolor() != bars[2].get_facecolor()
     assert bars[0].get_hatch() == "//" and not bars[1].get_hatch()
     plt.close(fig)
-    with pytest.raises(ValueError, match="chosen must be one of labels"):
+    with pytest.raises(ValueError, match=r"chosen must be one of \['a'\], got 'b'"):
         plotting.pair_count_bars(["a"], [1], title="t", chosen="b")
+
+
+# --- bad data: a clear error naming the argument, never a half-drawn figure ---------------------------------
+
+NAN = float("nan")
+
+
+@pytest.mark.parametrize(
+    "draw, error, words",
+    [
+        (lambda: plotting.zipf_plot({"x": [3.5, None]}, title="t"), TypeError,
+         "series['x'][0] must be an int >= 1"),
+        (lambda: plotting.zipf_plot({"x": [3, None]}, title="t"), TypeError, "series['x'][1] must be an int >= 1"),
+        (lambda: plotting.zipf_plot({"x": [3, NAN]}, title="t"), TypeError, "series['x'][1] must be an int"),
+        (lambda: plotting.zipf_plot({"x": []}, title="t"), ValueError, "series['x'] must be a non-empty list"),
+        (lambda: plotting.zipf_plot({"x": [1, 5]}, title="t"), ValueError, "from the most to the least frequent"),
+        (lambda: plotting.zipf_plot([[3, 1]], title="t"), TypeError, "series must be a dict"),
+        (lambda: plotting.zipf_plot({"x": [3]}, title="t", reference_exponent=NAN), ValueError,
+         "reference_exponent must be a finite number > 0"),
+        (lambda: plotting.bar_chart(["a", "b"], [1.0, NAN], title="t", ylabel="y"), ValueError,
+         "values[1] must be a finite number, got nan"),
+        (lambda: plotting.bar_chart(["a", "b"], [1.0, None], title="t", ylabel="y"), TypeError,
+         "values[1] must be a finite number, got NoneType None"),
+        (lambda: plotting.bar_chart(["a", None], [1.0, 2.0], title="t", ylabel="y"), TypeError,
+         "labels[1] must be a str"),
+        (lambda: plotting.bar_chart(["a", "b"], [1.0], title="t", ylabel="y"), ValueError,
+         "labels and values must have the same length, got 2 and 1"),
+        (lambda: plotting.bar_chart(["a"], [1.0], title="t", ylabel="y", reference=NAN), ValueError,
+         "reference must be a finite number"),
+        (lambda: plotting.merge_progress([0, 1], [10, 8.5], [11, 12], title="t"), TypeError, "tokens[1] must be an int"),
+        (lambda: plotting.merge_progress([0, 1], [10, 8], [11], title="t"), ValueError,
+         "merges, tokens and vocab must have the same length, got 2, 2 and 1"),
+        (lambda: plotting.merge_progress([0], [10], [11], title="t", mark=1.5), TypeError, "mark must be an int"),
+        (lambda: plotting.pair_count_bars(["a", "b"], [3, None], title="t"), TypeError, "counts[1] must be an int"),
+        (lambda: plotting.pair_count_bars(["a", "b"], [3], title="t"), ValueError,
+         "labels and counts must have the same length, got 2 and 1"),
+        (lambda: plotting.tradeoff_scatter(["a"], [10], [NAN], title="t"), TypeError, "lengths[0] must be an int"),
+        (lambda: plotting.tradeoff_scatter(["a"], [10], [3], title="t", flagged=["yes"]), TypeError,
+         "flagged[0] must be True or False"),
+        (lambda: plotting.coverage_plot([0.5, NAN], {}, title="t"), ValueError, "curve[1] must be a finite number"),
+        (lambda: plotting.coverage_plot([0.5, 1.5], {}, title="t"), ValueError,
+         "curve[1] must be a finite number in [0, 1]"),
+        (lambda: plotting.coverage_plot([0.5, 1.0], {0.9: 1.5}, title="t"), TypeError, "marks[0.9] must be an int"),
+        (lambda: plotting.coverage_plot([0.5, 1.0], {NAN: 1}, title="t"), ValueError, "each key of marks"),
+        (lambda: plotting.grouped_bar_chart(["a"], {"s": [None]}, title="t", ylabel="y"), TypeError,
+         "series['s'][0] must be a finite number"),
+        (lambda: plotting.grouped_bar_chart(["a"], [1.0], title="t", ylabel="y"), TypeError, "series must be a dict"),
+    ],
+)
+def test_bad_data_raises_a_clear_error(draw, error, words):
+    before = plt.get_fignums()
+    with pytest.raises(error) as info:
+        draw()
+    assert words in str(info.value)
+    assert plt.get_fignums() == before  # checked before any figure is made
+
+
+def test_numpy_inputs_are_accepted():
+    import numpy as np
+
+    plotting.setup_chinese()
+    fig = plotting.zipf_plot({"词": np.array([5, 3, 1])}, title="t")
+    plt.close(fig)
+    fig = plotting.bar_chart(["a", "b"], np.array([0.5, 1.5]), title="t", ylabel="y")
+    plt.close(fig)

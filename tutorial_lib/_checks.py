@@ -181,3 +181,21 @@ def check_mapping_keys(value: object, name: str, types: type, allowed: str) -> d
         check_type(key, f"a key of {name}", types, allowed)
     return dict(value)
 
+
+def check_number_list(value: object, name: str, *, low: float | None = None,
+                      high: float | None = None) -> list[float]:
+    """A flat sequence of finite numbers (a 1-D numpy array is fine) as a list of floats; None and NaN are not."""
+    if getattr(value, "ndim", 1) != 1:
+        raise ValueError(f"{name} must be 1-D (one sequence of numbers), got an array with {value.ndim} dimensions")
+    if isinstance(value, (str, bytes, bytearray, dict)) or not isinstance(value, Iterable):
+        raise _type_error(value, name, "a list of numbers")
+    return [check_number(item, f"{name}[{i}]", low=low, high=high) for i, item in enumerate(value)]
+
+
+def check_same_length(**sequences: Sequence) -> int:
+    """The common length of the named sequences, e.g. ``check_same_length(labels=labels, values=values)``."""
+    names, lengths = list(sequences), [len(s) for s in sequences.values()]
+    if len(set(lengths)) > 1:
+        raise ValueError(f"{', '.join(names[:-1])} and {names[-1]} must have the same length, "
+                         f"got {', '.join(map(str, lengths[:-1]))} and {lengths[-1]}")
+    return lengths[0]

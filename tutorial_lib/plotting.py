@@ -16,6 +16,9 @@ import matplotlib
 import matplotlib.pyplot as plt
 from matplotlib import font_manager
 
+from tutorial_lib._checks import (check_bool, check_choice, check_int, check_int_list, check_number,
+                                  check_number_list, check_same_length, check_sequence, check_str_list, check_type)
+
 SYSTEM_CJK_FONTS = (
     "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei", "WenQuanYi Zen Hei",
     "Microsoft YaHei", "SimHei", "PingFang SC", "Heiti SC", "Hiragino Sans GB",
@@ -62,8 +65,10 @@ def setup_chinese(prefer_system: bool = True) -> str:
 def bar_chart(labels: Sequence[str], values: Sequence[float], *, title: str, ylabel: str,
               reference: float | None = None):
     """A labelled bar chart (values written on the bars); `reference` draws a dashed line, e.g. 1.0."""
-    if len(labels) != len(values):
-        raise ValueError(f"labels and values must have the same length, got {len(labels)} and {len(values)}")
+    labels, values = check_str_list(labels, "labels"), check_number_list(values, "values")
+    check_same_length(labels=labels, values=values)
+    if reference is not None:
+        check_number(reference, "reference")
     fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(labels)), 3.5))
     bars = ax.bar(labels, values, color="#4C72B0")
     ax.bar_label(bars, fmt="%.2f", fontsize=8)
@@ -82,9 +87,11 @@ def merge_progress(merges: Sequence[int], tokens: Sequence[int], vocab: Sequence
 
     `mark` draws a dotted vertical line at one merge count, e.g. the number of merges a chapter stops at.
     """
-    if not len(merges) == len(tokens) == len(vocab):
-        raise ValueError(f"merges, tokens and vocab must have the same length, "
-                         f"got {len(merges)}, {len(tokens)} and {len(vocab)}")
+    merges, tokens = check_int_list(merges, "merges", low=0), check_int_list(tokens, "tokens", low=0)
+    vocab = check_int_list(vocab, "vocab", low=0)
+    check_same_length(merges=merges, tokens=tokens, vocab=vocab)
+    if mark is not None:
+        check_int(mark, "mark", low=0)
     fig, left = plt.subplots(figsize=(7, 3.5))
     right = left.twinx()
     left.plot(merges, tokens, "o-", color="#4C72B0", label="语料总 token 数（按词频加权）")
@@ -103,10 +110,10 @@ def merge_progress(merges: Sequence[int], tokens: Sequence[int], vocab: Sequence
 
 def pair_count_bars(labels: Sequence[str], counts: Sequence[int], *, title: str, chosen: str | None = None):
     """Bars of pair counts; the bars tied at the maximum are orange, and `chosen` (one label) gets a hatch."""
-    if len(labels) != len(counts):
-        raise ValueError(f"labels and counts must have the same length, got {len(labels)} and {len(counts)}")
-    if chosen is not None and chosen not in labels:
-        raise ValueError(f"chosen must be one of labels, got {chosen!r}")
+    labels, counts = check_str_list(labels, "labels"), check_int_list(counts, "counts", low=0)
+    check_same_length(labels=labels, counts=counts)
+    if chosen is not None:
+        check_choice(chosen, "chosen", labels)
     top = max(counts, default=0)
     fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(labels)), 3.5))
     bars = ax.bar(labels, counts, color=["#DD8452" if c == top else "#4C72B0" for c in counts])
@@ -128,11 +135,16 @@ def zipf_plot(series: dict[str, Sequence[int]], *, title: str, reference_exponen
     Zipf's law says frequency ~ 1 / rank^a with a close to 1, which is a straight line of slope -a here;
     `reference_exponent` draws that line through the first series' most frequent token for comparison.
     """
+    check_type(series, "series", dict, "a dict of name -> frequencies")
     if not series:
         raise ValueError("series must contain at least one name -> frequencies entry")
+    series = {name: check_int_list(freqs, f"series[{name!r}]", low=1) for name, freqs in series.items()}
     for name, freqs in series.items():
-        if len(freqs) == 0 or min(freqs) <= 0:
-            raise ValueError(f"series[{name!r}] must be a non-empty list of positive counts")
+        if not freqs or freqs != sorted(freqs, reverse=True):
+            raise ValueError(f"series[{name!r}] must be a non-empty list of counts from the most to the least "
+                             f"frequent (rank 1 first), e.g. sorted(counts.values(), reverse=True)")
+    if reference_exponent is not None:
+        check_number(reference_exponent, "reference_exponent", low=0, low_open=True)
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for name, freqs in series.items():
         ax.loglog(range(1, len(freqs) + 1), freqs, label=f"{name}（{len(freqs)} 种）")
@@ -156,14 +168,14 @@ def tradeoff_scatter(labels: Sequence[str], vocab_sizes: Sequence[int], lengths:
 
     `flagged` marks some points in orange (e.g. the tokenizers that produce `<unk>`), named `flag_label`.
     """
-    if not len(labels) == len(vocab_sizes) == len(lengths):
-        raise ValueError(f"labels, vocab_sizes and lengths must have the same length, "
-                         f"got {len(labels)}, {len(vocab_sizes)} and {len(lengths)}")
-    if any(v <= 0 for v in vocab_sizes):
-        raise ValueError("vocab_sizes must be positive (the x axis is logarithmic)")
-    flags = list(flagged) if flagged is not None else [False] * len(labels)
-    if len(flags) != len(labels):
-        raise ValueError(f"flagged must have one entry per label, got {len(flags)} for {len(labels)} labels")
+    labels = check_str_list(labels, "labels")
+    vocab_sizes = check_int_list(vocab_sizes, "vocab_sizes", low=1)  # the x axis is logarithmic
+    lengths = check_int_list(lengths, "lengths", low=0)
+    check_same_length(labels=labels, vocab_sizes=vocab_sizes, lengths=lengths)
+    flags = [False] * len(labels) if flagged is None else check_sequence(flagged, "flagged", "a list of bool")
+    for i, flag in enumerate(flags):
+        check_bool(flag, f"flagged[{i}]")
+    check_same_length(labels=labels, flagged=flags)
     fig, ax = plt.subplots(figsize=(7, 4))
     for flag, color, name in ((False, "#4C72B0", None), (True, "#DD8452", flag_label)):
         points = [(x, y) for x, y, f in zip(vocab_sizes, lengths, flags) if f == flag]
@@ -190,11 +202,12 @@ def coverage_plot(curve: Sequence[float], marks: dict[float, int], *, title: str
     `marks` maps a coverage level to the k that reaches it (metrics.chars_for_coverage); each gets a dot and a
     dotted guide, and a box in the empty lower right lists them, so the plot shows how long the rare tail is.
     """
-    if len(curve) == 0:
+    curve = check_number_list(curve, "curve", low=0, high=1)
+    if not curve:
         raise ValueError("curve must not be empty")
-    for level, k in marks.items():
-        if not 1 <= k <= len(curve):
-            raise ValueError(f"marks[{level}] must be a rank in 1..{len(curve)}, got {k}")
+    for level, k in check_type(marks, "marks", dict, "a dict of coverage level -> rank").items():
+        check_number(level, "each key of marks", low=0, high=1, low_open=True)
+        check_int(k, f"marks[{level}]", low=1, high=len(curve))
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
     ax.plot(range(1, len(curve) + 1), [100 * c for c in curve], color="#4C72B0")
     for level, k in sorted(marks.items()):
@@ -216,11 +229,13 @@ def coverage_plot(curve: Sequence[float], marks: dict[float, int], *, title: str
 
 def grouped_bar_chart(labels: Sequence[str], series: dict[str, Sequence[float]], *, title: str, ylabel: str):
     """Bars grouped by label, one colour per series (e.g. tokenizers x evaluation sets), values on the bars."""
+    labels = check_str_list(labels, "labels")
+    check_type(series, "series", dict, "a dict of name -> values")
     if not series:
         raise ValueError("series must contain at least one name -> values entry")
+    series = {name: check_number_list(values, f"series[{name!r}]") for name, values in series.items()}
     for name, values in series.items():
-        if len(values) != len(labels):
-            raise ValueError(f"series[{name!r}] must have one value per label ({len(labels)}), got {len(values)}")
+        check_same_length(labels=labels, **{f"series[{name!r}]": values})
     width = 0.8 / len(series)
     fig, ax = plt.subplots(figsize=(max(6.5, 1.3 * len(labels)), 3.8))
     for j, (name, values) in enumerate(series.items()):

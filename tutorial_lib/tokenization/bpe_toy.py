@@ -8,11 +8,16 @@ with ``<pad>``/``<unk>`` and padded batches.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, NamedTuple
+from typing import Callable, Iterable
+
+from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_sequence, check_str,
+                                  check_str_list, check_type, describe)
+from tutorial_lib.packing.batch import Batch, pad
+from tutorial_lib.tokenization.d2l import UNK
 
 EOW = "</w>"  # end-of-word marker: lets BPE learn word endings ("er</w>") apart from word middles ("er")
-UNK = "<unk>"
 PAD = "<pad>"
 
 Pair = tuple[str, str]
@@ -21,8 +26,8 @@ Pair = tuple[str, str]
 # Strings compare by Unicode code point, pairs as (left, right) tuples: ("e", "rx") < ("er", "a").
 TIE_BREAKS: dict[str, Callable[[list[Pair]], Pair]] = {
     "first": lambda tied: tied[0],  # first met scanning words in insertion order, left to right
-    "lexicographic_min": min,  # smallest pair, as in the "low low low lo" chapter's code
-    "lexicographic_max": max,  # greatest pair, the CS336 assignment's rule
+    "lexicographic_min": min,  # smallest pair
+    "lexicographic_max": max,  # greatest pair
 }
 
 
@@ -30,7 +35,7 @@ TIE_BREAKS: dict[str, Callable[[list[Pair]], Pair]] = {
 class MergeStep:
     """One training step: the counts it saw, the pair it chose, and the corpus after merging that pair."""
 
-    step: int  # 1-based, like "round 1" in the chapters
+    step: int  # 1-based: step 1 learns the first merge
     pair_counts: dict[Pair, int]  # in first-met order, so the "first" rule is visible in the trace
     chosen: Pair
     count: int
@@ -52,24 +57,27 @@ class BPEResult:
 
 
 def _check_word(word: object, name: str) -> str:
-    if not isinstance(word, str):
-        raise TypeError(f"{name} must be a str, got {type(word).__name__}")
-    if not word or any(ch.isspace() for ch in word):
+    check_str(word, name, non_empty=True)
+    if any(ch.isspace() for ch in word):
         raise ValueError(f"{name} must be a non-empty str without whitespace, got {word!r}")
     if EOW in word:
         raise ValueError(f"{name} must not contain the reserved end-of-word marker {EOW!r}, got {word!r}")
     return word
 
 
+def _check_pair(pair: object, name: str) -> Pair:
+    """Two non-empty symbols as a tuple: a list ["e", "r"] is the same pair, and must compare equal to it."""
+    left_right = check_str_list(pair, name)
+    if len(left_right) != 2 or not all(left_right):
+        raise ValueError(f"{name} must be two non-empty symbols (left, right), got {describe(pair)}")
+    return tuple(left_right)
+
+
 def _check_merges(merges: object) -> dict[Pair, int]:
     """Validate merges and return their ranks (earliest learned = 0)."""
-    if not isinstance(merges, (list, tuple)):
-        raise TypeError(f"merges must be a list of (str, str) pairs, got {type(merges).__name__}")
-    for pair in merges:
-        if not (isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(s, str) and s for s in pair)):
-            raise TypeError(f"merges must be a list of (str, str) pairs of non-empty str, got item {pair!r}")
-    ranks = {pair: rank for rank, pair in enumerate(merges)}
-    if len(ranks) != len(merges):
+    pairs = check_sequence(merges, "merges", "a list of (str, str) pairs")
+    ranks = {_check_pair(pair, f"merges[{i}]"): i for i, pair in enumerate(pairs)}
+    if len(ranks) != len(pairs):
         raise ValueError("merges must not contain the same pair twice")
     return ranks
 
@@ -77,11 +85,10 @@ def _check_merges(merges: object) -> dict[Pair, int]:
 def _check_alphabet(alphabet: Iterable[str] | None) -> frozenset[str] | None:
     if alphabet is None:
         return None
-    if not isinstance(alphabet, Iterable):
-        raise TypeError(f"alphabet must be None or a collection of single-character str, got {alphabet!r}")
-    chars = frozenset(alphabet)
-    if not all(isinstance(ch, str) and len(ch) == 1 for ch in chars):
-        raise ValueError(f"alphabet must contain single-character str only, got {sorted(map(repr, chars))}")
+    chars = frozenset(check_type(alphabet, "alphabet", Iterable, "None or a collection of single-character str"))
+    for ch in chars:
+        if len(check_str(ch, "each alphabet item")) != 1:
+            raise ValueError(f"alphabet must contain single-character str only, got {ch!r}")
     return chars
 
 
@@ -94,8 +101,16 @@ def count_pairs(corpus: dict[tuple[str, ...], int]) -> dict[Pair, int]:
     return counts
 
 
-def merge_pair(symbols: tuple[str, ...], pair: Pair) -> tuple[str, ...]:
-    """Replace every non-overlapping occurrence of ``pair``, scanning left to right ("aaa" -> "aa", "a")."""
+def merge_pair(symbols: Sequence[str], pair: Sequence[str]) -> tuple[str, ...]:
+    """Replace every non-overlapping occurrence of ``pair``, scanning left to right ("aaa" -> "aa", "a").
+
+    ``symbols`` and ``pair`` may be lists or tuples of str; the result is always a tuple, the form a corpus
+    in training keys its words by.
+    """
+    return _merge(tuple(check_str_list(symbols, "symbols")), _check_pair(pair, "pair"))
+
+
+def _merge(symbols: tuple[str, ...], pair: Pair) -> tuple[str, ...]:
     out: list[str] = []
     i = 0
     while i < len(symbols):
@@ -114,20 +129,12 @@ def train(corpus: dict[str, int], num_merges: int, tie_break: str = "first") -> 
     Stops early, without error, once every word is a single symbol: no pair is left to merge, so
     ``len(result.merges)`` can be smaller than ``num_merges``. ``tie_break`` is one of ``TIE_BREAKS``.
     """
-    if not isinstance(corpus, dict):
-        raise TypeError(f"corpus must be a dict of word (str) -> frequency (int), got {type(corpus).__name__}")
+    check_type(corpus, "corpus", dict, "a dict of word (str) -> frequency (int)")
     for word, freq in corpus.items():
         _check_word(word, "corpus word")
-        if isinstance(freq, bool) or not isinstance(freq, int):
-            raise TypeError(f"corpus frequency must be an int, got {type(freq).__name__} for word {word!r}")
-        if freq <= 0:
-            raise ValueError(f"corpus frequency must be a positive int, got {freq} for word {word!r}")
-    if isinstance(num_merges, bool) or not isinstance(num_merges, int):
-        raise TypeError(f"num_merges must be an int, got {type(num_merges).__name__}")
-    if num_merges < 0:
-        raise ValueError(f"num_merges must be >= 0, got {num_merges}")
-    if tie_break not in TIE_BREAKS:
-        raise ValueError(f"tie_break must be one of {sorted(TIE_BREAKS)}, got {tie_break!r}")
+        check_int(freq, f"corpus[{word!r}]", low=1)
+    check_int(num_merges, "num_merges", low=0)
+    check_choice(tie_break, "tie_break", sorted(TIE_BREAKS))
 
     words = {tuple(word) + (EOW,): freq for word, freq in corpus.items()}
     merges: list[Pair] = []
@@ -138,7 +145,7 @@ def train(corpus: dict[str, int], num_merges: int, tie_break: str = "first") -> 
             break
         best = max(counts.values())
         chosen = TIE_BREAKS[tie_break]([pair for pair, count in counts.items() if count == best])
-        words = {merge_pair(symbols, chosen): freq for symbols, freq in words.items()}
+        words = {_merge(symbols, chosen): freq for symbols, freq in words.items()}
         merges.append(chosen)
         steps.append(MergeStep(step, counts, chosen, best, dict(words)))
     return BPEResult(merges, steps, sorted(set("".join(corpus))))
@@ -150,7 +157,7 @@ def _encode_symbols(word: str, ranks: dict[Pair, int], alphabet: frozenset[str] 
         pairs = [pair for pair in zip(symbols, symbols[1:]) if pair in ranks]
         if not pairs:
             return list(symbols)
-        symbols = merge_pair(symbols, min(pairs, key=ranks.__getitem__))
+        symbols = _merge(symbols, min(pairs, key=ranks.__getitem__))
 
 
 def encode_word(word: str, merges: list[Pair], alphabet: Iterable[str] | None = None) -> list[str]:
@@ -165,10 +172,9 @@ def encode_word(word: str, merges: list[Pair], alphabet: Iterable[str] | None = 
 
 def encode(text: str, merges: list[Pair], alphabet: Iterable[str] | None = None) -> list[str]:
     """Encode a sentence: split on whitespace, then ``encode_word`` each word; ``</w>`` marks the boundaries."""
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    words = check_str(text, "text").split()
     ranks, chars = _check_merges(merges), _check_alphabet(alphabet)
-    return [s for word in text.split() for s in _encode_symbols(_check_word(word, "word"), ranks, chars)]
+    return [s for word in words for s in _encode_symbols(_check_word(word, "word"), ranks, chars)]
 
 
 def decode(symbols: list[str]) -> str:
@@ -177,36 +183,27 @@ def decode(symbols: list[str]) -> str:
     Words hold no whitespace, so whitespace runs in the input come back as single spaces: decode(encode(t))
     equals ``" ".join(t.split())`` for text over the training alphabet.
     """
-    if not isinstance(symbols, (list, tuple)) or not all(isinstance(s, str) for s in symbols):
-        raise TypeError(f"symbols must be a list of str, got {symbols!r}")
+    symbols = check_str_list(symbols, "symbols")
     return "".join(s[: -len(EOW)] + " " if s.endswith(EOW) else s for s in symbols).rstrip(" ")
-
-
-class Batch(NamedTuple):
-    """A rectangle of ids the model can take, plus the mask saying which cells are real."""
-
-    ids: list[list[int]]  # padded with the <pad> id to the longest sequence
-    mask: list[list[int]]  # 1 = real token, 0 = padding the model must ignore
 
 
 class TinyTokenizer:
     """End-to-end toy tokenizer: text -> BPE symbols -> ids, and back; padded batches with attention masks.
 
-    Ids: ``<pad>`` = 0 and ``<unk>`` = 1, then the other symbols sorted, then ``</w>`` last (the seed's
-    layout, so its printed ids are reproduced).
+    Ids: ``<pad>`` = 0 and ``<unk>`` = 1, then the other symbols sorted, then ``</w>`` last, so the two
+    special ids are easy to spot in a printed batch.
     """
 
     def __init__(self, merges: list[Pair], alphabet: Iterable[str]) -> None:
-        _check_merges(merges)
-        if alphabet is None:
-            raise TypeError("alphabet must be a collection of single-character str, got None")
+        merges = list(_check_merges(merges))
+        check_type(alphabet, "alphabet", Iterable, "a collection of single-character str")
         self.alphabet = _check_alphabet(alphabet)
         symbols = set(self.alphabet) | {"".join(pair) for pair in merges}
         if symbols & {PAD, UNK}:
             raise ValueError(f"merges must not build the reserved symbols {PAD!r} or {UNK!r}")
         self.vocab: list[str] = [PAD, UNK] + sorted(symbols - {EOW}) + [EOW]  # id -> token
         self.token_to_id: dict[str, int] = {token: i for i, token in enumerate(self.vocab)}
-        self.merges = list(merges)
+        self.merges = merges
 
     def tokenize(self, text: str) -> list[str]:
         """Text to BPE symbols; characters outside the alphabet become ``<unk>``, so every symbol has an id."""
@@ -217,21 +214,11 @@ class TinyTokenizer:
 
     def decode(self, ids: list[int]) -> str:
         """Ids back to text. ``<pad>`` ids are skipped, so a padded batch row decodes to its sentence."""
-        if not isinstance(ids, (list, tuple)):
-            raise TypeError(f"ids must be a list of int, got {type(ids).__name__}")
-        for i in ids:
-            if isinstance(i, bool) or not isinstance(i, int):
-                raise TypeError(f"ids must be a list of int, got item {i!r}")
-            if not 0 <= i < len(self.vocab):
-                raise ValueError(f"ids must be in [0, {len(self.vocab)}), got {i}")
+        ids = check_int_list(ids, "ids")
+        for k, i in enumerate(ids):
+            check_int(i, f"ids[{k}]", low=0, high=len(self.vocab) - 1)
         return decode([self.vocab[i] for i in ids if i != self.token_to_id[PAD]])
 
     def batch(self, texts: list[str]) -> Batch:
-        """Encode several texts and pad them to the longest; nothing is truncated."""
-        if not isinstance(texts, (list, tuple)):
-            raise TypeError(f"texts must be a list of str, got {type(texts).__name__}")
-        rows = [self.encode(text) for text in texts]
-        width = max(map(len, rows), default=0)
-        pad = self.token_to_id[PAD]
-        ids = [row + [pad] * (width - len(row)) for row in rows]
-        return Batch(ids, [[1] * len(row) + [0] * (width - len(row)) for row in rows])
+        """Encode several texts and pad them with the ``<pad>`` id to the longest; nothing is truncated."""
+        return pad([self.encode(text) for text in check_str_list(texts, "texts")], self.token_to_id[PAD])

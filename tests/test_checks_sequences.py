@@ -1,0 +1,51 @@
+"""The sequence checks added for plotting data: lists of finite numbers and sequences of one length."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tutorial_lib._checks import check_number_list, check_same_length
+
+
+def test_number_list_gives_floats_and_takes_arrays():
+    assert check_number_list((1, 2.5, np.float32(0.5), np.int64(3)), "xs") == [1.0, 2.5, 0.5, 3.0]
+    assert check_number_list(np.array([0.25, 1.0]), "xs", low=0, high=1) == [0.25, 1.0]
+    assert check_number_list([], "xs") == []
+
+
+@pytest.mark.parametrize(
+    "value, error, words",
+    [
+        ([1, None], TypeError, "xs[1] must be a finite number, got NoneType None"),
+        ([float("nan")], ValueError, "xs[0] must be a finite number, got nan"),
+        ([float("inf")], ValueError, "xs[0] must be a finite number, got inf"),
+        ([True], TypeError, "xs[0] must be a finite number"),
+        (["1"], TypeError, "xs[0] must be a finite number, got str '1'"),
+        ("12", TypeError, "xs must be a list of numbers, got str"),
+        (3, TypeError, "xs must be a list of numbers, got int"),
+        (np.zeros((2, 2)), ValueError, "xs must be 1-D"),
+    ],
+)
+def test_number_list_refuses(value, error, words):
+    with pytest.raises(error) as info:
+        check_number_list(value, "xs")
+    assert words in str(info.value)
+
+
+def test_number_list_bounds():
+    with pytest.raises(ValueError, match=r"xs\[1\] must be a finite number in \[0, 1\], got 1.5"):
+        check_number_list([0.5, 1.5], "xs", low=0, high=1)
+
+
+def test_same_length_names_every_sequence():
+    assert check_same_length(a=[1, 2], b="xy", c=(3, 4)) == 2
+    with pytest.raises(ValueError, match="a, b and c must have the same length, got 2, 2 and 1"):
+        check_same_length(a=[1, 2], b=[1, 2], c=[1])
+    with pytest.raises(ValueError, match=r"labels and series\['s'\] must have the same length, got 1 and 0"):
+        check_same_length(labels=["x"], **{"series['s']": []})
+
+
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False) | st.integers(-10**6, 10**6)))
+def test_finite_numbers_pass_unchanged_in_value(values):
+    assert check_number_list(values, "xs") == [float(v) for v in values]
