@@ -155,14 +155,14 @@ def check_int_list(value: object, name: str, *, low: int | None = None) -> list[
     Bools, floats and nested sequences are refused: a 2-D array passed where one row is expected would
     otherwise be read row by row and fail much later, or not at all.
     """
+    return [check_int(item, f"{name}[{i}]", low=low) for i, item in enumerate(_flat(value, name, "a list of int"))]
+
+
+def _flat(value: object, name: str, allowed: str) -> list:
     ndim = getattr(value, "ndim", 1)
     if ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one sequence of ids), got an array with {ndim} dimensions")
-    items = list(check_iterable(value, name, "a list of int"))
-    out = []
-    for i, item in enumerate(items):
-        out.append(check_int(item, f"{name}[{i}]", low=low))
-    return out
+        raise ValueError(f"{name} must be 1-D (one sequence), got an array with {ndim} dimensions")
+    return list(check_iterable(value, name, allowed))
 
 
 def check_path(value: object, name: str) -> Path:
@@ -185,11 +185,8 @@ def check_mapping_keys(value: object, name: str, types: type, allowed: str) -> d
 def check_number_list(value: object, name: str, *, low: float | None = None,
                       high: float | None = None) -> list[float]:
     """A flat sequence of finite numbers (a 1-D numpy array is fine) as a list of floats; None and NaN are not."""
-    if getattr(value, "ndim", 1) != 1:
-        raise ValueError(f"{name} must be 1-D (one sequence of numbers), got an array with {value.ndim} dimensions")
-    if isinstance(value, (str, bytes, bytearray, dict)) or not isinstance(value, Iterable):
-        raise _type_error(value, name, "a list of numbers")
-    return [check_number(item, f"{name}[{i}]", low=low, high=high) for i, item in enumerate(value)]
+    return [check_number(item, f"{name}[{i}]", low=low, high=high)
+            for i, item in enumerate(_flat(value, name, "a list of numbers"))]
 
 
 def check_same_length(**sequences: Sequence) -> int:
