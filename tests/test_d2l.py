@@ -72,9 +72,9 @@ def test_cleaning_report_on_the_time_machine():
     report = d2l.cleaning_report(data.load_text("timemachine").splitlines())
     assert report.chars_before == 175758 and report.chars_after == 170580
     assert report.lowercased == 3618
-    assert report.by_category() == {"punctuation": 5643, "digits": 4, "whitespace": 29458, "other": 0}
     assert report.replaced[","] == 2225 and report.replaced["'"] == 657
     assert {ch: n for ch, n in report.replaced.items() if ch.isdigit()} == {"1": 1, "8": 2, "9": 1}  # "[1898]"
+    assert sum(report.removed.values()) == report.chars_before - report.chars_after == 5178
     assert report.split_words["don't"] == 11
     assert sum(report.split_words.values()) == 472
 
@@ -84,6 +84,28 @@ def test_cleaning_report_small():
     assert (report.chars_before, report.chars_after, report.lowercased) == (13, 9, 1)  # "hi you re"
     assert report.replaced == Counter({" ": 2, ",": 1, "'": 1, "2": 1, "!": 1})
     assert report.split_words == Counter({"you're": 1})
+
+
+def test_an_inner_run_keeps_its_space_and_loses_the_rest():
+    report = d2l.cleaning_report(["Hello, world.  Bye", "Upper-world"])
+    assert report.removed_inside == Counter({",": 1, ".": 1, " ": 1})
+    assert report.became_space == Counter({" ": 2, "-": 1})
+    assert report.removed_at_edges == Counter()
+
+
+def test_runs_at_the_ends_and_lines_without_letters_are_lost_whole():
+    lines = ["[1898]", '"Yes," he said.', "", "   "]
+    report = d2l.cleaning_report(lines)
+    assert report.removed_at_edges == Counter({"[": 1, "1": 1, "8": 2, "9": 1, "]": 1, '"': 1, ".": 1, " ": 3})
+    assert report.removed_inside == Counter({",": 1, '"': 1})
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from(list("ab Z-,.'\t1é")), max_size=30), max_size=5))
+def test_deleted_characters_add_up_to_the_length_lost(lines):
+    report = d2l.cleaning_report(lines)
+    assert sum(report.removed.values()) == report.chars_before - report.chars_after
+    non_letters = sum(1 for x in lines for c in x if not (c.isascii() and c.isalpha()))
+    assert sum(report.replaced.values()) == non_letters
 
 
 # --- Vocab -----------------------------------------------------------------------------------------------------
@@ -160,6 +182,10 @@ def test_tokenize_bad_arguments():
         d2l.tokenize(["a", 3])
     with pytest.raises(TypeError, match="line"):
         d2l.clean_line(None)
+    with pytest.raises(TypeError, match="raw_lines"):
+        d2l.cleaning_report("one string, not a list")
+    with pytest.raises(TypeError, match=r"raw_lines\[0\]"):
+        d2l.cleaning_report([b"bytes"])
 
 
 def test_split_and_oov_rate(lines):

@@ -65,7 +65,15 @@ def test_zipf_plot_draws_each_series_and_the_reference_without_missing_glyphs():
     ax = fig.axes[0]
     assert ax.get_xscale() == ax.get_yscale() == "log"
     assert len(ax.get_lines()) == 3 and ax.get_lines()[2].get_ydata()[1] == 25  # 50 / 2
-    assert [t.get_text() for t in ax.get_legend().get_texts()][0] == "词（5 种）"
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend[0] == "词（5 种）" and legend[2] == "齐普夫定律：频率 ∝ 1/排名"
+    plt.close(fig)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig = plotting.zipf_plot({"词": [9, 3]}, title="t", reference_exponent=1.25)
+        fig.canvas.draw()
+    assert fig.axes[0].get_legend().get_texts()[1].get_text() == "齐普夫定律：频率 ∝ 1/排名^1.25"
+    assert not [w for w in caught if "missing from font" in str(w.message)]
     plt.close(fig)
     fig = plotting.zipf_plot({"词": [3, 1]}, title="t", reference_exponent=None)
     assert len(fig.axes[0].get_lines()) == 1

@@ -152,13 +152,18 @@ def zipf_plot(series: dict[str, Sequence[int]], *, title: str, reference_exponen
         first = next(iter(series.values()))
         ranks = range(1, len(first) + 1)
         ax.loglog(ranks, [first[0] / r ** reference_exponent for r in ranks], color="gray", linestyle="--",
-                  linewidth=1, label=f"参考线：频率 ∝ 1 / 排名^{reference_exponent:g}")
+                  linewidth=1, label=_zipf_label(reference_exponent))
     ax.set_xlabel("排名（rank，对数坐标）")
     ax.set_ylabel("出现次数（对数坐标）")
     ax.set_title(title)
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def _zipf_label(exponent: float) -> str:
+    """The reference line's legend: "频率 ∝ 1/排名" for Zipf's own exponent 1, "1/排名^a" otherwise."""
+    return "齐普夫定律：频率 ∝ 1/排名" + ("" if exponent == 1 else f"^{exponent:g}")
 
 
 def tradeoff_scatter(labels: Sequence[str], vocab_sizes: Sequence[int], lengths: Sequence[int], *, title: str,

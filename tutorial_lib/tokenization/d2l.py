@@ -9,7 +9,6 @@ of asserting it. The comparison with byte-level BPE lives in `compare`.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Sequence
@@ -148,40 +147,58 @@ def load_corpus_time_machine(max_tokens: int | None = None, granularity: str = "
 
 @dataclass(frozen=True)
 class CleaningReport:
-    """What `clean_line` changed in a list of raw lines (line breaks themselves are not counted)."""
+    """What `clean_line` did to a list of raw lines (line breaks themselves are not counted).
+
+    Every run of non-letters becomes one space, and the ends are stripped. So a run inside a line keeps one
+    character's worth of room (the space) and loses the rest, and a run at either end of a line is lost
+    whole. Which character of an inner run "becomes" the space is a convention: its first whitespace
+    character if it has one (", " keeps its space and loses the comma), else its first character ("-" in
+    "Upper-world"). The deleted characters add up to exactly chars_before - chars_after.
+    """
 
     chars_before: int
     chars_after: int
-    lowercased: int  # upper-case ASCII letters that became lower case
-    replaced: Counter[str]  # every non-letter character of the raw lines, by character (each run -> one space)
+    lowercased: int  # upper-case ASCII letters that became lower case (changed in place, not deleted)
+    removed_at_edges: Counter[str]  # non-letters at the start or end of a line: stripped, nothing in their place
+    removed_inside: Counter[str]  # characters of an inner run other than the one that became its space
+    became_space: Counter[str]  # the one character per inner run that the space stands for (often a space)
     split_words: Counter[str]  # whitespace-separated raw words whose letters the cleaning cut into 2+ words
 
-    def by_category(self) -> dict[str, int]:
-        """`replaced` summed by Unicode category: punctuation, digits, whitespace, other."""
-        out = {"punctuation": 0, "digits": 0, "whitespace": 0, "other": 0}
-        for ch, n in self.replaced.items():
-            cat = unicodedata.category(ch)
-            key = ("whitespace" if ch.isspace() else "digits" if cat == "Nd"
-                   else "punctuation" if cat[0] in "PS" else "other")
-            out[key] += n
-        return out
+    @property
+    def removed(self) -> Counter[str]:
+        """Every deleted character, wherever it was."""
+        return self.removed_at_edges + self.removed_inside
+
+    @property
+    def replaced(self) -> Counter[str]:
+        """Every non-letter the cleaning touched: the deleted ones and the ones that became a space."""
+        return self.removed + self.became_space
 
 
 def cleaning_report(raw_lines: Sequence[str]) -> CleaningReport:
     """Measure what D2L cleaning removes, so a notebook can show it instead of asserting it."""
     before = after = lowered = 0
-    replaced: Counter[str] = Counter()
+    edges: Counter[str] = Counter()
+    inside: Counter[str] = Counter()
+    spaces: Counter[str] = Counter()
     split: Counter[str] = Counter()
     for line in check_str_list(raw_lines, "raw_lines"):
         line = line.rstrip("\r\n")
         before += len(line)
         after += len(clean_line(line))
         lowered += sum(1 for ch in line if "A" <= ch <= "Z")
-        replaced.update(m.group(0) for m in re.finditer(r"[^A-Za-z]", line))
+        for match in NON_LETTERS.finditer(line):
+            run = match.group(0)
+            if match.start() == 0 or match.end() == len(line):
+                edges.update(run)
+                continue
+            keep = next((i for i, ch in enumerate(run) if ch.isspace()), 0)
+            spaces[run[keep]] += 1
+            inside.update(run[:keep] + run[keep + 1:])
         for word in line.split():
             if len(clean_line(word).split()) > 1:
                 split[word] += 1
-    return CleaningReport(before, after, lowered, replaced, split)
+    return CleaningReport(before, after, lowered, edges, inside, spaces, split)
 
 
 # --- measuring the trade-off ---------------------------------------------------------------------------------
