@@ -23,6 +23,21 @@ def merge_pair(symbols: tuple[str, ...], pair: tuple[str, str]) -> tuple[str, ..
     return tuple(out)
 
 
+def train(corpus: dict[str, int], num_merges: int) -> list[tuple[str, str]]:
+    """The training loop with the chapter's tie rule, "first": `max` keeps the first of equal counts, and
+    `count_pairs` lists the pairs in the order it meets them."""
+    words = {tuple(word) + (EOW,): freq for word, freq in corpus.items()}
+    merges = []
+    for _ in range(num_merges):
+        counts = count_pairs(words)
+        if not counts:  # every word is one symbol: nothing left to merge
+            break
+        best = max(counts, key=counts.get)
+        words = {merge_pair(symbols, best): freq for symbols, freq in words.items()}
+        merges.append(best)
+    return merges
+
+
 def encode_word(word: str, merges: list[tuple[str, str]]) -> list[str]:
     ranks = {pair: rank for rank, pair in enumerate(merges)}
     symbols = tuple(word) + (EOW,)
@@ -61,6 +76,39 @@ def merge_pair_by_string_replace(symbols, pair):
     return tuple(" ".join(symbols).replace(" ".join(pair), "".join(pair)).split(" "))
 
 
+def train_unweighted(corpus, num_merges):
+    """Counts each pair once per distinct word, forgetting that the word occurs `freq` times."""
+    return train({word: 1 for word in corpus}, num_merges)
+
+
+def train_last_of_ties(corpus, num_merges):
+    """Keeps the last of the tied pairs (`>=` in a hand-written max), so ties are broken against the rule."""
+    words = {tuple(word) + (EOW,): freq for word, freq in corpus.items()}
+    merges = []
+    for _ in range(num_merges):
+        best, best_count = None, 0
+        for pair, count in count_pairs(words).items():
+            if count >= best_count:
+                best, best_count = pair, count
+        if best is None:
+            break
+        words = {merge_pair(symbols, best): freq for symbols, freq in words.items()}
+        merges.append(best)
+    return merges
+
+
+def train_without_stopping(corpus, num_merges):
+    """Never checks whether any pair is left, so `max` of no pairs raises once every word is one symbol."""
+    words = {tuple(word) + (EOW,): freq for word, freq in corpus.items()}
+    merges = []
+    for _ in range(num_merges):
+        counts = count_pairs(words)
+        best = max(counts, key=counts.get)
+        words = {merge_pair(symbols, best): freq for symbols, freq in words.items()}
+        merges.append(best)
+    return merges
+
+
 def encode_word_leftmost(word, merges):
     """Merges the leftmost known pair first, so position in the word wins over rank."""
     symbols = tuple(word) + (EOW,)
@@ -75,5 +123,6 @@ def encode_word_leftmost(word, merges):
 WRONG_ANSWERS = {
     "count_pairs": count_pairs_unweighted,
     "merge_pair": merge_pair_overlapping,
+    "train": train_unweighted,
     "encode_word": encode_word_leftmost,
 }

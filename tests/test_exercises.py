@@ -115,6 +115,52 @@ def test_stub_is_unfinished_and_not_counted_as_a_failure(key):
     assert exercises.FAILURES[key] == 0
 
 
+# --- 02.train: the learner's own training loop -------------------------------------------------------------
+
+
+def test_train_cases_are_the_library_with_the_chapter_rule():
+    from tutorial_lib.tokenization import bpe_toy
+
+    cases = exercises.REGISTRY["02.train"].make_cases()
+    assert all(case.expected == bpe_toy.train(*case.args, tie_break="first").merges for case in cases)
+    assert any(case.args[1] == 0 for case in cases), "a case that learns nothing"
+    assert any(len(case.expected) < case.args[1] for case in cases), "a case that runs out of pairs"
+    for rule in ("lexicographic_min", "lexicographic_max"):  # ties decide some cases, else any rule would pass
+        assert any(bpe_toy.train(*case.args, tie_break=rule).merges != case.expected for case in cases), rule
+
+
+@pytest.mark.parametrize("wrong", ["train_last_of_ties", "train_without_stopping"])
+def test_other_typical_wrong_trainings_fail(wrong):
+    feedback = check("02.train", getattr(solutions_module("02.train"), wrong))
+    assert feedback.verdict == "未通过" and "输入：train(" in feedback.message
+
+
+def test_a_failing_train_case_shows_the_words_in_the_order_the_function_got_them():
+    """reprlib sorts a plain dict's keys; under the "first" rule the order of the words is part of the input."""
+    from tutorial_lib.tokenization import bpe_toy
+
+    def reversed_words(corpus, num_merges):
+        return bpe_toy.train(dict(reversed(corpus.items())), num_merges).merges
+
+    message = check("02.train", reversed_words).message
+    assert "输入：train({'ba': 1, 'ab': 1}, 1)\n期望：[('b', 'a')]\n得到：[('a', 'b')]" in message
+
+
+def test_train_built_from_the_two_earlier_exercises_passes():
+    """What the notebook suggests: the learner's count_pairs and merge_pair, in a loop."""
+    count_pairs, merge_pair = reference_solution("02.count_pairs"), reference_solution("02.merge_pair")
+
+    def train(corpus, num_merges):
+        words, merges = {tuple(w) + ("</w>",): f for w, f in corpus.items()}, []
+        while len(merges) < num_merges and (counts := count_pairs(words)):
+            best = max(counts, key=counts.get)
+            words = {merge_pair(s, best): f for s, f in words.items()}
+            merges.append(best)
+        return merges
+
+    assert check("02.train", train).passed
+
+
 # --- the smallest failing case ------------------------------------------------------------------------------
 
 

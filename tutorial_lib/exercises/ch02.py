@@ -1,4 +1,5 @@
-"""Chapter 02 exercises: the three steps of character BPE; the oracle is `bpe_toy`, the module they teach."""
+"""Chapter 02 exercises: the steps of character BPE and the training loop; the oracle is `bpe_toy`, the module
+they teach."""
 
 from __future__ import annotations
 
@@ -30,6 +31,36 @@ def _merge_cases() -> list[Case]:
         symbols = tuple(rng.choice(["a", "a", "b", "ab"]) for _ in range(rng.randint(1, 7))) + ("</w>",)
         cases.append((symbols, (rng.choice("ab"), rng.choice(["a", "b", "</w>"]))))
     return [Case((symbols, pair), bpe_toy.merge_pair(symbols, pair)) for symbols, pair in cases]
+
+
+def _random_word_corpus(rng: random.Random) -> dict[str, int]:
+    """A {word: frequency} corpus over a tiny alphabet with small frequencies, so that tied counts are common."""
+    letters = rng.choice(["ab", "aab", "abc"])
+    words = sorted({"".join(rng.choice(letters) for _ in range(rng.randint(1, 5))) for _ in range(rng.randint(1, 5))})
+    rng.shuffle(words)  # under the "first" rule the order of the words decides ties
+    return {word: rng.randint(1, 4) for word in words}
+
+
+class _Corpus(dict):
+    """A dict shown in its own order: reprlib sorts a plain dict's keys, but under the "first" rule the order
+    of the words decides ties, so a failing case must show them as the learner's function received them."""
+
+    __repr__ = dict.__repr__
+
+
+def _train_cases() -> list[Case]:
+    """The chapter's corpora, cases that stop early or learn nothing, then random corpora full of ties.
+
+    The expected merges come from `bpe_toy.train` with the chapter's rule, "first": among tied pairs, the
+    one met first scanning the words in the corpus's order, each from left to right.
+    """
+    rng = random.Random(2)
+    cases = [({"low": 5, "lowest": 2, "newer": 6, "wider": 3}, 6),
+             ({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10),
+             ({"low": 3, "lo": 1}, 2), ({"ab": 1, "bc": 2}, 1), ({"ba": 1, "ab": 1}, 1),
+             ({"aaaa": 1}, 5), ({"ab": 2}, 0)]
+    cases += [(_random_word_corpus(rng), rng.randint(1, 8)) for _ in range(25)]
+    return [Case((_Corpus(corpus), n), bpe_toy.train(corpus, n, tie_break="first").merges) for corpus, n in cases]
 
 
 def _encode_cases() -> list[Case]:
@@ -65,8 +96,21 @@ register(Exercise(
 ))
 
 register(Exercise(
+    key="02.train",
+    title="练习 3：训练 BPE，学出合并表",
+    concept="训练就是把练习 1、2 串成一个循环：每一步在当前语料上按词频统计相邻对，取次数最多的一对"
+            "（并列时取最先数到的那一对，即 first 规则），在每个词里合并它，再把它追加到合并表；"
+            "所有词都只剩一个符号、数不出任何一对时，提前结束。",
+    recipe="words = {tuple(w) + ('</w>',): f for w, f in corpus.items()}；循环 num_merges 次："
+           "counts = count_pairs(words)，counts 为空就 break；best = max(counts, key=counts.get)"
+           "（并列时 max 返回最先插入字典的那一对，正好是 first 规则；不要按符号对本身排序）；"
+           "words = {merge_pair(s, best): f for s, f in words.items()}；merges.append(best)。最后 return merges。",
+    make_cases=_train_cases,
+))
+
+register(Exercise(
     key="02.encode_word",
-    title="练习 3：按排名编码一个词",
+    title="练习 4：按排名编码一个词",
     concept="先合并哪一对由排名决定（在 merges 里越靠前，越早学到，越先用），不看它在词里的位置。",
     recipe="把词拆成字符再加上 '</w>'；每一轮在当前相邻对里找出在 merges 里、排名最小的那一对"
            "（先做一个字典 {pair: 排名}），用 merge_pair 合并它的所有出现；直到没有相邻对在 merges 里，"
