@@ -120,6 +120,16 @@ class _Repr(reprlib.Repr):
         self.maxlist = self.maxtuple = self.maxset = 12
         self.maxdict = 10
 
+    def repr_dict(self, obj: dict, level: int) -> str:
+        """A dict in its own order (reprlib sorts the keys): in a BPE corpus the word order decides ties."""
+        if not obj:
+            return "{}"
+        if level <= 0:
+            return "{...}"
+        shown = list(obj.items())[: self.maxdict]
+        items = [f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}" for k, v in shown]
+        return "{" + ", ".join(items) + (", ..." if len(obj) > self.maxdict else "") + "}"
+
     def repr_instance(self, obj: Any, level: int) -> str:
         try:
             text = re.sub(r" at 0x[0-9A-Fa-f]+", "", repr(obj))
