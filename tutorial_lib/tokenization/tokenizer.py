@@ -29,9 +29,8 @@ from itertools import accumulate, chain
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-import regex
-
-from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, PATTERNS, check_special_tokens, compile_pattern, special_regex
+from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, PATTERNS, check_special_tokens, compile_pattern,
+                                                   find_pretokens, special_regex)
 
 SCHEMA_VERSION = 1
 CACHE_SIZE = 1 << 16  # pre-tokens whose ids are remembered: English repeats a few thousand, Chinese far more
@@ -96,11 +95,8 @@ class Tokenizer:
         self._merged = [self._id_of[a + b] for a, b in self.merges]
         self.special_tokens = self._check_specials(special_tokens)
         self._special_regex = special_regex(tuple(self.special_tokens)) if self.special_tokens else None
-        self.pattern = PATTERNS.get(pattern, pattern) if isinstance(pattern, str) else pattern
-        try:
-            self._regex = compile_pattern(self.pattern)
-        except regex.error as e:
-            raise ValueError(f"pattern is not a valid regex ({e}): {self.pattern!r}") from None
+        self._regex = compile_pattern(pattern)
+        self.pattern = self._regex.pattern  # a name such as "gpt4" stands for its full regex
         self.metadata = _check_metadata(metadata)
         self.vocab_size = max(self.vocab) + 1  # embedding rows a model needs (cl100k leaves a few ids unused)
         self._encode_piece = lru_cache(maxsize=CACHE_SIZE)(self._bpe_piece)
@@ -144,10 +140,17 @@ class Tokenizer:
                              "has no UTF-8 form; repair the text first, e.g. decode its source with "
                              "errors='replace'") from None
 
+    def _encode_ordinary(self, text: str, offset: int = 0) -> list[int]:
+        return self._encode_pieces(find_pretokens(self._regex, text, offset))
+
     def encode_ordinary(self, text: str) -> list[int]:
-        """Ids of `text` with every character treated as ordinary text, special-token look-alikes included."""
+        """Ids of `text` with every character treated as ordinary text, special-token look-alikes included.
+
+        A split pattern that leaves a character of `text` out of every pre-token raises ValueError: dropping
+        it would break decode(encode_ordinary(x)) == x without a word.
+        """
         _check_text(text)
-        return self._encode_pieces(self._regex.findall(text))
+        return self._encode_ordinary(text)
 
     def encode(self, text: str, allowed_special: Iterable[str] | str = frozenset()) -> list[int]:
         """Ids of `text`; the special tokens named in `allowed_special` ("all" or a set) become their ids.
@@ -156,21 +159,24 @@ class Tokenizer:
         into a control token (tiktoken's rule). Use encode_ordinary to treat such strings as plain text.
         """
         _check_text(text)
-        allowed = self._check_allowed(allowed_special)
+        return self._encode(text, self._check_allowed(allowed_special))
+
+    def _encode(self, text: str, allowed: frozenset[str], offset: int = 0) -> list[int]:
+        """`encode` of `text`, which starts at index `offset` of what the caller was given (for messages)."""
         if self._special_regex is None:
-            return self.encode_ordinary(text)
+            return self._encode_ordinary(text, offset)
         ids: list[int] = []
         start = 0
         for match in self._special_regex.finditer(text):
             special = match.group()
             if special not in allowed:
-                raise ValueError(f"text contains the special token {special!r} at index {match.start()}, which "
-                                 f"allowed_special does not allow: pass allowed_special={{{special!r}}} or 'all' "
-                                 "to encode it as a special token, or use encode_ordinary to keep it as text")
-            ids += self.encode_ordinary(text[start : match.start()])
+                raise ValueError(f"text contains the special token {special!r} at index {offset + match.start()}, "
+                                 f"which allowed_special does not allow: pass allowed_special={{{special!r}}} or "
+                                 "'all' to encode it as a special token, or use encode_ordinary to keep it as text")
+            ids += self._encode_ordinary(text[start : match.start()], offset + start)
             ids.append(self.special_tokens[special])
             start = match.end()
-        ids += self.encode_ordinary(text[start:])
+        ids += self._encode_ordinary(text[start:], offset + start)
         return ids
 
     def _check_allowed(self, allowed_special: Iterable[str] | str) -> frozenset[str]:
@@ -206,6 +212,7 @@ class Tokenizer:
     def _encode_chunks(self, chunks: Iterator[str], allowed: frozenset[str]) -> Iterator[int]:
         hold = max(map(len, self.special_tokens), default=1) - 1
         pending = ""
+        offset = 0  # where `pending` starts in the whole stream
         for chunk in chunks:
             _check_text(chunk, "each chunk")
             pending += chunk
@@ -216,13 +223,15 @@ class Tokenizer:
                     if match.start() >= settled:
                         break
                     segment_start = match.end()
-            pieces = self._regex.findall(pending[segment_start:settled])[:-2] if settled > segment_start else []
+            pieces = (find_pretokens(self._regex, pending[segment_start:settled], offset + segment_start, hold_back=2)
+                      if settled > segment_start else [])
             done = segment_start + sum(map(len, pieces))
             if done:
-                yield from self.encode(pending[:segment_start], allowed)
+                yield from self._encode(pending[:segment_start], allowed, offset)
                 yield from self._encode_pieces(pieces)
                 pending = pending[done:]
-        yield from self.encode(pending, allowed)
+                offset += done
+        yield from self._encode(pending, allowed, offset)
 
     # --------------------------------------------------------------------------------------------- decoding
 
