@@ -1,4 +1,4 @@
-"""Long pre-tokens: the heap merge gives the scan's ids, in O(n log n)."""
+"""Long pre-tokens: the heap merge gives the scan's ids, and the pre-token cache stays bounded."""
 
 import random
 
@@ -8,7 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.tokenization.tokenizer import HEAP_ABOVE, Tokenizer, _merge_by_scan, _merge_with_heap, apply_merges
+from tutorial_lib.tokenization import tokenizer
+from tutorial_lib.tokenization.tokenizer import (CACHED_CHARS, HEAP_ABOVE, Tokenizer, _merge_by_scan,
+                                                 _merge_with_heap, apply_merges)
 
 
 @pytest.fixture(scope="module")
@@ -75,3 +77,23 @@ def test_apply_merges_rebuilds_the_longest_token_of_cl100k(tiktoken_and_ours):
     assert len(gpt4.vocab[longest]) > HEAP_ABOVE
     ids = [gpt4._byte_ids[b] for b in gpt4.vocab[longest]]
     assert apply_merges(list(ids), gpt4._pair_ranks, gpt4._merged) == [longest]
+
+
+# -------------------------------------------------------------------------------------------- the cache
+
+
+def test_only_short_pieces_are_cached(trained):
+    tok = Tokenizer(trained.vocab, trained.merges, pattern=trained.pattern)
+    text = "a" * CACHED_CHARS + " " + "b" * CACHED_CHARS  # pre-tokens "aa...a" and " bb...b", one too long
+    ids = tok.encode_ordinary(text)
+    assert list(tok._cache) == ["a" * CACHED_CHARS]
+    assert tok.decode(ids) == text
+    assert tok.encode_ordinary(text) == ids  # the long piece is merged again, the same way
+
+
+def test_a_full_cache_starts_afresh(trained, monkeypatch):
+    monkeypatch.setattr(tokenizer, "CACHE_SIZE", 10)
+    tok = Tokenizer(trained.vocab, trained.merges, pattern=trained.pattern)
+    text = " ".join(f"w{i}" for i in range(100))
+    assert tok.decode(tok.encode_ordinary(text)) == text
+    assert 0 < len(tok._cache) <= 10

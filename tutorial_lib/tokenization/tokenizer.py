@@ -26,16 +26,16 @@ import json
 import operator
 import os
 import tempfile
-from functools import lru_cache
 from itertools import accumulate, chain
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, PATTERNS, check_special_tokens, compile_pattern,
                                                    find_pretokens, special_regex)
 
 SCHEMA_VERSION = 1
 CACHE_SIZE = 1 << 16  # pre-tokens whose ids are remembered: English repeats a few thousand, Chinese far more
+CACHED_CHARS = 16  # only pre-tokens up to this length are remembered, which bounds the cache in bytes
 HEAP_ABOVE = 16  # longer pieces (in bytes) merge with a heap, faster than the scan there (bench_bpe.py)
 TIE_BREAK = "lexicographically greatest pair of byte strings"
 DECODE_ERRORS = ("replace", "strict", "backslashreplace")  # U+FFFD, refuse, or show the bad bytes as \xNN
@@ -124,6 +124,31 @@ def _merge_with_heap(ids: list[int], pair_ranks: dict[tuple[int, int], int], mer
     return out
 
 
+class PieceCache(dict):
+    """pre-token -> ids, bounded in entries and in bytes; looking up a missing pre-token computes its ids.
+
+    Only pre-tokens of at most CACHED_CHARS characters are kept, and once CACHE_SIZE are kept the cache starts
+    afresh (the common pre-tokens are back at once). An entry is a str of at most CACHED_CHARS characters
+    (4 bytes each at most) and a tuple of at most 4 * CACHED_CHARS ids: with the dict's own slots at most
+    ~720 bytes, so under 50 MB in all even if every byte is its own token (benchmarks/bench_bpe.py measures
+    it). Without the length cap, a unique 1 KB word costs ~8 KB, and a full cache ~500 MB. Longer pre-tokens
+    seldom repeat, so little is lost by merging them each time. A dict with `__missing__`, not
+    functools.lru_cache: a hit is one dict lookup, in C, and no entry needs unlinking from a recency list.
+    """
+
+    def __init__(self, piece_ids: Callable[[str], tuple[int, ...]]) -> None:
+        super().__init__()
+        self._piece_ids = piece_ids
+
+    def __missing__(self, piece: str) -> tuple[int, ...]:
+        ids = self._piece_ids(piece)
+        if len(piece) <= CACHED_CHARS:
+            if len(self) >= CACHE_SIZE:
+                self.clear()
+            self[piece] = ids
+        return ids
+
+
 class Tokenizer:
     """Byte-level BPE: `vocab` maps id -> bytes, `merges` lists (left, right) byte pairs in rank order.
 
@@ -150,7 +175,7 @@ class Tokenizer:
         self.pattern = self._regex.pattern  # a name such as "gpt4" stands for its full regex
         self.metadata = _check_metadata(metadata)
         self.vocab_size = max(self.vocab) + 1  # embedding rows a model needs (cl100k leaves a few ids unused)
-        self._encode_piece = lru_cache(maxsize=CACHE_SIZE)(self._piece_ids)
+        self._cache = PieceCache(self._piece_ids)
 
     def _check_specials(self, special_tokens: Iterable[str]) -> dict[str, int]:
         ordinary = set(self._byte_ids) | set(self._merged)
@@ -186,7 +211,7 @@ class Tokenizer:
     def _encode_pieces(self, pieces: list[str]) -> list[int]:
         # map + chain keep the per-pre-token work in C; on English almost every pre-token is a cache hit.
         try:
-            return list(chain.from_iterable(map(self._encode_piece, pieces)))
+            return list(chain.from_iterable(map(self._cache.__getitem__, pieces)))
         except UnicodeEncodeError as e:
             raise ValueError(f"text contains the lone surrogate {e.object[e.start]!r} (in {e.object!r}), which "
                              "has no UTF-8 form; repair the text first, e.g. decode its source with "
