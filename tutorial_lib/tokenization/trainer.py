@@ -45,7 +45,8 @@ from typing import Union
 import regex
 from tqdm.auto import tqdm
 
-from .pretokenize import GPT2_PATTERN, check_special_tokens, compile_pattern, special_regex, split_special
+from .pretokenize import (GPT2_PATTERN, check_special_tokens, compile_pattern, find_pretokens, special_regex,
+                          split_special)
 
 # A corpus is a path to a UTF-8 text file, or the texts themselves (each may contain special tokens).
 Corpus = Union[str, os.PathLike, Iterable[str]]
@@ -195,6 +196,9 @@ def count_pretokens(texts: Iterable[str], special_tokens: Iterable[str] = (), pa
                     workers: int = 1, progress: bool = False) -> Counter[bytes]:
     """How often each pre-token (as UTF-8 bytes) occurs. Special tokens are cut out first and never counted.
 
+    Text that the split pattern leaves out of every pre-token is a ValueError (see
+    pretokenize.find_pretokens): dropped, it would be missing from the counts without a word.
+
     With `workers > 1` batches of about CHUNK_SIZE characters are pre-tokenized in that many processes; the
     counts are added up, so the result does not depend on which process finished first.
     """
@@ -233,12 +237,14 @@ def _batches(texts: Iterable[str]) -> Iterator[list[str]]:
 
 
 def _count_batch(texts: list[str], special_tokens: tuple[str, ...], pattern: str) -> Counter[str]:
-    findall = compile_pattern(pattern).findall
+    compiled = compile_pattern(pattern)
     counts: Counter[str] = Counter()
     for text in texts:
+        offset = 0  # where `piece` starts in `text`, so that an uncovered character is named by its index
         for piece, is_special in split_special(text, special_tokens):
             if not is_special:
-                counts.update(findall(piece))
+                counts.update(find_pretokens(compiled, piece, offset))
+            offset += len(piece)
     return counts
 
 

@@ -1,0 +1,147 @@
+"""Split patterns: one gate for Tokenizer and both trainers, and no text ever dropped by a pattern."""
+
+import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from tutorial_lib.tokenization.pretokenize import GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS, compile_pattern
+from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.tokenization.trainer import count_pretokens, train_bpe, train_bpe_naive
+
+BYTES = {i: bytes([i]) for i in range(256)}
+WORDS = r"\w+| "  # covers letters, digits and spaces, nothing else
+
+
+@pytest.fixture(scope="module")
+def small():
+    """vocab and merges of a small trained tokenizer, to be combined with any pattern."""
+    return train_bpe(["the cat sat on the mat, 12 3 4! 猫坐在垫子上。\n" * 20], 300)
+
+
+# Every place that takes a split pattern, as pattern -> whatever it builds.
+USERS = {
+    "Tokenizer": lambda pattern: Tokenizer(BYTES, [], pattern=pattern),
+    "Tokenizer.train": lambda pattern: Tokenizer.train(["a b"], 260, pattern=pattern),
+    "train_bpe": lambda pattern: train_bpe(["a b"], 260, pattern=pattern),
+    "train_bpe_naive": lambda pattern: train_bpe_naive(["a b"], 260, pattern=pattern),
+    "count_pretokens": lambda pattern: count_pretokens(["a b"], pattern=pattern),
+}
+
+
+@pytest.mark.parametrize("user", USERS)
+@pytest.mark.parametrize("pattern, error, message", [
+    (42, TypeError, "pattern must be a non-empty str, got int 42"),
+    (None, TypeError, "pattern must be a non-empty str, got NoneType"),
+    (b"\\w+", TypeError, "pattern must be a non-empty str, got bytes"),
+    ("", ValueError, "pattern must be a non-empty str"),
+    ("GPT4", ValueError, r"'GPT4' is not a pattern name, which are \['gpt2', 'gpt4', 'nanochat'\].*'gpt4'\?"),
+    ("gpt-2", ValueError, "did you mean 'gpt2'"),
+    ("cl100k_base", ValueError, "is not a pattern name"),
+    ("(unclosed", ValueError, "not a valid regex"),
+    (r"(\w+)|\s+", ValueError, "1 capturing group"),
+    (r"(?P<word>\w+)|\s+", ValueError, "1 capturing group"),
+    (r"\w*", ValueError, "matches the empty string"),
+    (r"\w+|", ValueError, "matches the empty string"),
+    (r"\w+|\s+|(?=\W)", ValueError, "matches the empty string"),
+    (r"\b|\w+", ValueError, "matches the empty string"),
+])
+def test_every_user_of_a_pattern_refuses_the_same_bad_ones(user, pattern, error, message):
+    with pytest.raises(error, match=message):
+        USERS[user](pattern)
+
+
+def test_names_and_full_patterns_are_the_same_pattern(small):
+    for name, full in PATTERNS.items():
+        assert compile_pattern(name).pattern == full
+        assert Tokenizer(*small, pattern=name).pattern == Tokenizer(*small, pattern=full).pattern == full
+    texts = ["Hello world 12345 你好。"] * 3
+    assert train_bpe(texts, 270, pattern="nanochat") == train_bpe(texts, 270, pattern=NANOCHAT_PATTERN)
+    assert count_pretokens(texts, pattern="gpt4") == count_pretokens(texts, pattern=GPT4_PATTERN)
+
+
+def test_encode_refuses_text_the_pattern_does_not_cover(small):
+    tok = Tokenizer(*small, pattern=r"\w+")
+    with pytest.raises(ValueError, match=r"leaves the character ' ' at index 1 of the text .*\|\(\?s:\.\) does"):
+        tok.encode_ordinary("a b, c")  # used to give the ids of "abc"
+    assert tok.decode(tok.encode_ordinary("abc")) == "abc"
+
+
+def test_the_uncovered_index_counts_from_the_start_of_what_was_given(small):
+    vocab, merges = small
+    tok = Tokenizer(vocab | {1000: b"<s>"}, merges, ["<s>"], pattern=WORDS)
+    with pytest.raises(ValueError, match="',' at index 7 "):
+        tok.encode("x<s>a b, c", allowed_special="all")  # the text after <s> starts at index 4
+    with pytest.raises(ValueError, match="',' at index 3 "):
+        list(tok.encode_iterable(["a b", ", c d e f g"]))  # "a" is yielded before the second chunk comes
+
+
+def test_encode_iterable_waits_for_text_that_may_still_cover_a_gap():
+    # "ab|b|\s" cannot cover a lone "a", but "ab" can: the first chunk alone must not be called uncovered.
+    tok = Tokenizer(BYTES | {300: b"ab"}, [(b"a", b"b")], pattern=r"ab|b|\s")
+    assert list(tok.encode_iterable(["a", "b ab"])) == tok.encode("ab ab") == [300, 32, 300]
+    with pytest.raises(ValueError, match="'a' at index 5"):
+        list(tok.encode_iterable(["a", "b ab", "a b b b b"]))
+
+
+def test_a_pattern_that_matches_empty_where_the_probe_did_not_look(small):
+    tok = Tokenizer(*small, pattern=r"(?=§)|\w+|\s+|[^\w\s]+")  # empty only before a §
+    assert tok.decode(tok.encode_ordinary("a, b")) == "a, b"
+    with pytest.raises(ValueError, match="matched the empty string at index 1"):
+        tok.encode_ordinary("a§")
+
+
+@pytest.mark.parametrize("train", [train_bpe, train_bpe_naive])
+def test_trainers_refuse_text_the_pattern_does_not_cover(train):
+    with pytest.raises(ValueError, match="leaves the character ',' at index 3"):
+        train(["ok", "a b, c"], 300, pattern=WORDS)
+
+
+def test_uncovered_text_is_refused_in_worker_processes_too():
+    with pytest.raises(ValueError, match="leaves the character ','"):
+        count_pretokens(["a b, c"], pattern=WORDS, workers=2)
+
+
+# ----------------------------------------------------------------------------------- random split patterns
+
+ATOMS = [r"\p{L}+", r"\p{N}{1,3}", r"\s+", " ?", r"[^\s\p{L}\p{N}]+", "a", "'", r"\n", "[ab]", "."]
+PATTERN = st.recursive(
+    st.sampled_from(ATOMS),
+    lambda inner: st.one_of(
+        st.lists(inner, min_size=2, max_size=3).map("".join),  # concatenation
+        st.lists(inner, min_size=2, max_size=4).map("|".join),  # alternation
+        st.tuples(inner, st.sampled_from(["?", "*", "+", "{1,2}", "++"])).map(lambda t: f"(?:{t[0]}){t[1]}"),
+        inner.map(lambda p: f"({p})"),  # a capturing group
+        inner.map(lambda p: f"(?:{p})"),
+        st.tuples(inner, st.sampled_from(["=", "!"]), inner).map(lambda t: f"{t[0]}(?{t[1]}{t[2]})"),
+    ),
+    max_leaves=6,
+)
+TEXT = st.one_of(st.text(alphabet="ab c1 23\n\t,.'!中文é🙂", max_size=30), st.text(max_size=20))
+
+
+@settings(max_examples=400, deadline=None)
+@given(pattern=st.one_of(PATTERN, PATTERN.map(lambda p: p + "|(?s:.)")), text=TEXT)
+def test_a_random_pattern_is_refused_or_lossless(small, pattern, text):
+    """Refused by the gate or by the text, with a ValueError about the pattern, or lossless; and the trainers'
+    counting agrees with the tokenizer about which."""
+    try:
+        tok = Tokenizer(*small, pattern=pattern)
+        ids = tok.encode_ordinary(text)
+    except ValueError as err:
+        assert "pattern" in str(err)
+        event("refused")
+        with pytest.raises(ValueError, match="pattern"):
+            count_pretokens([text], pattern=pattern)
+        return
+    event("lossless")
+    assert tok.decode(ids, errors="strict") == text
+    counts = count_pretokens([text], pattern=pattern)
+    assert sum(len(word) * n for word, n in counts.items()) == len(text.encode())
+
+
+@pytest.mark.parametrize("pattern", [r"\p{L}+|\p{N}{1,3}|\s+|[^\s\p{L}\p{N}]+", r"(?:\p{L}+|\s+)|(?s:.)",
+                                     r" ?\p{L}+|\p{N}{1,3}(?=\p{N})|\p{N}+|\s+(?!\S)|\s+|[^\s\p{L}\p{N}]+"])
+def test_patterns_from_the_same_grammar_that_cover_everything_are_lossless(small, pattern):
+    tok = Tokenizer(*small, pattern=pattern)
+    text = "Hello,  world!\n 12345 猫坐在垫子上。 é🙂\t'x"
+    assert tok.decode(tok.encode_ordinary(text), errors="strict") == text
