@@ -47,9 +47,9 @@ from tqdm.auto import tqdm
 
 from .pretokenize import GPT2_PATTERN, check_special_tokens, compile_pattern, special_regex, split_special
 
-# A corpus is a path to a UTF-8 text file, or the texts themselves (each may contain special tokens).
-Corpus = Union[str, os.PathLike, Iterable[str]]
-Vocab = dict[int, bytes]
+# A text source is a path to a UTF-8 text file, or the texts themselves (each may contain special tokens).
+TextSource = Union[str, os.PathLike, Iterable[str]]
+ByteVocab = dict[int, bytes]
 Merges = list[tuple[bytes, bytes]]
 
 CHUNK_SIZE = 1 << 20  # characters per piece of a file; also the work unit of parallel pre-tokenization
@@ -59,7 +59,7 @@ CHUNK_SIZE = 1 << 20  # characters per piece of a file; also the work unit of pa
 # Input: paths and texts
 
 
-def iter_texts(texts_or_path: Corpus, special_tokens: Iterable[str] = (), chunk_size: int = CHUNK_SIZE
+def iter_texts(texts_or_path: TextSource, special_tokens: Iterable[str] = (), chunk_size: int = CHUNK_SIZE
                ) -> Iterator[str]:
     """The corpus as a stream of str, checked.
 
@@ -80,7 +80,7 @@ def iter_texts(texts_or_path: Corpus, special_tokens: Iterable[str] = (), chunk_
     return _checked_texts(texts_or_path)
 
 
-def corpus_digest(texts_or_path: Corpus) -> str:
+def corpus_digest(texts_or_path: TextSource) -> str:
     """sha256 hex digest of a corpus, for a tokenizer's manifest: "trained on exactly this".
 
     A path hashes the file's bytes. An iterable of str hashes each text's UTF-8 bytes behind its length, so
@@ -278,9 +278,9 @@ def _replace(ids: list[int], starts: list[int], new_id: int) -> list[int]:
     return out
 
 
-def train_bpe_naive(texts_or_path: Corpus, vocab_size: int, special_tokens: Iterable[str] = (),
+def train_bpe_naive(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str] = (),
                     pattern: str = GPT2_PATTERN, *, progress: bool = False, workers: int = 1
-                    ) -> tuple[Vocab, Merges]:
+                    ) -> tuple[ByteVocab, Merges]:
     """Train byte-level BPE the obvious way: after every merge, count every pair again.
 
     The reference for `train_bpe`: same arguments, same result, written to be read. It shares the input
@@ -305,8 +305,8 @@ def train_bpe_naive(texts_or_path: Corpus, vocab_size: int, special_tokens: Iter
     return vocab, merges
 
 
-def train_bpe(texts_or_path: Corpus, vocab_size: int, special_tokens: Iterable[str] = (),
-              pattern: str = GPT2_PATTERN, *, progress: bool = False, workers: int = 1) -> tuple[Vocab, Merges]:
+def train_bpe(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str] = (),
+              pattern: str = GPT2_PATTERN, *, progress: bool = False, workers: int = 1) -> tuple[ByteVocab, Merges]:
     """Train byte-level BPE on a file or a list of texts; same result as `train_bpe_naive`, much faster.
 
     texts_or_path: path to a UTF-8 text file (read in chunks), or an iterable of str.
@@ -367,8 +367,8 @@ def train_bpe(texts_or_path: Corpus, vocab_size: int, special_tokens: Iterable[s
     return vocab, merges
 
 
-def _start(texts_or_path: Corpus, vocab_size: int, special_tokens: Iterable[str], pattern: str, progress: bool,
-           workers: int) -> tuple[Vocab, list[list[int]], list[int], int]:
+def _start(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str], pattern: str, progress: bool,
+           workers: int) -> tuple[ByteVocab, list[list[int]], list[int], int]:
     """Check the arguments and set up training: the initial vocabulary (bytes, then specials), each distinct
     pre-token as a list of byte ids with its count, and the number of merges to make."""
     special_tokens = check_special_tokens(special_tokens)
