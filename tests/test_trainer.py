@@ -274,7 +274,7 @@ def test_bad_texts(train, tmp_path):
         train(["ok"], 300, workers=0)
     with pytest.raises(TypeError, match="workers must be an int >= 1, got float"):
         train(["ok"], 300, workers=2.0)
-    with pytest.raises(TypeError, match="progress must be a bool"):
+    with pytest.raises(TypeError, match="progress must be True or False, got str"):
         train(["ok"], 300, progress="yes")
     with pytest.raises(TypeError, match="pattern must be a non-empty str"):
         train(["ok"], 300, pattern="")

@@ -38,13 +38,16 @@ import multiprocessing
 import os
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
-from itertools import islice
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from itertools import islice, repeat
 from pathlib import Path
 from typing import Union
 
 import regex
 from tqdm.auto import tqdm
 
+from .._checks import check_bool, check_int
 from .pretokenize import GPT2_PATTERN, check_special_tokens, compile_pattern, special_regex, split_special
 
 # A text source is a path to a UTF-8 text file, or the texts themselves (each may contain special tokens).
@@ -200,24 +203,40 @@ def count_pretokens(texts: Iterable[str], special_tokens: Iterable[str] = (), pa
     """
     special_tokens = check_special_tokens(special_tokens)
     compile_pattern(pattern)  # fail on a bad pattern here, not in a worker process
-    _check_count("workers", workers)
-    if not isinstance(progress, bool):
-        raise TypeError(f"progress must be a bool, got {type(progress).__name__}")
+    workers = check_int(workers, "workers", low=1)
+    check_bool(progress, "progress")
     batches = iter(tqdm(_batches(texts), desc="pre-tokenizing", unit="batch", disable=not progress))
     counts: Counter[str] = Counter()
     if workers == 1:
         for batch in batches:
             counts.update(_count_batch(batch, special_tokens, pattern))
     else:
-        # "spawn", not fork: forking a process that already runs threads (a notebook kernel, HF tokenizers)
-        # can deadlock the child, and spawn behaves the same on Linux, macOS and Windows.
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        for batch_counts in _count_in_workers(batches, special_tokens, pattern, workers):
+            counts.update(batch_counts)
+    return Counter({_utf8(word): n for word, n in counts.items()})
+
+
+def _count_in_workers(batches: Iterator[list[str]], special_tokens: tuple[str, ...], pattern: str, workers: int
+                      ) -> Iterator[Counter[str]]:
+    """`_count_batch` of each batch, computed in `workers` new processes, in batch order.
+
+    "spawn", not fork: forking a process that already runs threads (a notebook kernel, HF tokenizers) can
+    deadlock the child, and spawn behaves the same on Linux, macOS and Windows. A spawned worker first
+    imports the main script again, so a script that trains at its top level makes each worker train too;
+    multiprocessing stops that inside the worker, which then dies. A `multiprocessing.Pool` would replace
+    the dead worker forever; this pool reports it, and the error says what to change.
+    """
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        try:
             # A few batches per process at a time, so a large file is never all in memory at once.
             while wave := list(islice(batches, 2 * workers)):
-                jobs = [(batch, special_tokens, pattern) for batch in wave]
-                for batch_counts in pool.starmap(_count_batch, jobs):
-                    counts.update(batch_counts)
-    return Counter({_utf8(word): n for word, n in counts.items()})
+                yield from pool.map(_count_batch, wave, repeat(special_tokens), repeat(pattern))
+        except BrokenProcessPool:
+            raise RuntimeError(
+                "a worker process of pre-tokenization died (workers > 1). Each worker is a new Python that "
+                "first imports your main script; if the script calls train_bpe at its top level, put that call "
+                'under `if __name__ == "__main__":` (see the worker\'s error above), or pass workers=1. '
+                "A worker can also die from lack of memory.") from None
 
 
 def _batches(texts: Iterable[str]) -> Iterator[list[str]]:
