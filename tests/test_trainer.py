@@ -170,20 +170,48 @@ def pretokens(texts, special_tokens, pattern):
             for token in ([piece] if special else findall(piece))]
 
 
-TRICKY = st.lists(st.sampled_from(["a", "b", "1", " ", "  ", "\n", "\n\n", "\r\n", "\t", ".", "。", "我", "'",
+TRICKY = st.lists(st.sampled_from(["a", "b", "1", " ", "  ", "\n", "\n\n", "\r\n", "\r", "\t", ".", "。", "我", "'",
                                     "s", "\u3000", "<", "a>", "<a>", "<a>b", "é", "😀"]), max_size=60).map("".join)
+# Windows line endings: lines of words and punctuation, broken by "\r\n" or, now and then, a lone "\r" or "\n".
+CRLF_TEXT = st.lists(st.sampled_from(["a", "bc", "1", "22", " ", "  ", ".", ",", "'s", "我", "\u3000", "\t",
+                                      "\r\n", "\r\n", "\r\n", "\r\n\r\n", " \r\n", "\r", "\n"]),
+                     max_size=80).map("".join)
+PATTERNS = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN, "nanochat": NANOCHAT_PATTERN}
 
 
-@settings(max_examples=300, deadline=None)
-@given(text=TRICKY, chunk_size=st.integers(1, 12), specials=st.sampled_from([[], ["<a>"], ["<a>", "<a>b", "\n\n"]]))
-def test_file_chunks_split_exactly_like_the_whole_file(text, chunk_size, specials):
+def file_chunks(text, specials, chunk_size, pattern):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp, "corpus.txt")
         path.write_bytes(text.encode())
-        chunks = list(iter_texts(path, specials, chunk_size))
+        return list(iter_texts(path, specials, chunk_size, pattern))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TRICKY, chunk_size=st.integers(1, 12), specials=st.sampled_from([[], ["<a>"], ["<a>", "<a>b", "\n\n"]]),
+       pattern=st.sampled_from(sorted(PATTERNS)))
+def test_file_chunks_split_exactly_like_the_whole_file(text, chunk_size, specials, pattern):
+    chunks = file_chunks(text, specials, chunk_size, pattern)
     assert "".join(chunks) == text
-    for pattern in (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN):
-        assert pretokens(chunks, specials, pattern) == pretokens([text], specials, pattern)
+    assert pretokens(chunks, specials, PATTERNS[pattern]) == pretokens([text], specials, PATTERNS[pattern])
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=CRLF_TEXT, chunk_size=st.integers(1, 12), pattern=st.sampled_from(sorted(PATTERNS)))
+def test_crlf_file_chunks_split_exactly_like_the_whole_file(text, chunk_size, pattern):
+    chunks = file_chunks(text, [], chunk_size, pattern)
+    assert "".join(chunks) == text
+    assert pretokens(chunks, [], PATTERNS[pattern]) == pretokens([text], [], PATTERNS[pattern])
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", GPT2_PATTERN, "gpt4", GPT4_PATTERN, "nanochat", NANOCHAT_PATTERN])
+def test_a_file_with_windows_line_endings_is_read_in_bounded_pieces(pattern, tmp_path):
+    text = load_text("timemachine").replace("\n", "\r\n")
+    path = tmp_path / "crlf.txt"
+    path.write_bytes(text.encode())
+    chunks = list(iter_texts(path, (), 10_000, pattern))
+    assert len(chunks) > 10 and max(map(len, chunks)) < 20_000
+    assert "".join(chunks) == text
+    assert pretokens(chunks, [], pattern) == pretokens([text], [], pattern)
 
 
 def test_a_file_is_read_in_bounded_pieces():
@@ -297,10 +325,13 @@ def test_invalid_utf8_names_the_file_and_the_byte_offset(tmp_path, data, offset,
 
 
 def test_iter_texts_checks_chunk_size():
-    with pytest.raises(ValueError, match="chunk_size must be an int >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"chunk_size must be an int in \[1, 268435456\], got 0"):
         iter_texts(["a"], (), 0)
-    with pytest.raises(TypeError, match="chunk_size must be an int >= 1, got str"):
+    with pytest.raises(ValueError, match=r"chunk_size must be an int in \[1, 268435456\], got 1000000000000"):
+        iter_texts(corpus_path("timemachine"), (), 10**12)  # it would try to read that much at once
+    with pytest.raises(TypeError, match=r"chunk_size must be an int in \[1, 268435456\], got str"):
         iter_texts(["a"], (), "1")
+    assert list(iter_texts(corpus_path("timemachine"), (), trainer.MAX_CHUNK_SIZE)) == [load_text("timemachine")]
 
 
 # --- Hugging Face tokenizers --------------------------------------------------------------------------------

@@ -48,7 +48,8 @@ import regex
 from tqdm.auto import tqdm
 
 from .._checks import check_bool, check_int
-from .pretokenize import GPT2_PATTERN, check_special_tokens, compile_pattern, special_regex, split_special
+from .pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS, check_special_tokens,
+                          compile_pattern, special_regex, split_special)
 
 # A text source is a path to a UTF-8 text file, or the texts themselves (each may contain special tokens).
 TextSource = Union[str, os.PathLike, Iterable[str]]
@@ -56,27 +57,31 @@ ByteVocab = dict[int, bytes]
 Merges = list[tuple[bytes, bytes]]
 
 CHUNK_SIZE = 1 << 20  # characters per piece of a file; also the work unit of parallel pre-tokenization
+# A piece is read, decoded and pre-tokenized whole, so 256 Mi characters already take gigabytes of memory.
+MAX_CHUNK_SIZE = 1 << 28
 
 
 # ---------------------------------------------------------------------------------------------------------
 # Input: paths and texts
 
 
-def iter_texts(texts_or_path: TextSource, special_tokens: Iterable[str] = (), chunk_size: int = CHUNK_SIZE
-               ) -> Iterator[str]:
+def iter_texts(texts_or_path: TextSource, special_tokens: Iterable[str] = (), chunk_size: int = CHUNK_SIZE,
+               pattern: str = GPT2_PATTERN) -> Iterator[str]:
     """The corpus as a stream of str, checked.
 
     A list (or any iterable) of str is passed through, each item checked to be a str. A file is read
     `chunk_size` bytes at a time and cut only where the cut cannot change the training data (see
-    `_last_safe_cut`): the pieces pre-tokenize exactly like the whole file would. `special_tokens` is needed
-    for a file only, to find those safe cuts. Memory stays near `chunk_size` as long as safe cuts keep
-    coming; a file without any (no special tokens, and paragraphs split only by blank lines, like Lu Xun)
-    is held until its end.
+    `_last_safe_cut`): the pieces pre-tokenize with `pattern` exactly like the whole file would.
+    `special_tokens` and `pattern` are needed for a file only, to find those safe cuts. Memory stays near
+    `chunk_size` as long as safe cuts keep coming; a file without any (no special tokens, and paragraphs
+    split only by blank lines, like Lu Xun) is held until its end.
     """
     special_tokens = check_special_tokens(special_tokens)
-    _check_count("chunk_size", chunk_size)
+    chunk_size = check_int(chunk_size, "chunk_size", low=1, high=MAX_CHUNK_SIZE)
+    compile_pattern(pattern)  # a bad pattern fails here, not after the file was read
     if isinstance(texts_or_path, (str, os.PathLike)):
-        return _read_file(_existing_file(texts_or_path), special_tokens, chunk_size)
+        line_cut = _LINE_CUTS.get(PATTERNS.get(pattern, pattern), _LF_CUT)
+        return _read_file(_existing_file(texts_or_path), special_tokens, chunk_size, line_cut)
     if isinstance(texts_or_path, (bytes, bytearray)) or not isinstance(texts_or_path, Iterable):
         raise TypeError("texts_or_path must be a path (str or pathlib.Path) to a UTF-8 text file or an iterable "
                         f"of str, got {type(texts_or_path).__name__}")
@@ -102,13 +107,6 @@ def corpus_digest(texts_or_path: TextSource) -> str:
     return digest.hexdigest()
 
 
-def _check_count(name: str, value: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int >= 1, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be an int >= 1, got {value}")
-
-
 def _existing_file(path: str | os.PathLike) -> Path:
     path = Path(path)
     if not path.is_file():
@@ -132,7 +130,8 @@ def _utf8(text: str) -> bytes:
                          ) from None
 
 
-def _read_file(path: Path, special_tokens: tuple[str, ...], chunk_size: int) -> Iterator[str]:
+def _read_file(path: Path, special_tokens: tuple[str, ...], chunk_size: int, line_cut: regex.Pattern
+               ) -> Iterator[str]:
     specials = special_regex(special_tokens) if special_tokens else None
     longest = max(map(len, special_tokens), default=0)
     decoder = codecs.getincrementaldecoder("utf-8")()
@@ -149,19 +148,26 @@ def _read_file(path: Path, special_tokens: tuple[str, ...], chunk_size: int) -> 
             offset += len(block)
             if not block:
                 break
-            if len(buffer) >= chunk_size and (cut := _last_safe_cut(buffer, specials, longest)):
+            if len(buffer) >= chunk_size and (cut := _last_safe_cut(buffer, specials, longest, line_cut)):
                 yield buffer[:cut]
                 buffer = buffer[cut:]
     if buffer:
         yield buffer
 
 
-# A line start whose line break sits between two non-space characters: "...x\n|y...". (?r) searches from
-# the end, so search() finds the last one.
-_LINE_CUT = regex.compile(r"(?r)(?<=\S\n)(?=\S)")
+# Where a line break between two non-space characters may be cut, for each bundled pattern; (?r) searches
+# from the end, so search() finds the last one. "x\n|y" suits all three. With "\r\n" they differ: GPT-4 and
+# nanochat keep "\r\n" in one pre-token, while GPT-2 splits "x\r\ny" into "x", "\r", "\n", "y" but keeps
+# "\r\n" whole at the end of a piece, so it is cut between the two: "x\r|\ny".
+_LF_CUT = regex.compile(r"(?r)(?<=\S\n)(?=\S)")
+_LINE_CUTS = {
+    GPT2_PATTERN: regex.compile(r"(?r)(?<=\S\n)(?=\S)|(?<=\S\r)(?=\n\S)"),
+    GPT4_PATTERN: regex.compile(r"(?r)(?<=\S\r?\n)(?=\S)"),
+    NANOCHAT_PATTERN: regex.compile(r"(?r)(?<=\S\r?\n)(?=\S)"),
+}
 
 
-def _last_safe_cut(text: str, specials: regex.Pattern | None, longest: int) -> int:
+def _last_safe_cut(text: str, specials: regex.Pattern | None, longest: int, line_cut: regex.Pattern) -> int:
     """The last position where `text` can be cut without changing how it splits; 0 if there is none yet.
 
     Two kinds of cut are safe:
@@ -169,12 +175,13 @@ def _last_safe_cut(text: str, specials: regex.Pattern | None, longest: int) -> i
     - Right after a special token, since nothing is merged across one. The match must be settled: start at
       least `longest` characters before the end, or a longer special token could still grow out of it once
       more text arrives (with "<a>" and "<a>b", a buffer ending in "<a>" is not yet decided).
-    - At the start of a line whose break sits between two non-space characters ("x\\n" | "y"). In the GPT-2,
-      GPT-4 and nanochat patterns a pre-token can hold a line break only together with other whitespace or,
-      in GPT-4/nanochat, after punctuation (".\\n"); it never reaches past the break into a non-space
-      character, and what comes before "x\\n" does not look further than that. A break next to other
-      whitespace is not safe: GPT-2 splits "  \\nb" into "  " + "\\n" but a piece ending in "  \\n" keeps it
-      whole. (A pattern of your own that can join such lines needs its text passed as a list instead.)
+    - At a line break between two non-space characters, where `line_cut` puts it ("x\\n" | "y"; for "\\r\\n"
+      see `_LINE_CUTS`). In the GPT-2, GPT-4 and nanochat patterns a pre-token can hold a line break only
+      together with other whitespace or, in GPT-4/nanochat, after punctuation (".\\n"); it never reaches past
+      the break into a non-space character, and what comes before "x\\n" does not look further than that. A
+      break next to other whitespace is not safe: GPT-2 splits "  \\nb" into "  " + "\\n" but a piece ending
+      in "  \\n" keeps it whole; "\\r" is such whitespace, hence the cuts of their own for "\\r\\n". (A
+      pattern of your own gets the "\\n" cut only; if it can join such lines, pass its text as a list.)
 
     Cutting at the last safe position keeps the pieces close to `chunk_size`; the tests check that a file
     read in tiny chunks pre-tokenizes exactly like the whole text.
@@ -186,7 +193,7 @@ def _last_safe_cut(text: str, specials: regex.Pattern | None, longest: int) -> i
             if match.start() > settled:
                 break
             cut = match.end()
-    line = _LINE_CUT.search(text, cut + 1, max(settled, 0))
+    line = line_cut.search(text, cut + 1, max(settled, 0))
     return line.start() if line else cut
 
 
@@ -397,7 +404,7 @@ def _start(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[
     if vocab_size < minimum:
         raise ValueError(f"vocab_size must be >= 256 + len(special_tokens) = {minimum} (256 byte tokens and "
                          f"{len(special_tokens)} special tokens come first), got {vocab_size}")
-    texts = iter_texts(texts_or_path, special_tokens, CHUNK_SIZE)
+    texts = iter_texts(texts_or_path, special_tokens, CHUNK_SIZE, pattern)
     word_counts = count_pretokens(texts, special_tokens, pattern, workers=workers, progress=progress)
     if not word_counts:
         raise ValueError("texts_or_path holds no ordinary text to train on (it is empty or only special tokens)")
