@@ -4,6 +4,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -259,6 +260,19 @@ def test_merge_replaces_left_to_right():
     assert merge([], (1, 2), 9) == []
 
 
+def test_merge_takes_a_numpy_row_and_refuses_what_is_not_one():
+    assert merge(np.array([1, 2, 3, 1, 2]), (1, 2), 9) == [9, 3, 9]
+    assert merge((1, 2), np.array([1, 2]), np.int64(9)) == [9]
+    with pytest.raises(ValueError, match="ids must be 1-D"):
+        merge(np.array([[1, 2], [1, 2]]), (1, 2), 9)
+    with pytest.raises(ValueError, match=r"pair must be two ids \(left, right\), got \(1,\)"):
+        merge([1, 2], (1,), 9)
+    with pytest.raises(TypeError, match=r"pair\[1\] must be an int, got str"):
+        merge([1, 2], (1, "2"), 9)
+    with pytest.raises(TypeError, match="new_id must be an int, got float"):
+        merge([1, 2], (1, 2), 9.0)
+
+
 # --- bad input ----------------------------------------------------------------------------------------------
 
 @BOTH
@@ -271,6 +285,8 @@ def test_merge_replaces_left_to_right():
     (300, ["<a>", "<a>"], ValueError, "special_tokens must be distinct"),
     (300, [""], ValueError, "special_tokens must not contain the empty string"),
     (300, "<a>", TypeError, "special_tokens must be a collection of str"),
+    (300, ["<a>", "h"], ValueError, r"special_tokens\[1\] = 'h' is a single byte, which already is byte token 104"),
+    (300, ["\ud800"], ValueError, r"special_tokens\[0\] contains the lone surrogate"),
 ])
 def test_bad_vocab_size_and_special_tokens(train, vocab_size, specials, error, message):
     with pytest.raises(error, match=message):

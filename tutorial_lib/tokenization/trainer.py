@@ -47,7 +47,7 @@ from typing import Union
 import regex
 from tqdm.auto import tqdm
 
-from .._checks import check_bool, check_int
+from .._checks import check_bool, check_int, check_int_list, check_utf8
 from .pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS, check_special_tokens,
                           compile_pattern, special_regex, split_special)
 
@@ -273,7 +273,18 @@ def _count_batch(texts: list[str], special_tokens: tuple[str, ...], pattern: str
 
 
 def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
-    """Replace each occurrence of `pair` in `ids` by `new_id`, scanning left to right ("aaa" -> "aa", "a")."""
+    """Replace each occurrence of `pair` in `ids` by `new_id`, scanning left to right ("aaa" -> "aa", "a").
+
+    `ids` may be any flat sequence of ints, a 1-D numpy array too; the result is a new list.
+    """
+    ids = check_int_list(ids, "ids")
+    pair = tuple(check_int_list(pair, "pair"))
+    if len(pair) != 2:
+        raise ValueError(f"pair must be two ids (left, right), got {pair}")
+    return _merge(ids, pair, check_int(new_id, "new_id"))
+
+
+def _merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
     return _replace(ids, _occurrences(ids, pair), new_id)
 
 
@@ -327,7 +338,7 @@ def train_bpe_naive(texts_or_path: TextSource, vocab_size: int, special_tokens: 
         best = max(counts, key=lambda p: (counts[p], vocab[p[0]], vocab[p[1]]))  # ties: see the module doc
         vocab[new_id] = vocab[best[0]] + vocab[best[1]]
         merges.append((vocab[best[0]], vocab[best[1]]))
-        words = [merge(ids, best, new_id) for ids in words]
+        words = [_merge(ids, best, new_id) for ids in words]
     return vocab, merges
 
 
@@ -398,10 +409,12 @@ def _start(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[
     """Check the arguments and set up training: the initial vocabulary (bytes, then specials), each distinct
     pre-token as a list of byte ids with its count, and the number of merges to make."""
     special_tokens = check_special_tokens(special_tokens)
+    for i, token in enumerate(special_tokens):
+        if len(check_utf8(token, f"special_tokens[{i}]").encode("utf-8")) == 1:
+            raise ValueError(f"special_tokens[{i}] = {token!r} is a single byte, which already is byte token "
+                             f"{ord(token)}; a special token needs bytes of its own, e.g. '<|{token}|>'")
     minimum = 256 + len(special_tokens)
-    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
-        raise TypeError(f"vocab_size must be an int, got {type(vocab_size).__name__}")
-    if vocab_size < minimum:
+    if check_int(vocab_size, "vocab_size") < minimum:
         raise ValueError(f"vocab_size must be >= 256 + len(special_tokens) = {minimum} (256 byte tokens and "
                          f"{len(special_tokens)} special tokens come first), got {vocab_size}")
     texts = iter_texts(texts_or_path, special_tokens, CHUNK_SIZE, pattern)
