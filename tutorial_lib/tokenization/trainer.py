@@ -414,7 +414,8 @@ def _start(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[
             raise ValueError(f"special_tokens[{i}] = {token!r} is a single byte, which already is byte token "
                              f"{ord(token)}; a special token needs bytes of its own, e.g. '<|{token}|>'")
     minimum = 256 + len(special_tokens)
-    if check_int(vocab_size, "vocab_size") < minimum:
+    vocab_size = check_int(vocab_size, "vocab_size")
+    if vocab_size < minimum:
         raise ValueError(f"vocab_size must be >= 256 + len(special_tokens) = {minimum} (256 byte tokens and "
                          f"{len(special_tokens)} special tokens come first), got {vocab_size}")
     texts = iter_texts(texts_or_path, special_tokens, CHUNK_SIZE, pattern)
