@@ -289,7 +289,6 @@ BASE_VOCAB = BYTES | {999: b"ab", 998: b"abc"}
     (dict(special_tokens=["<s>"]), ValueError, "not in the vocab"),
     (dict(special_tokens=["ab"]), ValueError, "bytes of ordinary token 999"),
     (dict(vocab=BASE_VOCAB | {300: b"ab"}), ValueError, "both have the bytes"),
-    (dict(vocab=BASE_VOCAB | {300: b"zz"}), ValueError, "neither a byte, a merge result nor a special token"),
     (dict(vocab=BASE_VOCAB | {-1: b"zz"}), ValueError, "ints >= 0"),
     (dict(vocab=BASE_VOCAB | {300: "zz"}), ValueError, "non-empty bytes"),
     (dict(vocab=BASE_VOCAB | {7: b""}), ValueError, "non-empty bytes"),
@@ -309,6 +308,16 @@ def test_malformed_vocab_merges_and_specials_are_refused(change, error, message)
     args = dict(vocab=BASE_VOCAB, merges=[(b"a", b"b"), (b"ab", b"c")]) | change
     with pytest.raises(error, match=message):
         Tokenizer(**args)
+
+
+def test_an_id_that_encoding_cannot_make_still_decodes():
+    # 300 is neither a byte, a merge result nor a special token: like GPT-2's <|endoftext|> when not named.
+    tok = Tokenizer(BASE_VOCAB | {300: b"zz", 301: b"<s>"}, [(b"a", b"b"), (b"ab", b"c")], ["<s>"])
+    assert tok.decode_only_ids == [300]
+    assert repr(tok) == "Tokenizer(vocab_size=1000, merges=2, special_tokens=['<s>'], decode_only_ids=1)"
+    assert tok.decode([300, 998]) == "zzabc" and tok.token_bytes(300) == b"zz"
+    assert tok.encode("zz<s>", allowed_special="all") == [ord("z"), ord("z"), 301]
+    assert repr(toy()) == "Tokenizer(vocab_size=1000, merges=3, special_tokens=[])"
 
 
 # Each of these would come back changed from the saved file, or not at all.

@@ -13,6 +13,7 @@ from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from tutorial_lib.tokenization import trainer
 from tutorial_lib.tokenization.trainer import (corpus_digest, count_pretokens, iter_texts, merge, train_bpe, train_bpe_naive)
 from tutorial_lib.data import CORPORA, ENDOFTEXT, corpus_path, load_text, tinystories_documents
+from tutorial_lib.tokenization.tokenizer import GPT2_BYTE_DECODER
 from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, compile_pattern, split_special
 
 BOTH = pytest.mark.parametrize("train", [train_bpe_naive, train_bpe], ids=["naive", "fast"])
@@ -352,15 +353,7 @@ def test_iter_texts_checks_chunk_size():
 
 # --- Hugging Face tokenizers --------------------------------------------------------------------------------
 
-def gpt2_byte_decoder():
-    """GPT-2's bytes_to_unicode, inverted: HF's ByteLevel shows byte b as a printable character."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    chars = printable + [256 + n for n in range(256 - len(printable))]
-    byte_values = printable + [b for b in range(256) if b not in printable]
-    return {chr(c): b for b, c in zip(byte_values, chars)}
-
-
-BYTE_OF = gpt2_byte_decoder()
+BYTE_OF = GPT2_BYTE_DECODER  # HF's ByteLevel shows byte b as the printable character GPT-2 gave it
 
 
 def hf_train(texts, vocab_size):

@@ -81,6 +81,8 @@ class Tokenizer:
 
     `special_tokens` are strs whose UTF-8 bytes are in `vocab`; `pattern` is a split regex or a name from
     pretokenize.PATTERNS; `metadata` (plain JSON: it must load back unchanged) is kept in the saved manifest.
+    A vocab id that is neither a byte, a merge result nor a named special token (GPT-2's <|endoftext|> when
+    it is not named special) is listed in `decode_only_ids`: it decodes, but encoding never produces it.
     """
 
     def __init__(
@@ -97,6 +99,8 @@ class Tokenizer:
         self._pair_ranks = {(self._id_of[a], self._id_of[b]): r for r, (a, b) in enumerate(self.merges)}
         self._merged = [self._id_of[a + b] for a, b in self.merges]
         self.special_tokens = self._check_specials(special_tokens)
+        self.decode_only_ids = sorted(set(self.vocab).difference(self._byte_ids, self._merged,
+                                                                 self.special_tokens.values()))
         self._special_regex = special_regex(tuple(self.special_tokens)) if self.special_tokens else None
         self.pattern = PATTERNS.get(pattern, pattern) if isinstance(pattern, str) else pattern
         try:
@@ -118,15 +122,12 @@ class Tokenizer:
                 raise ValueError(f"special token {token!r} has the bytes of ordinary token {token_id} "
                                  "(a byte or a merge result), which cannot also be special")
             specials[token] = token_id
-        unused = sorted(set(self.vocab) - ordinary - set(specials.values()))
-        if unused:
-            raise ValueError(f"vocab ids {unused[:5]} ({len(unused)} in all) are neither a byte, a merge result nor "
-                             "a special token: name them in special_tokens or remove them")
         return specials
 
     def __repr__(self) -> str:
+        decode_only = f", decode_only_ids={len(self.decode_only_ids)}" if self.decode_only_ids else ""
         return (f"Tokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
-                f"special_tokens={list(self.special_tokens)})")
+                f"special_tokens={list(self.special_tokens)}{decode_only})")
 
     def __reduce__(self) -> tuple:
         # For pickling (e.g. to worker processes): the pre-token cache cannot be pickled, so rebuild instead.
@@ -297,6 +298,38 @@ class Tokenizer:
         vocab.update({token_id: token.encode("utf-8") for token, token_id in specials.items()})
         metadata = {"source": f"tiktoken encoding {encoding.name!r}"}
         return cls(vocab, merges, sorted(specials, key=specials.__getitem__), encoding._pat_str, metadata)
+
+    @classmethod
+    def from_gpt2_files(cls, vocab_json: str | os.PathLike, merges_txt: str | os.PathLike,
+                        special_tokens: Iterable[str] = (), pattern: str = GPT2_PATTERN) -> Tokenizer:
+        """GPT-2's tokenizer from OpenAI's encoder.json (token -> id) and vocab.bpe (merges in rank order).
+
+        Hugging Face ships the same two files as vocab.json and merges.txt. Both write each byte as one
+        printable character (GPT2_BYTE_DECODER; a space is "Ġ"), so each token is turned back into bytes. Ids
+        stay the file's, which are tiktoken's `gpt2` ids. The files do not say which entries are special:
+        name them in `special_tokens` (GPT-2 has one, "<|endoftext|>"); an entry left unnamed is decode-only.
+        """
+        vocab_json, merges_txt = check_path(vocab_json, "vocab_json"), check_path(merges_txt, "merges_txt")
+        special_tokens = check_special_tokens(special_tokens)
+        entries = _read_json(vocab_json)
+        if not isinstance(entries, dict) or not all(type(i) is int for i in entries.values()):
+            raise ValueError(f"{vocab_json} must hold one JSON object that maps each token to its id")
+        vocab: dict[int, bytes] = {}
+        for token, i in entries.items():
+            if i in vocab:
+                raise ValueError(f"{vocab_json} gives id {i} to two tokens, the second is {token!r}")
+            vocab[i] = token.encode("utf-8") if token in special_tokens else _gpt2_bytes(token, vocab_json)
+        lines = _read_text(merges_txt).split("\n")
+        merges = []
+        for n, line in enumerate(lines, 1):
+            if (n == 1 and line.startswith("#version")) or (n == len(lines) and not line):
+                continue
+            parts = line.split(" ")
+            if len(parts) != 2:
+                raise ValueError(f"{merges_txt} line {n} must be two tokens and one space, got {line!r}")
+            merges.append((_gpt2_bytes(parts[0], merges_txt), _gpt2_bytes(parts[1], merges_txt)))
+        metadata = {"source": f"GPT-2 files {vocab_json.name} and {merges_txt.name}"}
+        return cls(vocab, merges, special_tokens, pattern, metadata)
 
     @classmethod
     def train(cls, texts_or_path: Any, vocab_size: int, special_tokens: Iterable[str] = (),
@@ -526,6 +559,29 @@ def _from_readable(token: str | dict[str, str]) -> bytes:
     if isinstance(token, dict) and set(token) == {"hex"} and isinstance(token["hex"], str):
         return bytes.fromhex(token["hex"])
     raise ValueError(f"a token must be a str or {{'hex': ...}}, got {token!r}")
+
+
+def _gpt2_byte_decoder() -> dict[str, int]:
+    """GPT-2's `bytes_to_unicode`, inverted: the printable character that stands for each byte -> the byte.
+
+    The 188 bytes that print as themselves (! to ~, ¡ to ¬, ® to ÿ) keep their character; the other 68
+    (space, control characters, ...) take chr(256), chr(257), ... in byte order, so a token's text never
+    holds a space or a line break, and the merges file can be one "left right" pair per line.
+    """
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    others = [b for b in range(256) if b not in printable]
+    return {chr(b): b for b in printable} | {chr(256 + n): b for n, b in enumerate(others)}
+
+
+GPT2_BYTE_DECODER = _gpt2_byte_decoder()
+
+
+def _gpt2_bytes(token: str, path: Path) -> bytes:
+    try:
+        return bytes(map(GPT2_BYTE_DECODER.__getitem__, token))
+    except KeyError as e:
+        raise ValueError(f"{path}: the token {token!r} holds {e.args[0]!r}, which is not in GPT-2's byte alphabet "
+                         "(if it is a special token, name it in special_tokens)") from None
 
 
 def _read_text(path: Path) -> str:
