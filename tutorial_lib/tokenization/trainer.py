@@ -26,7 +26,7 @@ until the first merged tokens take part in a tie. No two merges ever build the s
 token depends on its bytes alone), so two distinct pairs never tie on bytes and the winner is unique.
 
 Hugging Face `tokenizers` breaks ties differently (smallest pair of its own ids), so its merges agree with ours
-up to the first tie at the top and its vocabulary is close but not equal after that; tests/test_bpe.py measures it.
+up to the first tie at the top and its vocabulary is close but not equal after that; tests/test_trainer.py measures it.
 """
 
 from __future__ import annotations
