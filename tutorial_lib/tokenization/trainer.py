@@ -26,7 +26,8 @@ until the first merged tokens take part in a tie. No two merges ever build the s
 token depends on its bytes alone), so two distinct pairs never tie on bytes and the winner is unique.
 
 Hugging Face `tokenizers` breaks ties differently (smallest pair of its own ids), so its merges agree with ours
-up to the first tie at the top and its vocabulary is close but not equal after that; tests/test_trainer.py measures it.
+up to the first tie at the top and its vocabulary is close but not equal after that; tests/test_trainer.py
+measures it.
 """
 
 from __future__ import annotations
@@ -160,10 +161,11 @@ def _read_file(path: Path, special_tokens: tuple[str, ...], chunk_size: int, lin
 # nanochat keep "\r\n" in one pre-token, while GPT-2 splits "x\r\ny" into "x", "\r", "\n", "y" but keeps
 # "\r\n" whole at the end of a piece, so it is cut between the two: "x\r|\ny".
 _LF_CUT = regex.compile(r"(?r)(?<=\S\n)(?=\S)")
+_AFTER_CRLF_CUT = regex.compile(r"(?r)(?<=\S\r?\n)(?=\S)")
 _LINE_CUTS = {
     GPT2_PATTERN: regex.compile(r"(?r)(?<=\S\n)(?=\S)|(?<=\S\r)(?=\n\S)"),
-    GPT4_PATTERN: regex.compile(r"(?r)(?<=\S\r?\n)(?=\S)"),
-    NANOCHAT_PATTERN: regex.compile(r"(?r)(?<=\S\r?\n)(?=\S)"),
+    GPT4_PATTERN: _AFTER_CRLF_CUT,
+    NANOCHAT_PATTERN: _AFTER_CRLF_CUT,
 }
 
 
