@@ -1,5 +1,6 @@
 import hashlib
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,15 @@ def test_every_corpus_loads_and_matches_provenance():
         assert corpus.sha256 in provenance, corpus.name
         assert data.corpus_path(corpus.name) == corpus.path
         assert hashlib.sha256(corpus.path.read_bytes()).hexdigest() == corpus.sha256
+
+
+def test_gpt2_files_are_registered_and_checked():
+    provenance = (data.DATA_DIR / "PROVENANCE.md").read_text(encoding="utf-8")
+    paths = data.gpt2_files()
+    assert [path.name for path in paths] == ["encoder.json", "vocab.bpe"]
+    for path, digest in zip(paths, data.GPT2_FILES.values()):
+        assert digest in provenance
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
 
 
 def test_tinystories_splits_into_its_stories():
@@ -27,8 +37,16 @@ def test_split_documents_drops_empty_pieces_and_trims_newlines():
     assert data.split_documents("x##y", separator="##") == ["x", "y"]
     with pytest.raises(ValueError, match="separator"):
         data.split_documents("x", separator="")
+    with pytest.raises(TypeError, match="separator must be a non-empty str, got NoneType"):
+        data.split_documents("x", separator=None)
     with pytest.raises(TypeError, match="text"):
         data.split_documents(b"x")
+
+
+def test_split_documents_keeps_indentation_and_spaces_inside_a_document():
+    # Chinese paragraphs are indented with U+3000; only the newlines around the separator are trimmed.
+    text = "\u3000\u3000第一章\n<|endoftext|>\n  code block  \n\n<|endoftext|>\n\t\n<|endoftext|>\n"
+    assert data.split_documents(text) == ["\u3000\u3000第一章", "  code block  "]
 
 
 def test_parallel_corpora_are_line_aligned():
@@ -38,6 +56,8 @@ def test_parallel_corpora_are_line_aligned():
 def test_unknown_name_is_rejected_with_the_allowed_names():
     with pytest.raises(ValueError, match="timemachine"):
         data.corpus_path("time_machine")
+    with pytest.raises(TypeError, match=r"name must be a str, got \w*Path"):
+        data.load_text(data.DATA_DIR / "timemachine.txt")
 
 
 @pytest.fixture
@@ -64,3 +84,28 @@ def test_altered_file_is_named(data_copy):
 def test_every_bundled_flores_language_has_a_chinese_name():
     bundled = {c.name.split("/")[1] for c in data.list_corpora() if c.name.startswith("flores/")}
     assert set(data.LANGUAGE_NAMES) == bundled
+
+
+def test_altered_gpt2_file_is_named(data_copy):
+    with open(data_copy / "gpt2" / "vocab.bpe", "ab") as f:
+        f.write(b"a b\n")
+    with pytest.raises(ValueError, match="GPT-2 file 'gpt2/vocab.bpe'.*altered"):
+        data.gpt2_files()
+
+
+def test_load_text_returns_the_bytes_it_checked(data_copy, monkeypatch):
+    """A file replaced right after it was hashed must not be decoded unchecked."""
+    path = data_copy / "timemachine.txt"
+    original = path.read_text(encoding="utf-8")
+    read_bytes = Path.read_bytes
+
+    def read_then_swap(self):
+        content = read_bytes(self)
+        if self == path:
+            path.write_text("swapped in by someone else", encoding="utf-8")
+        return content
+
+    monkeypatch.setattr(Path, "read_bytes", read_then_swap)
+    assert data.load_text("timemachine") == original
+    with pytest.raises(ValueError, match="altered"):
+        data.load_text("timemachine")

@@ -3,6 +3,7 @@ import os
 import pickle
 from itertools import islice, repeat
 
+import numpy as np
 import pytest
 import regex
 import tiktoken
@@ -235,14 +236,31 @@ def test_decode_rejects_unknown_and_non_int_ids(gpt4):
         gpt4.decode([1, 100256])
     with pytest.raises(ValueError, match="-1"):
         gpt4.decode([-1])
-    with pytest.raises(TypeError, match=r"ids\[0\] is 1.5"):
+    with pytest.raises(TypeError, match=r"ids\[0\] must be an int, got float 1.5"):
         gpt4.decode([1.5])
-    with pytest.raises(TypeError, match="iterable of int"):
+    with pytest.raises(TypeError, match=r"ids must be a list of int, got str '123'"):
         gpt4.decode("123")
     with pytest.raises(ValueError, match="token_id 10000000"):
         gpt4.token_bytes(10_000_000)
-    assert gpt4.token_bytes(100257) == EOT.encode()
+    with pytest.raises(TypeError, match="token_id must be an int, got bool True"):
+        gpt4.token_bytes(True)
+    assert gpt4.token_bytes(100257) == EOT.encode() == gpt4.token_bytes(np.int64(100257))
     assert gpt4.decode(iter([100257])) == EOT
+
+
+@pytest.mark.parametrize("method", ["decode", "decode_bytes"])
+def test_decode_takes_one_row_of_ids_and_nothing_else(gpt4, method):
+    decode = getattr(gpt4, method)
+    ids = gpt4.encode_ordinary("hello 世界")
+    assert decode(np.array(ids)) == decode(tuple(ids)) == decode(ids)  # a 1-D numpy row is fine
+    with pytest.raises(TypeError, match=r"ids\[1\] must be an int, got bool True"):
+        decode([ids[0], True])  # True is not token 1
+    with pytest.raises(ValueError, match="ids must be 1-D .* 2 dimensions"):
+        decode(np.array([ids, ids]))  # a batch of rows is not one row
+    with pytest.raises(ValueError, match="ids must be 1-D .* 0 dimensions"):
+        decode(np.int64(ids[0]))
+    with pytest.raises(TypeError, match=r"ids\[0\] must be an int, got list"):
+        decode([ids, ids])
 
 
 # --------------------------------------------------------------------------------------------------- bad input
@@ -271,7 +289,6 @@ BASE_VOCAB = BYTES | {999: b"ab", 998: b"abc"}
     (dict(special_tokens=["<s>"]), ValueError, "not in the vocab"),
     (dict(special_tokens=["ab"]), ValueError, "bytes of ordinary token 999"),
     (dict(vocab=BASE_VOCAB | {300: b"ab"}), ValueError, "both have the bytes"),
-    (dict(vocab=BASE_VOCAB | {300: b"zz"}), ValueError, "neither a byte, a merge result nor a special token"),
     (dict(vocab=BASE_VOCAB | {-1: b"zz"}), ValueError, "ints >= 0"),
     (dict(vocab=BASE_VOCAB | {300: "zz"}), ValueError, "non-empty bytes"),
     (dict(vocab=BASE_VOCAB | {7: b""}), ValueError, "non-empty bytes"),
@@ -284,13 +301,76 @@ BASE_VOCAB = BYTES | {999: b"ab", 998: b"abc"}
     (dict(merges=b"ab"), TypeError, "merges must be a list"),
     (dict(pattern="(unclosed"), ValueError, "not a valid regex"),
     (dict(metadata={"vocab_sha256": "x"}), ValueError, "manifest's own keys"),
-    (dict(metadata={"when": object()}), ValueError, "JSON-serializable"),
-    (dict(metadata=[1]), TypeError, "metadata must be a dict"),
+    (dict(metadata={"when": object()}), ValueError, r"metadata\['when'\] is <object object at .* of type object"),
+    (dict(metadata=[1]), TypeError, "metadata must be a dict or None, got list"),
 ])
 def test_malformed_vocab_merges_and_specials_are_refused(change, error, message):
     args = dict(vocab=BASE_VOCAB, merges=[(b"a", b"b"), (b"ab", b"c")]) | change
     with pytest.raises(error, match=message):
         Tokenizer(**args)
+
+
+def test_an_id_that_encoding_cannot_make_still_decodes():
+    # 300 is neither a byte, a merge result nor a special token: like GPT-2's <|endoftext|> when not named.
+    tok = Tokenizer(BASE_VOCAB | {300: b"zz", 301: b"<s>"}, [(b"a", b"b"), (b"ab", b"c")], ["<s>"])
+    assert tok.decode_only_ids == [300]
+    assert repr(tok) == "Tokenizer(vocab_size=1000, merges=2, special_tokens=['<s>'], decode_only_ids=1)"
+    assert tok.decode([300, 998]) == "zzabc" and tok.token_bytes(300) == b"zz"
+    assert tok.encode("zz<s>", allowed_special="all") == [ord("z"), ord("z"), 301]
+    assert repr(toy()) == "Tokenizer(vocab_size=1000, merges=3, special_tokens=[])"
+
+
+# Each of these would come back changed from the saved file, or not at all.
+@pytest.mark.parametrize("metadata, message", [
+    ({1: "a"}, r"metadata has the key 1, which JSON turns into a str"),
+    ({"split": (0.9, 0.1)}, r"metadata\['split'\] is \(0.9, 0.1\) of type tuple; JSON keeps only dict"),
+    ({"runs": [{"loss": float("nan")}]}, r"metadata\['runs'\]\[0\]\['loss'\] is nan, which JSON does not have"),
+    ({"best": float("inf")}, r"metadata\['best'\] is inf"),
+    ({"note": "a\ud800"}, r"metadata\['note'\] holds a lone surrogate"),
+    ({"a\udc80": 1}, r"a key of metadata holds a lone surrogate"),
+    ({"tags": {"x", "y"}}, r"metadata\['tags'\] is .* of type set"),
+    ({"size": np.int64(3)}, r"metadata\['size'\] is .*3.* of type int64"),
+])
+def test_metadata_must_survive_the_json_round_trip(metadata, message):
+    with pytest.raises(ValueError, match=r"metadata must be plain JSON that save\(\) and load\(\) keep unchanged, "
+                                         "but " + message):
+        Tokenizer(BASE_VOCAB, [(b"a", b"b"), (b"ab", b"c")], metadata=metadata)
+
+
+def test_metadata_nested_too_deeply_is_refused():
+    deep = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(ValueError, match="metadata is nested too deeply"):
+        Tokenizer(BASE_VOCAB, [(b"a", b"b"), (b"ab", b"c")], metadata={"deep": deep})
+
+
+UTF8_TEXT = st.text(st.characters(blacklist_categories=["Cs"]), max_size=5)  # no lone surrogates
+PLAIN_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | UTF8_TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(UTF8_TEXT, inner, max_size=3), max_leaves=10)
+
+
+@settings(max_examples=50, deadline=None)
+@given(PLAIN_JSON)
+def test_plain_json_metadata_comes_back_unchanged(tmp_path_factory, value):
+    tok = Tokenizer(BASE_VOCAB, [(b"a", b"b"), (b"ab", b"c")], metadata={"value": value})
+    path = tok.save(tmp_path_factory.mktemp("meta") / "tok.json")
+    loaded = Tokenizer.load(path).metadata["value"]
+    assert loaded == value and json.dumps(loaded) == json.dumps(value)  # the same types too (1 vs 1.0, list)
+
+
+def test_metadata_is_copied():
+    metadata = {"runs": [1]}
+    tok = Tokenizer(BASE_VOCAB, [(b"a", b"b"), (b"ab", b"c")], metadata=metadata)
+    metadata["runs"].append(2)
+    assert tok.metadata == {"runs": [1]}
+
+
+def test_from_tiktoken_wants_an_encoding(cl100k):
+    for wrong in (None, "cl100k_base", {"_mergeable_ranks": {}}):
+        with pytest.raises(TypeError, match=r"encoding must be a tiktoken Encoding, e.g. tiktoken.get_encoding"):
+            Tokenizer.from_tiktoken(wrong)
 
 
 # ------------------------------------------------------------------------------------------ save, load, manifest
@@ -352,7 +432,7 @@ def _edit(path, old, new):
     ('"vocab": [', '"vocab": [[1, 2, 3],', "malformed"),
     ('"vocab": [', '"vocab": [[1.5, "x"],', "must be an int"),
     ('"vocab": [', '"vocab": [[300, {"oct": "1"}],', "malformed"),
-    ('"merges": [', '"merges": {', "not a tokenizer JSON file"),
+    ('"merges": [', '"merges": {', "not a JSON file this code can read"),
 ])
 def test_tampered_file_is_refused(trained, tmp_path, old, new, message):
     path = trained.save(tmp_path / "tok.json")
@@ -372,3 +452,75 @@ def test_failed_save_leaves_the_old_file_and_no_temporary(trained, tmp_path, mon
     with pytest.raises(OSError, match="disk full"):
         toy().save(path)
     assert path.read_bytes() == before and os.listdir(tmp_path) == ["tok.json"]
+
+
+def test_interrupted_save_leaves_the_old_file_and_no_temporary(trained, tmp_path, monkeypatch):
+    path = trained.save(tmp_path / "tok.json")
+    before = path.read_bytes()
+    fdopen = os.fdopen
+
+    def write_half_then_interrupt(fd, *args, **kwargs):
+        f = fdopen(fd, *args, **kwargs)
+        real_write = f.write
+
+        def write(text):
+            real_write(text[: len(text) // 2])
+            raise KeyboardInterrupt  # Ctrl-C in the middle of the write
+
+        f.write = write
+        return f
+
+    monkeypatch.setattr(os, "fdopen", write_half_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        toy().save(path)
+    assert path.read_bytes() == before and os.listdir(tmp_path) == ["tok.json"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+def test_save_gives_the_usual_permissions_and_keeps_an_existing_files_mode(tmp_path):
+    old_umask = os.umask(0o027)
+    try:
+        new = toy().save(tmp_path / "new.json")
+        assert new.stat().st_mode & 0o777 == 0o640  # 0o666 minus the umask, as open() would give
+        existing = tmp_path / "existing.json"
+        existing.write_text("old")
+        existing.chmod(0o604)
+        toy().save(existing)
+        assert existing.stat().st_mode & 0o777 == 0o604 and Tokenizer.load(existing).vocab == toy().vocab
+    finally:
+        os.umask(old_umask)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symlinks")
+def test_save_through_a_symlink_replaces_its_target(tmp_path):
+    (tmp_path / "models").mkdir()
+    target = tmp_path / "models" / "tok-v1.json"
+    target.write_text("old")
+    link = tmp_path / "tok.json"
+    link.symlink_to(target)
+    assert toy().save(link) == link
+    assert link.is_symlink() and Tokenizer.load(target).vocab == toy().vocab
+    assert sorted(os.listdir(tmp_path)) == ["models", "tok.json"] and os.listdir(tmp_path / "models") == ["tok-v1.json"]
+    dangling = tmp_path / "next.json"
+    dangling.symlink_to(tmp_path / "models" / "tok-v2.json")
+    toy().save(dangling)
+    assert dangling.is_symlink() and Tokenizer.load(tmp_path / "models" / "tok-v2.json").vocab == toy().vocab
+
+
+def test_save_and_load_check_the_path(tmp_path):
+    with pytest.raises(ValueError, match="path must be a non-empty path"):
+        toy().save("")
+    with pytest.raises(TypeError, match="path must be a path"):
+        toy().save(None)
+    with pytest.raises(ValueError, match="path must be a non-empty path"):
+        Tokenizer.load("")
+    with pytest.raises(IsADirectoryError):
+        toy().save(tmp_path)
+    assert os.listdir(tmp_path) == [] and not list(tmp_path.parent.glob(f".{tmp_path.name}.*"))
+
+
+def test_load_of_deeply_nested_json_is_a_value_error(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text('{"manifest": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(ValueError, match="is not a JSON file this code can read"):
+        Tokenizer.load(path)

@@ -4,6 +4,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,6 +13,7 @@ from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from tutorial_lib.tokenization import trainer
 from tutorial_lib.tokenization.trainer import (corpus_digest, count_pretokens, iter_texts, merge, train_bpe, train_bpe_naive)
 from tutorial_lib.data import CORPORA, ENDOFTEXT, corpus_path, load_text, tinystories_documents
+from tutorial_lib.tokenization.tokenizer import GPT2_BYTE_DECODER
 from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, compile_pattern, split_special
 
 BOTH = pytest.mark.parametrize("train", [train_bpe_naive, train_bpe], ids=["naive", "fast"])
@@ -172,20 +174,48 @@ def pretokens(texts, special_tokens, pattern):
             for token in ([piece] if special else findall(piece))]
 
 
-TRICKY = st.lists(st.sampled_from(["a", "b", "1", " ", "  ", "\n", "\n\n", "\r\n", "\t", ".", "。", "我", "'",
+TRICKY = st.lists(st.sampled_from(["a", "b", "1", " ", "  ", "\n", "\n\n", "\r\n", "\r", "\t", ".", "。", "我", "'",
                                     "s", "\u3000", "<", "a>", "<a>", "<a>b", "é", "😀"]), max_size=60).map("".join)
+# Windows line endings: lines of words and punctuation, broken by "\r\n" or, now and then, a lone "\r" or "\n".
+CRLF_TEXT = st.lists(st.sampled_from(["a", "bc", "1", "22", " ", "  ", ".", ",", "'s", "我", "\u3000", "\t",
+                                      "\r\n", "\r\n", "\r\n", "\r\n\r\n", " \r\n", "\r", "\n"]),
+                     max_size=80).map("".join)
+PATTERNS = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN, "nanochat": NANOCHAT_PATTERN}
 
 
-@settings(max_examples=300, deadline=None)
-@given(text=TRICKY, chunk_size=st.integers(1, 12), specials=st.sampled_from([[], ["<a>"], ["<a>", "<a>b", "\n\n"]]))
-def test_file_chunks_split_exactly_like_the_whole_file(text, chunk_size, specials):
+def file_chunks(text, specials, chunk_size, pattern):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp, "corpus.txt")
         path.write_bytes(text.encode())
-        chunks = list(iter_texts(path, specials, chunk_size))
+        return list(iter_texts(path, specials, chunk_size, pattern))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TRICKY, chunk_size=st.integers(1, 12), specials=st.sampled_from([[], ["<a>"], ["<a>", "<a>b", "\n\n"]]),
+       pattern=st.sampled_from(sorted(PATTERNS)))
+def test_file_chunks_split_exactly_like_the_whole_file(text, chunk_size, specials, pattern):
+    chunks = file_chunks(text, specials, chunk_size, pattern)
     assert "".join(chunks) == text
-    for pattern in (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN):
-        assert pretokens(chunks, specials, pattern) == pretokens([text], specials, pattern)
+    assert pretokens(chunks, specials, PATTERNS[pattern]) == pretokens([text], specials, PATTERNS[pattern])
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=CRLF_TEXT, chunk_size=st.integers(1, 12), pattern=st.sampled_from(sorted(PATTERNS)))
+def test_crlf_file_chunks_split_exactly_like_the_whole_file(text, chunk_size, pattern):
+    chunks = file_chunks(text, [], chunk_size, pattern)
+    assert "".join(chunks) == text
+    assert pretokens(chunks, [], PATTERNS[pattern]) == pretokens([text], [], PATTERNS[pattern])
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", GPT2_PATTERN, "gpt4", GPT4_PATTERN, "nanochat", NANOCHAT_PATTERN])
+def test_a_file_with_windows_line_endings_is_read_in_bounded_pieces(pattern, tmp_path):
+    text = load_text("timemachine").replace("\n", "\r\n")
+    path = tmp_path / "crlf.txt"
+    path.write_bytes(text.encode())
+    chunks = list(iter_texts(path, (), 10_000, pattern))
+    assert len(chunks) > 10 and max(map(len, chunks)) < 20_000
+    assert "".join(chunks) == text
+    assert pretokens(chunks, [], pattern) == pretokens([text], [], pattern)
 
 
 def test_a_file_is_read_in_bounded_pieces():
@@ -233,6 +263,19 @@ def test_merge_replaces_left_to_right():
     assert merge([], (1, 2), 9) == []
 
 
+def test_merge_takes_a_numpy_row_and_refuses_what_is_not_one():
+    assert merge(np.array([1, 2, 3, 1, 2]), (1, 2), 9) == [9, 3, 9]
+    assert merge((1, 2), np.array([1, 2]), np.int64(9)) == [9]
+    with pytest.raises(ValueError, match="ids must be 1-D"):
+        merge(np.array([[1, 2], [1, 2]]), (1, 2), 9)
+    with pytest.raises(ValueError, match=r"pair must be two ids \(left, right\), got \(1,\)"):
+        merge([1, 2], (1,), 9)
+    with pytest.raises(TypeError, match=r"pair\[1\] must be an int, got str"):
+        merge([1, 2], (1, "2"), 9)
+    with pytest.raises(TypeError, match="new_id must be an int, got float"):
+        merge([1, 2], (1, 2), 9.0)
+
+
 # --- bad input ----------------------------------------------------------------------------------------------
 
 @BOTH
@@ -245,6 +288,8 @@ def test_merge_replaces_left_to_right():
     (300, ["<a>", "<a>"], ValueError, "special_tokens must be distinct"),
     (300, [""], ValueError, "special_tokens must not contain the empty string"),
     (300, "<a>", TypeError, "special_tokens must be a collection of str"),
+    (300, ["<a>", "h"], ValueError, r"special_tokens\[1\] = 'h' is a single byte, which already is byte token 104"),
+    (300, ["\ud800"], ValueError, r"special_tokens\[0\] contains the lone surrogate"),
 ])
 def test_bad_vocab_size_and_special_tokens(train, vocab_size, specials, error, message):
     with pytest.raises(error, match=message):
@@ -276,7 +321,7 @@ def test_bad_texts(train, tmp_path):
         train(["ok"], 300, workers=0)
     with pytest.raises(TypeError, match="workers must be an int >= 1, got float"):
         train(["ok"], 300, workers=2.0)
-    with pytest.raises(TypeError, match="progress must be a bool"):
+    with pytest.raises(TypeError, match="progress must be True or False, got str"):
         train(["ok"], 300, progress="yes")
     with pytest.raises(ValueError, match="pattern must be a non-empty str"):
         train(["ok"], 300, pattern="")
@@ -299,23 +344,18 @@ def test_invalid_utf8_names_the_file_and_the_byte_offset(tmp_path, data, offset,
 
 
 def test_iter_texts_checks_chunk_size():
-    with pytest.raises(ValueError, match="chunk_size must be an int >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"chunk_size must be an int in \[1, 268435456\], got 0"):
         iter_texts(["a"], (), 0)
-    with pytest.raises(TypeError, match="chunk_size must be an int >= 1, got str"):
+    with pytest.raises(ValueError, match=r"chunk_size must be an int in \[1, 268435456\], got 1000000000000"):
+        iter_texts(corpus_path("timemachine"), (), 10**12)  # it would try to read that much at once
+    with pytest.raises(TypeError, match=r"chunk_size must be an int in \[1, 268435456\], got str"):
         iter_texts(["a"], (), "1")
+    assert list(iter_texts(corpus_path("timemachine"), (), trainer.MAX_CHUNK_SIZE)) == [load_text("timemachine")]
 
 
 # --- Hugging Face tokenizers --------------------------------------------------------------------------------
 
-def gpt2_byte_decoder():
-    """GPT-2's bytes_to_unicode, inverted: HF's ByteLevel shows byte b as a printable character."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    chars = printable + [256 + n for n in range(256 - len(printable))]
-    byte_values = printable + [b for b in range(256) if b not in printable]
-    return {chr(c): b for b, c in zip(byte_values, chars)}
-
-
-BYTE_OF = gpt2_byte_decoder()
+BYTE_OF = GPT2_BYTE_DECODER  # HF's ByteLevel shows byte b as the printable character GPT-2 gave it
 
 
 def hf_train(texts, vocab_size):

@@ -1,7 +1,8 @@
-"""The bundled corpora: where they are, what they are, and proof that they are the files we think.
+"""The bundled files: where they are, what they are, and proof that they are the files we think.
 
-Every corpus is checked against the sha256 recorded in data/PROVENANCE.md before it is read, so a
-notebook never computes an "honest number" on a file that was edited or truncated by accident.
+The corpora and GPT-2's tokenizer files are checked against the sha256 recorded in data/PROVENANCE.md
+when they are read, so a notebook never computes an "honest number" on a file that was edited or
+truncated by accident.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from tutorial_lib._checks import check_choice, check_str
 
 DATA_DIR = Path(os.environ.get("TUTORIAL_DATA_DIR", Path(__file__).resolve().parent.parent / "data"))
 ENDOFTEXT = "<|endoftext|>"
@@ -69,6 +72,14 @@ CORPORA: dict[str, Corpus] = {
 }
 
 
+# OpenAI's GPT-2 tokenizer: token -> id, and the merges in rank order (Hugging Face calls them vocab.json and
+# merges.txt). The digests are the ones tiktoken checks when it downloads them.
+GPT2_FILES = {
+    "gpt2/encoder.json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
+    "gpt2/vocab.bpe": "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
+}
+
+
 def list_corpora() -> list[Corpus]:
     """All bundled corpora, in a fixed order (the order notebooks list them in)."""
     return list(CORPORA.values())
@@ -76,23 +87,46 @@ def list_corpora() -> list[Corpus]:
 
 def corpus_path(name: str) -> Path:
     """Path of a bundled corpus after checking it exists and its sha256 matches PROVENANCE.md."""
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str, got {type(name).__name__}")
-    if name not in CORPORA:
-        raise ValueError(f"name must be one of {sorted(CORPORA)}, got {name!r}")
-    corpus = CORPORA[name]
-    if not corpus.path.is_file():
-        raise FileNotFoundError(f"corpus {name!r} is missing: expected {corpus.path} (see data/PROVENANCE.md)")
-    digest = hashlib.sha256(corpus.path.read_bytes()).hexdigest()
-    if digest != corpus.sha256:
-        raise ValueError(f"corpus {name!r} at {corpus.path} was altered: sha256 {digest}, "
-                         f"expected {corpus.sha256} (restore it from data/ in git)")
-    return corpus.path
+    _corpus_bytes(name)
+    return CORPORA[name].path
 
 
 def load_text(name: str) -> str:
-    """The whole corpus as one str (all bundled files are UTF-8, LF line endings, no BOM)."""
-    return corpus_path(name).read_text(encoding="utf-8")
+    """The whole corpus as one str (all bundled files are UTF-8, LF line endings, no BOM).
+
+    The file is read once, so the bytes that are decoded are the bytes whose sha256 was checked.
+    """
+    return _corpus_bytes(name).decode("utf-8")
+
+
+def gpt2_files() -> tuple[Path, Path]:
+    """Paths of OpenAI's GPT-2 `encoder.json` and `vocab.bpe`, after checking their sha256.
+
+    `Tokenizer.from_gpt2_files(*data.gpt2_files())` builds GPT-2's tokenizer from them.
+    """
+    for filename, digest in GPT2_FILES.items():
+        _checked_bytes(DATA_DIR / filename, digest, f"GPT-2 file {filename!r}")
+    encoder_json, vocab_bpe = (DATA_DIR / filename for filename in GPT2_FILES)
+    return encoder_json, vocab_bpe
+
+
+def _corpus_bytes(name: str) -> bytes:
+    check_choice(check_str(name, "name"), "name", sorted(CORPORA))
+    corpus = CORPORA[name]
+    return _checked_bytes(corpus.path, corpus.sha256, f"corpus {name!r}")
+
+
+def _checked_bytes(path: Path, sha256: str, what: str) -> bytes:
+    """The bytes of `path` if their sha256 is the recorded one."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} is missing: expected {path} (see data/PROVENANCE.md)") from None
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != sha256:
+        raise ValueError(f"{what} at {path} was altered: sha256 {digest}, expected {sha256} "
+                         "(restore it from data/ in git)")
+    return data
 
 
 def split_documents(text: str, separator: str = ENDOFTEXT) -> list[str]:
@@ -100,10 +134,8 @@ def split_documents(text: str, separator: str = ENDOFTEXT) -> list[str]:
 
     TinyStories stores `story\\n<|endoftext|>\\n`; empty pieces (the file's tail) are dropped.
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
-    if not isinstance(separator, str) or not separator:
-        raise ValueError("separator must be a non-empty str")
+    check_str(text, "text")
+    check_str(separator, "separator", non_empty=True)
     docs = (doc.strip("\n") for doc in text.split(separator))
     return [doc for doc in docs if doc.strip()]
 

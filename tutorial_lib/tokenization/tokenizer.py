@@ -23,15 +23,18 @@ from __future__ import annotations
 import hashlib
 import heapq
 import json
-import operator
+import math
 import os
-import tempfile
+import secrets
+import stat
 from itertools import accumulate, chain
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, PATTERNS, check_special_tokens, compile_pattern,
-                                                   find_pretokens, special_regex)
+from tutorial_lib._checks import check_int, check_int_list, check_path, check_type, describe
+from tutorial_lib.tokenization import trainer
+from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, check_special_tokens, compile_pattern, find_pretokens,
+                                                   special_regex)
 
 SCHEMA_VERSION = 1
 CACHE_SIZE = 1 << 16  # pre-tokens whose ids are remembered: English repeats a few thousand, Chinese far more
@@ -153,7 +156,9 @@ class Tokenizer:
     """Byte-level BPE: `vocab` maps id -> bytes, `merges` lists (left, right) byte pairs in rank order.
 
     `special_tokens` are strs whose UTF-8 bytes are in `vocab`; `pattern` is a split regex or a name from
-    pretokenize.PATTERNS; `metadata` (JSON-serializable) is kept in the saved manifest.
+    pretokenize.PATTERNS; `metadata` (plain JSON: it must load back unchanged) is kept in the saved manifest.
+    A vocab id that is neither a byte, a merge result nor a named special token (GPT-2's <|endoftext|> when
+    it is not named special) is listed in `decode_only_ids`: it decodes, but encoding never produces it.
     """
 
     def __init__(
@@ -170,6 +175,8 @@ class Tokenizer:
         self._pair_ranks = {(self._id_of[a], self._id_of[b]): r for r, (a, b) in enumerate(self.merges)}
         self._merged = [self._id_of[a + b] for a, b in self.merges]
         self.special_tokens = self._check_specials(special_tokens)
+        self.decode_only_ids = sorted(set(self.vocab).difference(self._byte_ids, self._merged,
+                                                                 self.special_tokens.values()))
         self._special_regex = special_regex(tuple(self.special_tokens)) if self.special_tokens else None
         self._regex = compile_pattern(pattern)
         self.pattern = self._regex.pattern  # a name such as "gpt4" stands for its full regex
@@ -188,15 +195,12 @@ class Tokenizer:
                 raise ValueError(f"special token {token!r} has the bytes of ordinary token {token_id} "
                                  "(a byte or a merge result), which cannot also be special")
             specials[token] = token_id
-        unused = sorted(set(self.vocab) - ordinary - set(specials.values()))
-        if unused:
-            raise ValueError(f"vocab ids {unused[:5]} ({len(unused)} in all) are neither a byte, a merge result nor "
-                             "a special token: name them in special_tokens or remove them")
         return specials
 
     def __repr__(self) -> str:
+        decode_only = f", decode_only_ids={len(self.decode_only_ids)}" if self.decode_only_ids else ""
         return (f"Tokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
-                f"special_tokens={list(self.special_tokens)})")
+                f"special_tokens={list(self.special_tokens)}{decode_only})")
 
     def __reduce__(self) -> tuple:
         # For pickling (e.g. to worker processes): the pre-token cache cannot be pickled, so rebuild instead.
@@ -314,7 +318,7 @@ class Tokenizer:
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of one token (a special token gives the UTF-8 of its text)."""
-        (token_id,) = _id_list([token_id], "token_id")
+        token_id = check_int(token_id, "token_id")
         if token_id not in self.vocab:
             raise ValueError(f"token_id {token_id} is not in the vocab (ids are 0..{self.vocab_size - 1})")
         return self.vocab[token_id]
@@ -358,6 +362,9 @@ class Tokenizer:
         takes each token's bytes down to exactly two parts (a, b): that is the merge that made the token
         (minbpe's `recover_merges`). Ids stay tiktoken's, so the byte tokens keep their permuted ids.
         """
+        if not all(hasattr(encoding, name) for name in ("name", "_mergeable_ranks", "_special_tokens", "_pat_str")):
+            raise TypeError("encoding must be a tiktoken Encoding, e.g. tiktoken.get_encoding('cl100k_base'), got "
+                            f"{type(encoding).__name__} {describe(encoding)}")
         ranks: dict[bytes, int] = encoding._mergeable_ranks
         vocab = {rank: token for token, rank in ranks.items()}
         byte_ids = [ranks[bytes([b])] for b in range(256)]
@@ -380,19 +387,50 @@ class Tokenizer:
         return cls(vocab, merges, sorted(specials, key=specials.__getitem__), encoding._pat_str, metadata)
 
     @classmethod
+    def from_gpt2_files(cls, vocab_json: str | os.PathLike, merges_txt: str | os.PathLike,
+                        special_tokens: Iterable[str] = (), pattern: str = GPT2_PATTERN) -> Tokenizer:
+        """GPT-2's tokenizer from OpenAI's encoder.json (token -> id) and vocab.bpe (merges in rank order).
+
+        Hugging Face ships the same two files as vocab.json and merges.txt. Both write each byte as one
+        printable character (GPT2_BYTE_DECODER; a space is "Ġ"), so each token is turned back into bytes. Ids
+        stay the file's, which are tiktoken's `gpt2` ids. The files do not say which entries are special:
+        name them in `special_tokens` (GPT-2 has one, "<|endoftext|>"); an entry left unnamed is decode-only.
+        """
+        vocab_json, merges_txt = check_path(vocab_json, "vocab_json"), check_path(merges_txt, "merges_txt")
+        special_tokens = check_special_tokens(special_tokens)
+        entries = _read_json(vocab_json)
+        if not isinstance(entries, dict) or not all(type(i) is int for i in entries.values()):
+            raise ValueError(f"{vocab_json} must hold one JSON object that maps each token to its id")
+        vocab: dict[int, bytes] = {}
+        for token, i in entries.items():
+            if i in vocab:
+                raise ValueError(f"{vocab_json} gives id {i} to two tokens, the second is {token!r}")
+            vocab[i] = token.encode("utf-8") if token in special_tokens else _gpt2_bytes(token, vocab_json)
+        lines = _read_text(merges_txt).split("\n")
+        merges = []
+        for n, line in enumerate(lines, 1):
+            if (n == 1 and line.startswith("#version")) or (n == len(lines) and not line):
+                continue
+            parts = line.split(" ")
+            if len(parts) != 2:
+                raise ValueError(f"{merges_txt} line {n} must be two tokens and one space, got {line!r}")
+            merges.append((_gpt2_bytes(parts[0], merges_txt), _gpt2_bytes(parts[1], merges_txt)))
+        metadata = {"source": f"GPT-2 files {vocab_json.name} and {merges_txt.name}"}
+        return cls(vocab, merges, special_tokens, pattern, metadata)
+
+    @classmethod
     def train(cls, texts_or_path: Any, vocab_size: int, special_tokens: Iterable[str] = (),
               pattern: str = GPT2_PATTERN, **trainer_kwargs: Any) -> Tokenizer:
-        """Train with `tutorial_lib.bpe.train_bpe`; the metadata records everything the result depends on."""
-        from tutorial_lib.tokenization import trainer  # imported here so that the trainer may use this module
-
+        """Train with `trainer.train_bpe`; the metadata records everything the result depends on."""
         if isinstance(texts_or_path, Iterator):
             texts_or_path = list(texts_or_path)  # it is read twice: for the digest and for training
         special_tokens = check_special_tokens(special_tokens)
-        pattern = PATTERNS.get(pattern, pattern) if isinstance(pattern, str) else pattern
+        pattern = compile_pattern(pattern).pattern  # a name such as "gpt4" is recorded as its full regex
+        vocab_size = check_int(vocab_size, "vocab_size", low=256 + len(special_tokens))
         vocab, merges = trainer.train_bpe(texts_or_path, vocab_size, special_tokens, pattern, **trainer_kwargs)
         metadata = {
-            "trainer": {"name": "tutorial_lib.tokenization.trainer.train_bpe", "vocab_size": vocab_size, "pattern": pattern,
-                        "special_tokens": list(special_tokens), "tie_break": TIE_BREAK},
+            "trainer": {"name": "tutorial_lib.tokenization.trainer.train_bpe", "vocab_size": vocab_size,
+                        "pattern": pattern, "special_tokens": list(special_tokens), "tie_break": TIE_BREAK},
             "corpus_digest": trainer.corpus_digest(texts_or_path),
         }
         return cls(vocab, merges, special_tokens, pattern, metadata)
@@ -409,12 +447,12 @@ class Tokenizer:
         }
 
     def save(self, path: str | os.PathLike) -> Path:
-        """Write one human-readable JSON file, one merge or vocab entry per line, atomically.
+        """Write one human-readable JSON file, one merge or vocab entry per line, atomically (`_write_atomically`).
 
         A token is shown as its text when its bytes are valid UTF-8 and as {"hex": "e4b8"} otherwise. Special
         tokens are listed once, under "special_tokens".
         """
-        path = Path(path)
+        path = check_path(path, "path")
         specials = set(self.special_tokens.values())
         text = "\n".join([
             "{",
@@ -429,26 +467,14 @@ class Tokenizer:
             "]",
             "}\n",
         ])
-        # A crash mid-write must not leave a truncated tokenizer behind: write aside, then rename into place.
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        _write_atomically(path, text)
         return path
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Tokenizer:
         """Read a file written by `save`; refuse it if its schema is unknown or a digest does not match."""
-        try:
-            doc = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise ValueError(f"{path} is not a tokenizer JSON file: {e}") from None
+        path = check_path(path, "path")
+        doc = _read_json(path)
         manifest = doc.get("manifest") if isinstance(doc, dict) else None
         if not isinstance(manifest, dict):
             raise ValueError(f"{path} has no manifest, so it was not written by Tokenizer.save")
@@ -536,18 +562,51 @@ def _check_vocab_and_merges(vocab: dict[int, bytes], merges: list[tuple[bytes, b
 
 
 def _check_metadata(metadata: dict | None) -> dict:
+    """A copy of `metadata`, which must come back unchanged from the JSON file that `save` writes."""
     if metadata is None:
         return {}
-    if not isinstance(metadata, dict):
-        raise TypeError(f"metadata must be a dict or None, got {type(metadata).__name__}")
+    check_type(metadata, "metadata", dict, "a dict or None")
     reserved = sorted(set(metadata) & set(_MANIFEST_KEYS))
     if reserved:
         raise ValueError(f"metadata must not use the manifest's own keys {reserved}")
     try:
-        json.dumps(metadata)
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"metadata must be JSON-serializable, since save() writes it: {e}") from None
-    return dict(metadata)
+        problem = _json_problem(metadata, "metadata")
+    except RecursionError:
+        problem = "metadata is nested too deeply"
+    if problem:
+        raise ValueError(f"metadata must be plain JSON that save() and load() keep unchanged, but {problem}")
+    return json.loads(json.dumps(metadata))
+
+
+def _json_problem(value: Any, where: str) -> str | None:
+    """Why `value` would not come back equal (and of the same types) from JSON, or None if it would."""
+    kind = type(value)
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                return f"{where} has the key {describe(key)}, which JSON turns into a str"
+            problem = _json_problem(key, f"a key of {where}") or _json_problem(item, f"{where}[{key!r}]")
+            if problem:
+                return problem
+        return None
+    if kind is list:
+        return next(filter(None, (_json_problem(item, f"{where}[{i}]") for i, item in enumerate(value))), None)
+    if kind is str:
+        return None if _is_utf8(value) else f"{where} holds a lone surrogate, which UTF-8 cannot store"
+    if kind is float and not math.isfinite(value):
+        return f"{where} is {value}, which JSON does not have"
+    if kind in (int, float, bool, type(None)):
+        return None
+    return (f"{where} is {describe(value)} of type {kind.__name__}; JSON keeps only dict (str keys), list, str, "
+            "int, float, bool and None")
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_text(text: object, name: str = "text") -> None:
@@ -556,15 +615,10 @@ def _check_text(text: object, name: str = "text") -> None:
 
 
 def _id_list(ids: Iterable[int], name: str = "ids") -> list[int]:
-    """`ids` as a list of Python ints; numpy integers are fine, floats and strs are not."""
-    if isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
-        raise TypeError(f"{name} must be an iterable of int, got {type(ids).__name__}")
-    ids = list(ids)
-    try:
-        return list(map(operator.index, ids))
-    except TypeError:
-        k, bad = next((k, t) for k, t in enumerate(ids) if not hasattr(t, "__index__"))
-        raise TypeError(f"{name} must hold ints, but {name}[{k}] is {bad!r}") from None
+    """`ids` as a list of Python ints: a flat sequence or a 1-D numpy array; no bools, floats or nesting."""
+    if type(ids) is list and all(type(i) is int for i in ids):  # the common case, checked in one quick pass
+        return ids
+    return check_int_list(ids, name)
 
 
 def _checked_id(i: object) -> int:
@@ -591,3 +645,68 @@ def _from_readable(token: str | dict[str, str]) -> bytes:
     if isinstance(token, dict) and set(token) == {"hex"} and isinstance(token["hex"], str):
         return bytes.fromhex(token["hex"])
     raise ValueError(f"a token must be a str or {{'hex': ...}}, got {token!r}")
+
+
+def _gpt2_byte_decoder() -> dict[str, int]:
+    """GPT-2's `bytes_to_unicode`, inverted: the printable character that stands for each byte -> the byte.
+
+    The 188 bytes that print as themselves (! to ~, ¡ to ¬, ® to ÿ) keep their character; the other 68
+    (space, control characters, ...) take chr(256), chr(257), ... in byte order, so a token's text never
+    holds a space or a line break, and the merges file can be one "left right" pair per line.
+    """
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    others = [b for b in range(256) if b not in printable]
+    return {chr(b): b for b in printable} | {chr(256 + n): b for n, b in enumerate(others)}
+
+
+GPT2_BYTE_DECODER = _gpt2_byte_decoder()
+
+
+def _gpt2_bytes(token: str, path: Path) -> bytes:
+    try:
+        return bytes(map(GPT2_BYTE_DECODER.__getitem__, token))
+    except KeyError as e:
+        raise ValueError(f"{path}: the token {token!r} holds {e.args[0]!r}, which is not in GPT-2's byte alphabet "
+                         "(if it is a special token, name it in special_tokens)") from None
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path} is not UTF-8 text: {e}") from None
+
+
+def _read_json(path: Path) -> Any:
+    """The JSON value in `path`; text that is not JSON, or nests too deeply to read, is a ValueError."""
+    try:
+        return json.loads(_read_text(path))
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise ValueError(f"{path} is not a JSON file this code can read: {e}") from None
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write `text` to a new file beside `path`, then rename it over `path`.
+
+    A crash or Ctrl-C mid-write leaves the old file (or none) and no temporary file, never a truncated one.
+    The new file gets the permissions `open()` would give it (0o666 minus the umask) or, when `path` exists,
+    its mode. A symlink is followed: the file it points to is replaced and the link stays a link.
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = None
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(8)}.tmp")  # 64 random bits: never taken
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # O_EXCL: never write into a file found there
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            if mode is not None:
+                os.chmod(tmp, mode)
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

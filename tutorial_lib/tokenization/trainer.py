@@ -26,7 +26,8 @@ until the first merged tokens take part in a tie. No two merges ever build the s
 token depends on its bytes alone), so two distinct pairs never tie on bytes and the winner is unique.
 
 Hugging Face `tokenizers` breaks ties differently (smallest pair of its own ids), so its merges agree with ours
-up to the first tie at the top and its vocabulary is close but not equal after that; tests/test_bpe.py measures it.
+up to the first tie at the top and its vocabulary is close but not equal after that; tests/test_trainer.py
+measures it.
 """
 
 from __future__ import annotations
@@ -38,50 +39,58 @@ import multiprocessing
 import os
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
-from itertools import islice
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from itertools import islice, repeat
 from pathlib import Path
 from typing import Union
 
 import regex
 from tqdm.auto import tqdm
 
-from .pretokenize import (GPT2_PATTERN, check_special_tokens, compile_pattern, find_pretokens, special_regex,
-                          split_special)
+from tutorial_lib._checks import check_bool, check_int, check_int_list, check_utf8
+from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS,
+                                                   check_special_tokens, compile_pattern, find_pretokens,
+                                                   special_regex, split_special)
 
-# A corpus is a path to a UTF-8 text file, or the texts themselves (each may contain special tokens).
-Corpus = Union[str, os.PathLike, Iterable[str]]
-Vocab = dict[int, bytes]
+# A text source is a path to a UTF-8 text file, or the texts themselves (each may contain special tokens).
+TextSource = Union[str, os.PathLike, Iterable[str]]
+ByteVocab = dict[int, bytes]
 Merges = list[tuple[bytes, bytes]]
 
 CHUNK_SIZE = 1 << 20  # characters per piece of a file; also the work unit of parallel pre-tokenization
+# A piece is read, decoded and pre-tokenized whole, so 256 Mi characters already take gigabytes of memory.
+MAX_CHUNK_SIZE = 1 << 28
 
 
 # ---------------------------------------------------------------------------------------------------------
 # Input: paths and texts
 
 
-def iter_texts(texts_or_path: Corpus, special_tokens: Iterable[str] = (), chunk_size: int = CHUNK_SIZE
-               ) -> Iterator[str]:
+def iter_texts(texts_or_path: TextSource, special_tokens: Iterable[str] = (), chunk_size: int = CHUNK_SIZE,
+               pattern: str = GPT2_PATTERN) -> Iterator[str]:
     """The corpus as a stream of str, checked.
 
     A list (or any iterable) of str is passed through, each item checked to be a str. A file is read
     `chunk_size` bytes at a time and cut only where the cut cannot change the training data (see
-    `_last_safe_cut`): the pieces pre-tokenize exactly like the whole file would. `special_tokens` is needed
-    for a file only, to find those safe cuts. Memory stays near `chunk_size` as long as safe cuts keep
-    coming; a file without any (no special tokens, and paragraphs split only by blank lines, like Lu Xun)
-    is held until its end.
+    `_last_safe_cut`): the pieces pre-tokenize with `pattern` exactly like the whole file would.
+    `special_tokens` and `pattern` are needed for a file only, to find those safe cuts. Memory stays near
+    `chunk_size` as long as safe cuts keep coming; a file without any (no special tokens, and paragraphs
+    split only by blank lines, like Lu Xun) is held until its end.
     """
     special_tokens = check_special_tokens(special_tokens)
-    _check_count("chunk_size", chunk_size)
+    chunk_size = check_int(chunk_size, "chunk_size", low=1, high=MAX_CHUNK_SIZE)
+    compile_pattern(pattern)  # a bad pattern fails here, not after the file was read
     if isinstance(texts_or_path, (str, os.PathLike)):
-        return _read_file(_existing_file(texts_or_path), special_tokens, chunk_size)
+        line_cut = _LINE_CUTS.get(PATTERNS.get(pattern, pattern), _LF_CUT)
+        return _read_file(_existing_file(texts_or_path), special_tokens, chunk_size, line_cut)
     if isinstance(texts_or_path, (bytes, bytearray)) or not isinstance(texts_or_path, Iterable):
         raise TypeError("texts_or_path must be a path (str or pathlib.Path) to a UTF-8 text file or an iterable "
                         f"of str, got {type(texts_or_path).__name__}")
     return _checked_texts(texts_or_path)
 
 
-def corpus_digest(texts_or_path: Corpus) -> str:
+def corpus_digest(texts_or_path: TextSource) -> str:
     """sha256 hex digest of a corpus, for a tokenizer's manifest: "trained on exactly this".
 
     A path hashes the file's bytes. An iterable of str hashes each text's UTF-8 bytes behind its length, so
@@ -98,13 +107,6 @@ def corpus_digest(texts_or_path: Corpus) -> str:
             digest.update(len(data).to_bytes(8, "little"))
             digest.update(data)
     return digest.hexdigest()
-
-
-def _check_count(name: str, value: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int >= 1, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be an int >= 1, got {value}")
 
 
 def _existing_file(path: str | os.PathLike) -> Path:
@@ -130,7 +132,8 @@ def _utf8(text: str) -> bytes:
                          ) from None
 
 
-def _read_file(path: Path, special_tokens: tuple[str, ...], chunk_size: int) -> Iterator[str]:
+def _read_file(path: Path, special_tokens: tuple[str, ...], chunk_size: int, line_cut: regex.Pattern
+               ) -> Iterator[str]:
     specials = special_regex(special_tokens) if special_tokens else None
     longest = max(map(len, special_tokens), default=0)
     decoder = codecs.getincrementaldecoder("utf-8")()
@@ -147,19 +150,27 @@ def _read_file(path: Path, special_tokens: tuple[str, ...], chunk_size: int) -> 
             offset += len(block)
             if not block:
                 break
-            if len(buffer) >= chunk_size and (cut := _last_safe_cut(buffer, specials, longest)):
+            if len(buffer) >= chunk_size and (cut := _last_safe_cut(buffer, specials, longest, line_cut)):
                 yield buffer[:cut]
                 buffer = buffer[cut:]
     if buffer:
         yield buffer
 
 
-# A line start whose line break sits between two non-space characters: "...x\n|y...". (?r) searches from
-# the end, so search() finds the last one.
-_LINE_CUT = regex.compile(r"(?r)(?<=\S\n)(?=\S)")
+# Where a line break between two non-space characters may be cut, for each bundled pattern; (?r) searches
+# from the end, so search() finds the last one. "x\n|y" suits all three. With "\r\n" they differ: GPT-4 and
+# nanochat keep "\r\n" in one pre-token, while GPT-2 splits "x\r\ny" into "x", "\r", "\n", "y" but keeps
+# "\r\n" whole at the end of a piece, so it is cut between the two: "x\r|\ny".
+_LF_CUT = regex.compile(r"(?r)(?<=\S\n)(?=\S)")
+_AFTER_CRLF_CUT = regex.compile(r"(?r)(?<=\S\r?\n)(?=\S)")
+_LINE_CUTS = {
+    GPT2_PATTERN: regex.compile(r"(?r)(?<=\S\n)(?=\S)|(?<=\S\r)(?=\n\S)"),
+    GPT4_PATTERN: _AFTER_CRLF_CUT,
+    NANOCHAT_PATTERN: _AFTER_CRLF_CUT,
+}
 
 
-def _last_safe_cut(text: str, specials: regex.Pattern | None, longest: int) -> int:
+def _last_safe_cut(text: str, specials: regex.Pattern | None, longest: int, line_cut: regex.Pattern) -> int:
     """The last position where `text` can be cut without changing how it splits; 0 if there is none yet.
 
     Two kinds of cut are safe:
@@ -167,12 +178,13 @@ def _last_safe_cut(text: str, specials: regex.Pattern | None, longest: int) -> i
     - Right after a special token, since nothing is merged across one. The match must be settled: start at
       least `longest` characters before the end, or a longer special token could still grow out of it once
       more text arrives (with "<a>" and "<a>b", a buffer ending in "<a>" is not yet decided).
-    - At the start of a line whose break sits between two non-space characters ("x\\n" | "y"). In the GPT-2,
-      GPT-4 and nanochat patterns a pre-token can hold a line break only together with other whitespace or,
-      in GPT-4/nanochat, after punctuation (".\\n"); it never reaches past the break into a non-space
-      character, and what comes before "x\\n" does not look further than that. A break next to other
-      whitespace is not safe: GPT-2 splits "  \\nb" into "  " + "\\n" but a piece ending in "  \\n" keeps it
-      whole. (A pattern of your own that can join such lines needs its text passed as a list instead.)
+    - At a line break between two non-space characters, where `line_cut` puts it ("x\\n" | "y"; for "\\r\\n"
+      see `_LINE_CUTS`). In the GPT-2, GPT-4 and nanochat patterns a pre-token can hold a line break only
+      together with other whitespace or, in GPT-4/nanochat, after punctuation (".\\n"); it never reaches past
+      the break into a non-space character, and what comes before "x\\n" does not look further than that. A
+      break next to other whitespace is not safe: GPT-2 splits "  \\nb" into "  " + "\\n" but a piece ending
+      in "  \\n" keeps it whole; "\\r" is such whitespace, hence the cuts of their own for "\\r\\n". (A
+      pattern of your own gets the "\\n" cut only; if it can join such lines, pass its text as a list.)
 
     Cutting at the last safe position keeps the pieces close to `chunk_size`; the tests check that a file
     read in tiny chunks pre-tokenizes exactly like the whole text.
@@ -184,7 +196,7 @@ def _last_safe_cut(text: str, specials: regex.Pattern | None, longest: int) -> i
             if match.start() > settled:
                 break
             cut = match.end()
-    line = _LINE_CUT.search(text, cut + 1, max(settled, 0))
+    line = line_cut.search(text, cut + 1, max(settled, 0))
     return line.start() if line else cut
 
 
@@ -204,24 +216,40 @@ def count_pretokens(texts: Iterable[str], special_tokens: Iterable[str] = (), pa
     """
     special_tokens = check_special_tokens(special_tokens)
     compile_pattern(pattern)  # fail on a bad pattern here, not in a worker process
-    _check_count("workers", workers)
-    if not isinstance(progress, bool):
-        raise TypeError(f"progress must be a bool, got {type(progress).__name__}")
+    workers = check_int(workers, "workers", low=1)
+    check_bool(progress, "progress")
     batches = iter(tqdm(_batches(texts), desc="pre-tokenizing", unit="batch", disable=not progress))
     counts: Counter[str] = Counter()
     if workers == 1:
         for batch in batches:
             counts.update(_count_batch(batch, special_tokens, pattern))
     else:
-        # "spawn", not fork: forking a process that already runs threads (a notebook kernel, HF tokenizers)
-        # can deadlock the child, and spawn behaves the same on Linux, macOS and Windows.
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        for batch_counts in _count_in_workers(batches, special_tokens, pattern, workers):
+            counts.update(batch_counts)
+    return Counter({_utf8(word): n for word, n in counts.items()})
+
+
+def _count_in_workers(batches: Iterator[list[str]], special_tokens: tuple[str, ...], pattern: str, workers: int
+                      ) -> Iterator[Counter[str]]:
+    """`_count_batch` of each batch, computed in `workers` new processes, in batch order.
+
+    "spawn", not fork: forking a process that already runs threads (a notebook kernel, HF tokenizers) can
+    deadlock the child, and spawn behaves the same on Linux, macOS and Windows. A spawned worker first
+    imports the main script again, so a script that trains at its top level makes each worker train too;
+    multiprocessing stops that inside the worker, which then dies. A `multiprocessing.Pool` would replace
+    the dead worker forever; this pool reports it, and the error says what to change.
+    """
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        try:
             # A few batches per process at a time, so a large file is never all in memory at once.
             while wave := list(islice(batches, 2 * workers)):
-                jobs = [(batch, special_tokens, pattern) for batch in wave]
-                for batch_counts in pool.starmap(_count_batch, jobs):
-                    counts.update(batch_counts)
-    return Counter({_utf8(word): n for word, n in counts.items()})
+                yield from pool.map(_count_batch, wave, repeat(special_tokens), repeat(pattern))
+        except BrokenProcessPool:
+            raise RuntimeError(
+                "a worker process of pre-tokenization died (workers > 1). Each worker is a new Python that "
+                "first imports your main script; if the script calls train_bpe at its top level, put that call "
+                'under `if __name__ == "__main__":` (see the worker\'s error above), or pass workers=1. '
+                "A worker can also die from lack of memory.") from None
 
 
 def _batches(texts: Iterable[str]) -> Iterator[list[str]]:
@@ -253,7 +281,18 @@ def _count_batch(texts: list[str], special_tokens: tuple[str, ...], pattern: str
 
 
 def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
-    """Replace each occurrence of `pair` in `ids` by `new_id`, scanning left to right ("aaa" -> "aa", "a")."""
+    """Replace each occurrence of `pair` in `ids` by `new_id`, scanning left to right ("aaa" -> "aa", "a").
+
+    `ids` may be any flat sequence of ints, a 1-D numpy array too; the result is a new list.
+    """
+    ids = check_int_list(ids, "ids")
+    pair = tuple(check_int_list(pair, "pair"))
+    if len(pair) != 2:
+        raise ValueError(f"pair must be two ids (left, right), got {pair}")
+    return _merge(ids, pair, check_int(new_id, "new_id"))
+
+
+def _merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
     return _replace(ids, _occurrences(ids, pair), new_id)
 
 
@@ -284,9 +323,9 @@ def _replace(ids: list[int], starts: list[int], new_id: int) -> list[int]:
     return out
 
 
-def train_bpe_naive(texts_or_path: Corpus, vocab_size: int, special_tokens: Iterable[str] = (),
+def train_bpe_naive(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str] = (),
                     pattern: str = GPT2_PATTERN, *, progress: bool = False, workers: int = 1
-                    ) -> tuple[Vocab, Merges]:
+                    ) -> tuple[ByteVocab, Merges]:
     """Train byte-level BPE the obvious way: after every merge, count every pair again.
 
     The reference for `train_bpe`: same arguments, same result, written to be read. It shares the input
@@ -307,12 +346,12 @@ def train_bpe_naive(texts_or_path: Corpus, vocab_size: int, special_tokens: Iter
         best = max(counts, key=lambda p: (counts[p], vocab[p[0]], vocab[p[1]]))  # ties: see the module doc
         vocab[new_id] = vocab[best[0]] + vocab[best[1]]
         merges.append((vocab[best[0]], vocab[best[1]]))
-        words = [merge(ids, best, new_id) for ids in words]
+        words = [_merge(ids, best, new_id) for ids in words]
     return vocab, merges
 
 
-def train_bpe(texts_or_path: Corpus, vocab_size: int, special_tokens: Iterable[str] = (),
-              pattern: str = GPT2_PATTERN, *, progress: bool = False, workers: int = 1) -> tuple[Vocab, Merges]:
+def train_bpe(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str] = (),
+              pattern: str = GPT2_PATTERN, *, progress: bool = False, workers: int = 1) -> tuple[ByteVocab, Merges]:
     """Train byte-level BPE on a file or a list of texts; same result as `train_bpe_naive`, much faster.
 
     texts_or_path: path to a UTF-8 text file (read in chunks), or an iterable of str.
@@ -373,18 +412,21 @@ def train_bpe(texts_or_path: Corpus, vocab_size: int, special_tokens: Iterable[s
     return vocab, merges
 
 
-def _start(texts_or_path: Corpus, vocab_size: int, special_tokens: Iterable[str], pattern: str, progress: bool,
-           workers: int) -> tuple[Vocab, list[list[int]], list[int], int]:
+def _start(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str], pattern: str, progress: bool,
+           workers: int) -> tuple[ByteVocab, list[list[int]], list[int], int]:
     """Check the arguments and set up training: the initial vocabulary (bytes, then specials), each distinct
     pre-token as a list of byte ids with its count, and the number of merges to make."""
     special_tokens = check_special_tokens(special_tokens)
+    for i, token in enumerate(special_tokens):
+        if len(check_utf8(token, f"special_tokens[{i}]").encode("utf-8")) == 1:
+            raise ValueError(f"special_tokens[{i}] = {token!r} is a single byte, which already is byte token "
+                             f"{ord(token)}; a special token needs bytes of its own, e.g. '<|{token}|>'")
     minimum = 256 + len(special_tokens)
-    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
-        raise TypeError(f"vocab_size must be an int, got {type(vocab_size).__name__}")
+    vocab_size = check_int(vocab_size, "vocab_size")
     if vocab_size < minimum:
         raise ValueError(f"vocab_size must be >= 256 + len(special_tokens) = {minimum} (256 byte tokens and "
                          f"{len(special_tokens)} special tokens come first), got {vocab_size}")
-    texts = iter_texts(texts_or_path, special_tokens, CHUNK_SIZE)
+    texts = iter_texts(texts_or_path, special_tokens, CHUNK_SIZE, pattern)
     word_counts = count_pretokens(texts, special_tokens, pattern, workers=workers, progress=progress)
     if not word_counts:
         raise ValueError("texts_or_path holds no ordinary text to train on (it is empty or only special tokens)")
