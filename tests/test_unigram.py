@@ -37,6 +37,10 @@ def test_lattice_and_viterbi_table():
     table = unigram.viterbi_table("人工智能", TOY)
     assert [(s.end, s.piece, s.start) for s in table] == [(1, "人", 0), (2, "人工", 0), (3, "智", 2), (4, "智能", 2)]
     assert [s.score for s in table] == pytest.approx([-2.0, -2.8, -6.0, -5.5])
+    last = table[-1].candidates  # every edge ending at 4, each after the best path to its start
+    assert [(c.start, c.piece) for c in last] == [(0, "人工智能"), (2, "智能"), (3, "能")]
+    assert [c.score for c in last] == pytest.approx([-6.0, -5.5, -8.5])
+    assert unigram.count_paths("人工智能", TOY) == 5 and unigram.count_paths("人工智慧", TOY) == 0
 
 
 def test_segmentations_lists_every_path_best_first():
@@ -72,6 +76,7 @@ def test_viterbi_equals_brute_force(case):
     if not paths:
         with pytest.raises(ValueError, match="no segmentation"):
             unigram.viterbi(text, log_probs)
+        assert unigram.count_paths(text, log_probs) == 0
         return
     best = max(score for _, score in paths)
     pieces, score = unigram.viterbi(text, log_probs)
@@ -80,6 +85,7 @@ def test_viterbi_equals_brute_force(case):
     assert math.fsum(log_probs[p] for p in pieces) == pytest.approx(best, abs=1e-4)
     assert unigram.viterbi_table(text, log_probs)[-1].score == score
     assert len(unigram.segmentations(text, log_probs, limit=10_000)) == len(paths)
+    assert unigram.count_paths(text, log_probs) == len(paths)
 
 
 @pytest.fixture(scope="module")

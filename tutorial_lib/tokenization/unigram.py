@@ -9,13 +9,13 @@ programming finds the best one in one left-to-right pass: the best path to posit
 some earlier position j plus the one piece text[j:i].
 
 `viterbi` does that pass, `lattice` and `viterbi_table` show what it looks at, `segmentations` lists every
-path of a short text (to check the pass by hand), and `sentencepiece_log_probs` reads the pieces and scores of
+path of a short text (to check the pass by hand), `count_paths` says how many there are, and `sentencepiece_log_probs` reads the pieces and scores of
 a trained SentencePiece Unigram model so `viterbi` can be compared with it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -36,16 +36,28 @@ class Edge:
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """One way to reach a position: the best path to `start`, then `piece`; `score` is their total."""
+
+    start: int
+    piece: str
+    score: float
+
+
+@dataclass(frozen=True)
 class Step:
     """The best path that ends at position `end` (after `end` characters): its score and its last piece.
 
     The piece starts at `start`; following `start` back step by step rebuilds the whole best path.
+    `candidates` (filled by `viterbi_table`) are all the ways Viterbi compared to get here, in the order
+    it met them.
     """
 
     end: int
     score: float
     piece: str
     start: int
+    candidates: tuple[Candidate, ...] = ()
 
 
 def _add(score: float, log_prob: float) -> float:
@@ -90,18 +102,22 @@ def lattice(text: str, log_probs: dict[str, float]) -> list[Edge]:
     return _edges(text, log_probs)
 
 
-def _best_steps(text: str, log_probs: dict[str, float]) -> list[Step | None]:
+def _best_steps(text: str, log_probs: dict[str, float], trace: bool = False) -> list[Step | None]:
     """best[i] = the best path ending at position i (None if no path gets there); best[0] is the empty path.
 
     Starts are tried left to right and a later candidate must score strictly higher to replace an earlier
     one, as in SentencePiece: on a tie the last piece that starts earliest (the longest one) wins.
+    With `trace`, each step also lists the candidates it was chosen from.
     """
     best: list[Step | None] = [Step(0, 0.0, "", 0)] + [None] * len(text)
+    candidates: list[list[Candidate]] = [[] for _ in best]
     for edge in _edges(text, log_probs):  # sorted by start, so best[edge.start] is final when it is used
         before = best[edge.start]
         if before is None:
             continue
         score = _add(before.score, edge.log_prob)
+        if trace:
+            candidates[edge.end].append(Candidate(edge.start, edge.piece, score))
         current = best[edge.end]
         if current is None or score > current.score:
             best[edge.end] = Step(edge.end, score, edge.piece, edge.start)
@@ -109,17 +125,20 @@ def _best_steps(text: str, log_probs: dict[str, float]) -> list[Step | None]:
         reached = max(i for i, step in enumerate(best) if step is not None)
         raise ValueError(f"no segmentation of text exists: no piece in log_probs lets a path cross "
                          f"{text[reached]!r} at index {reached}; add that character as a piece")
+    if trace:
+        best = [step if step is None else replace(step, candidates=tuple(candidates[i]))
+                for i, step in enumerate(best)]
     return best
 
 
 def viterbi_table(text: str, log_probs: dict[str, float]) -> list[Step]:
     """The Viterbi pass written out: for each position 1..len(text) that some path reaches, its best path.
 
-    A notebook shows this as a table: row i says "the best way to cut text[:i] scores this much and ends with
-    this piece", and each row only looks back at rows already filled in.
+    A notebook shows this as a table: row i lists the candidates (best path to an earlier position j plus the
+    piece text[j:i]) and keeps the highest, so each row only looks back at rows already filled in.
     """
     text, log_probs = _check_inputs(text, log_probs)
-    return [step for step in _best_steps(text, log_probs)[1:] if step is not None]
+    return [step for step in _best_steps(text, log_probs, trace=True)[1:] if step is not None]
 
 
 def viterbi(text: str, log_probs: dict[str, float]) -> tuple[list[str], float]:
@@ -164,6 +183,19 @@ def segmentations(text: str, log_probs: dict[str, float], limit: int = 1000) -> 
     if not paths:
         _best_steps(text, log_probs)  # raises the error that names the character no piece covers
     return sorted(paths, key=lambda path: -path[1])
+
+
+def count_paths(text: str, log_probs: dict[str, float]) -> int:
+    """How many segmentations of `text` the pieces of `log_probs` allow: the paths through the lattice.
+
+    Counted by the same left-to-right pass as Viterbi, with "add up" in place of "keep the best": the number
+    of paths to position i is the sum over the edges ending there of the paths to where they start.
+    """
+    text, log_probs = _check_inputs(text, log_probs)
+    paths = [1] + [0] * len(text)
+    for edge in _edges(text, log_probs):
+        paths[edge.end] += paths[edge.start]
+    return paths[-1]
 
 
 def sentencepiece_log_probs(processor: Any) -> dict[str, float]:
