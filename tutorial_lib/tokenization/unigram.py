@@ -9,8 +9,9 @@ programming finds the best one in one left-to-right pass: the best path to posit
 some earlier position j plus the one piece text[j:i].
 
 `viterbi` does that pass, `lattice` and `viterbi_table` show what it looks at, `segmentations` lists every
-path of a short text (to check the pass by hand), `count_paths` says how many there are, and `sentencepiece_log_probs` reads the pieces and scores of
-a trained SentencePiece Unigram model so `viterbi` can be compared with it.
+path of a short text (to check the pass by hand), `count_paths` says how many there are, and
+`sentencepiece_log_probs` reads the pieces and scores of a trained SentencePiece Unigram model so `viterbi`
+can be compared with it.
 """
 
 from __future__ import annotations
