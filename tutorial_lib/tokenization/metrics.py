@@ -235,3 +235,55 @@ def compression(encode: Callable[[str], Sequence[int]], lines: Sequence[str]) ->
     if tokens == 0:
         raise ValueError("encode produced no tokens for these lines")
     return Compression(sum(map(len, lines)), sum(len(line.encode("utf-8")) for line in lines), tokens)
+
+
+# --- unseen characters by kind ----------------------------------------------------------------------------------
+
+_LATIN = regex.compile(r"\p{Latin}")
+
+# Chinese names of the kinds `char_category` tells apart, in the order `unseen_by_category` lists them.
+CHAR_CATEGORIES = {"han": "汉字", "digit": "数字", "latin": "拉丁字母", "punctuation": "标点和符号", "other": "其他"}
+
+
+def char_category(ch: str) -> str:
+    """"han", "digit" (Unicode Nd, e.g. 0-9), "latin" (a Latin letter, accented ones too), "punctuation"
+    (Unicode P* and S*: ，。（）% ° ...) or "other" (spaces, ½, kana, Greek, ...)."""
+    if is_han(ch):
+        return "han"
+    kind = unicodedata.category(ch)
+    if kind == "Nd":
+        return "digit"
+    if kind.startswith("L") and _LATIN.match(ch):
+        return "latin"
+    return "punctuation" if kind[0] in "PS" else "other"
+
+
+@dataclass(frozen=True)
+class UnseenCategory:
+    """The characters of one kind that a test text has and a training text lacks."""
+
+    category: str  # a key of CHAR_CATEGORIES
+    distinct: int  # different unseen characters of this kind
+    occurrences: int  # how often they occur in the test text
+    share: float  # occurrences / all characters of the test text
+    examples: str  # up to 8 of them, most frequent first
+
+
+def unseen_by_category(train_text: str, test_text: str) -> list[UnseenCategory]:
+    """`unseen_chars` split by kind of character: one row per key of CHAR_CATEGORIES, in that order.
+
+    The total alone mixes problems of different kinds: a Chinese test text that writes numbers with Arabic
+    digits "misses" ten characters the training text never needed, yet any byte-level or ASCII-aware
+    vocabulary covers them; only the Han row says how well a Chinese character inventory carries over.
+    The rows add up to `unseen_chars(train_text, test_text)`.
+    """
+    seen = set(check_str(train_text, "train_text"))
+    test = Counter(check_str(test_text, "test_text", non_empty=True))
+    total = sum(test.values())
+    missing: dict[str, list[tuple[str, int]]] = {key: [] for key in CHAR_CATEGORIES}
+    for ch, n in sorted(test.items(), key=lambda item: (-item[1], item[0])):
+        if ch not in seen:
+            missing[char_category(ch)].append((ch, n))
+    return [UnseenCategory(key, len(rows), sum(n for _, n in rows), sum(n for _, n in rows) / total,
+                           "".join(ch for ch, _ in rows[:8]))
+            for key, rows in missing.items()]
