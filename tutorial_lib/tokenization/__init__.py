@@ -6,5 +6,6 @@
 - `trainer`: byte-level BPE training, a naive reference and a fast trainer with identical output;
 - `tokenizer`: `Tokenizer`, encode/decode by merge rank, tiktoken and GPT-2 files, save/load;
 - `metrics`: bytes, character coverage and compression of a text and its tokens (chapter 03);
+- `unigram`: how a Unigram model (SentencePiece's default) segments: Viterbi over piece log-probabilities;
 - `compare`: our tokenizers, SentencePiece and tiktoken measured side by side.
 """
