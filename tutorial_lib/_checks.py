@@ -174,6 +174,14 @@ def check_path(value: object, name: str) -> Path:
     return Path(value)
 
 
+def check_mapping_keys(value: object, name: str, types: type, allowed: str) -> dict:
+    """A dict whose keys are all of `types`; returns a copy."""
+    check_type(value, name, dict, "a dict")
+    for key in value:
+        check_type(key, f"a key of {name}", types, allowed)
+    return dict(value)
+
+
 def check_number_list(value: object, name: str, *, low: float | None = None,
                       high: float | None = None) -> list[float]:
     """A flat sequence of finite numbers (a 1-D numpy array is fine) as a list of floats; None and NaN are not."""
