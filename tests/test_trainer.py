@@ -35,9 +35,9 @@ def check_vocab(vocab, merges, special_tokens=()):
         assert not any(t.encode() in left + right for t in special_tokens)
 
 
-# --- seed 003's toy example ---------------------------------------------------------------------------------
+# --- the low/lower/newest/widest toy example ---------------------------------------------------------------------------------
 
-# The seed pre-tokenizes on whitespace, without the spaces: low (5), lower (2), newest (6), widest (3).
+# Pre-tokenized on whitespace, without the spaces: low (5), lower (2), newest (6), widest (3).
 TOY = ["low low low low low lower lower widest widest widest newest newest newest newest newest newest"]
 # A split pattern must cover the text, so the spaces are pre-tokens too: one byte has no pair, so they change
 # no pair count and no merge.
@@ -51,15 +51,15 @@ def test_toy_pretoken_and_pair_counts_match_the_seed():
     for word, n in words.items():
         for pair in zip(word, word[1:]):
             pairs[bytes(pair)] += n
-    # The seed lists es 9, st 9, lo 7, ow 7, "...". Its "..." hides w-e at 8, which ranks above lo and ow.
+    # A common listing gives es 9, st 9, lo 7, ow 7, "...": the "..." hides w-e at 8, which ranks above lo and ow.
     assert [pairs[p] for p in (b"es", b"st", b"we", b"lo", b"ow")] == [9, 9, 8, 7, 7]
     assert pairs.most_common(3)[2] == (b"we", 8)
 
 
 @BOTH
 def test_toy_merges_follow_the_greatest_pair_rule(train):
-    # es and st tie at 9; (b"s", b"t") > (b"e", b"s"), so st comes first. The seed's prose merges es "for
-    # example", which is not what its own tie rule picks. The full list is the one CS336's handout prints.
+    # es and st tie at 9; (b"s", b"t") > (b"e", b"s"), so st comes first (merging es first, as is often said "for
+    # example", is not what this tie rule picks). The full list is the one CS336's handout prints.
     vocab, merges = train(TOY, 256 + 12, pattern=WHITESPACE)
     assert [left + b" " + right for left, right in merges] == [
         b"s t", b"e st", b"o w", b"l ow", b"w est", b"n e", b"ne west", b"w i", b"wi d", b"wid est", b"low e",
