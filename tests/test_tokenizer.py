@@ -288,7 +288,7 @@ BASE_VOCAB = BYTES | {999: b"ab", 998: b"abc"}
 @pytest.mark.parametrize("change, error, message", [
     (dict(special_tokens=["<s>", "<s>"], vocab=BASE_VOCAB | {500: b"<s>"}), ValueError, "distinct"),
     (dict(special_tokens=[""]), ValueError, "empty string"),
-    (dict(special_tokens="<s>"), TypeError, "not a single str"),
+    (dict(special_tokens="<s>"), TypeError, "special_tokens must be a collection of str"),
     (dict(special_tokens=["<s>"]), ValueError, "not in the vocab"),
     (dict(special_tokens=["ab"]), ValueError, "bytes of ordinary token 999"),
     (dict(vocab=BASE_VOCAB | {300: b"ab"}), ValueError, "both have the bytes"),

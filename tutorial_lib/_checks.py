@@ -119,6 +119,14 @@ def check_choice(value: T, name: str, choices: Iterable[T]) -> T:
     return value
 
 
+def check_has(value: T, name: str, attributes: Iterable[str], allowed: str) -> T:
+    """An object that has every one of `attributes`: duck typing for another library's object (a tiktoken
+    Encoding, a SentencePieceProcessor), which this project cannot import just to call isinstance."""
+    if not all(hasattr(value, attribute) for attribute in attributes):
+        raise _type_error(value, name, allowed)
+    return value
+
+
 def check_callable(value: Callable, name: str, allowed: str = "a function") -> Callable:
     if not callable(value):
         raise _type_error(value, name, allowed)
@@ -133,8 +141,8 @@ def check_sequence(value: object, name: str, allowed: str = "a list") -> list:
 
 
 def check_iterable(value: object, name: str, allowed: str = "a list") -> Iterable:
-    """An iterable that is not a str, bytes or dict (each of those is one value, not a collection of them)."""
-    if isinstance(value, (str, bytes, bytearray, dict)) or not isinstance(value, Iterable):
+    """An iterable that is not a str or bytes (each of those is one value: iterating it gives its characters)."""
+    if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, Iterable):
         raise _type_error(value, name, allowed)
     return value
 
@@ -162,6 +170,8 @@ def _flat(value: object, name: str, allowed: str) -> list:
     ndim = getattr(value, "ndim", 1)
     if ndim != 1:
         raise ValueError(f"{name} must be 1-D (one sequence), got an array with {ndim} dimensions")
+    if isinstance(value, dict):  # iterating a dict gives its keys, which are never the values meant here
+        raise _type_error(value, name, allowed)
     return list(check_iterable(value, name, allowed))
 
 

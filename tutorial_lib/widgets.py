@@ -102,7 +102,8 @@ def bpe_trace_rows(result: BPEResult) -> list[tuple[int, str, str, int, str, str
     for step in result.steps:
         tied = [_ch02_pair(p) for p, c in step.pair_counts.items() if c == step.count and p != step.chosen]
         corpus = "；".join(" ".join(symbols) for symbols in step.corpus)
-        rows.append((step.step, _ch02_pair(step.chosen), "".join(step.chosen), step.count, "，".join(tied) or "—", corpus))
+        rows.append((step.step, _ch02_pair(step.chosen), "".join(step.chosen), step.count, "，".join(tied) or "—",
+                     corpus))
     return rows
 
 

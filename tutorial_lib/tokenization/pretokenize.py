@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import regex
 
-from tutorial_lib._checks import check_str, check_type
+from tutorial_lib._checks import check_iterable, check_str
 
 # The original GPT-2 pattern (the one Hugging Face's ByteLevel pre-tokenizer and CS336 use).
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -130,9 +130,7 @@ def check_special_tokens(special_tokens: Iterable[str]) -> tuple[str, ...]:
     Any iterable of str will do (a list, a tuple, a dict's keys); a single str is refused, since it would be
     read as one special token per character. Returns them as a tuple in the given order.
     """
-    if isinstance(special_tokens, str):
-        raise TypeError(f"special_tokens must be a collection of str, not a single str (write [{special_tokens!r}])")
-    tokens = tuple(check_type(special_tokens, "special_tokens", Iterable, "a collection of str"))
+    tokens = tuple(check_iterable(special_tokens, "special_tokens", "a collection of str, e.g. ['<|endoftext|>']"))
     for i, token in enumerate(tokens):
         check_str(token, f"special_tokens[{i}]", utf8=True)
         if not token:

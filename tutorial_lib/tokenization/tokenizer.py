@@ -31,7 +31,8 @@ from itertools import accumulate, chain
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from tutorial_lib._checks import check_int, check_int_list, check_path, check_type, describe
+from tutorial_lib._checks import (check_has, check_int, check_int_list, check_iterable, check_path, check_str,
+                                  check_type, describe)
 from tutorial_lib.tokenization import trainer
 from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, check_special_tokens, compile_pattern, find_pretokens,
                                                    special_regex)
@@ -230,7 +231,7 @@ class Tokenizer:
         A split pattern that leaves a character of `text` out of every pre-token raises ValueError: dropping
         it would break decode(encode_ordinary(x)) == x without a word.
         """
-        _check_text(text)
+        check_str(text, "text")
         return self._encode_ordinary(text)
 
     def encode(self, text: str, allowed_special: Iterable[str] | str = frozenset()) -> list[int]:
@@ -239,7 +240,7 @@ class Tokenizer:
         Any other special-token string in `text` raises ValueError: text from a user must never silently turn
         into a control token (tiktoken's rule). Use encode_ordinary to treat such strings as plain text.
         """
-        _check_text(text)
+        check_str(text, "text")
         return self._encode(text, self._check_allowed(allowed_special))
 
     def _encode(self, text: str, allowed: frozenset[str], offset: int = 0) -> list[int]:
@@ -266,8 +267,7 @@ class Tokenizer:
                 raise ValueError(f"allowed_special must be 'all' or a set of special tokens, got the str "
                                  f"{allowed_special!r} (for one token write {{{allowed_special!r}}})")
             return frozenset(self.special_tokens)
-        if not isinstance(allowed_special, (set, frozenset, list, tuple)):
-            raise TypeError(f"allowed_special must be 'all' or a set of str, got {type(allowed_special).__name__}")
+        check_type(allowed_special, "allowed_special", (set, frozenset, list, tuple), "'all' or a set of str")
         unknown = [s for s in allowed_special if not isinstance(s, str) or s not in self.special_tokens]
         if unknown:
             raise ValueError(f"allowed_special contains {unknown!r}, which are not special tokens of this "
@@ -286,8 +286,7 @@ class Tokenizer:
         chunkings). Memory is bounded by the longest pre-token plus one chunk, not by the input. A disallowed
         special token raises when it is reached, after the ids before it were yielded.
         """
-        if isinstance(chunks, (str, bytes)) or not isinstance(chunks, Iterable):
-            raise TypeError(f"chunks must be an iterable of str (a list, a file, ...), got {type(chunks).__name__}")
+        check_iterable(chunks, "chunks", "an iterable of str (a list, a file, ...)")
         return self._encode_chunks(iter(chunks), self._check_allowed(allowed_special))
 
     def _encode_chunks(self, chunks: Iterator[str], allowed: frozenset[str]) -> Iterator[int]:
@@ -295,7 +294,7 @@ class Tokenizer:
         pending = ""
         offset = 0  # where `pending` starts in the whole stream
         for chunk in chunks:
-            _check_text(chunk, "each chunk")
+            check_str(chunk, "each chunk")
             pending += chunk
             settled = len(pending) - hold  # a special token starting before here has all its characters
             segment_start = 0  # end of the last settled special token: text before it is final
@@ -362,9 +361,8 @@ class Tokenizer:
         takes each token's bytes down to exactly two parts (a, b): that is the merge that made the token
         (minbpe's `recover_merges`). Ids stay tiktoken's, so the byte tokens keep their permuted ids.
         """
-        if not all(hasattr(encoding, name) for name in ("name", "_mergeable_ranks", "_special_tokens", "_pat_str")):
-            raise TypeError("encoding must be a tiktoken Encoding, e.g. tiktoken.get_encoding('cl100k_base'), got "
-                            f"{type(encoding).__name__} {describe(encoding)}")
+        check_has(encoding, "encoding", ("name", "_mergeable_ranks", "_special_tokens", "_pat_str"),
+                  "a tiktoken Encoding, e.g. tiktoken.get_encoding('cl100k_base')")
         ranks: dict[bytes, int] = encoding._mergeable_ranks
         vocab = {rank: token for token, rank in ranks.items()}
         byte_ids = [ranks[bytes([b])] for b in range(256)]
@@ -526,8 +524,7 @@ def settings_sha256(pattern: str, special_tokens: dict[str, int]) -> str:
 def _check_vocab_and_merges(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]
                             ) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     """The contract: distinct non-empty bytes per id, all 256 bytes, each merge built from earlier tokens."""
-    if not isinstance(vocab, dict):
-        raise TypeError(f"vocab must be a dict[int, bytes], got {type(vocab).__name__}")
+    check_type(vocab, "vocab", dict, "a dict[int, bytes]")
     owner: dict[bytes, int] = {}
     for i, token in vocab.items():
         if not isinstance(i, int) or isinstance(i, bool) or i < 0:
@@ -540,8 +537,7 @@ def _check_vocab_and_merges(vocab: dict[int, bytes], merges: list[tuple[bytes, b
     if missing:
         raise ValueError(f"vocab lacks the single-byte tokens of {len(missing)} byte values (first: {missing[0]}); "
                          "byte-level BPE needs all 256 so that every text can be encoded")
-    if isinstance(merges, (str, bytes, dict)) or not isinstance(merges, Iterable):
-        raise TypeError(f"merges must be a list of (bytes, bytes) pairs, got {type(merges).__name__}")
+    check_iterable(merges, "merges", "a list of (bytes, bytes) pairs")
     merges = [tuple(m) if isinstance(m, list) else m for m in merges]
     made = {bytes([b]) for b in range(256)}  # the tokens that bytes and the merges so far can produce
     seen: set[tuple[bytes, bytes]] = set()
@@ -608,10 +604,6 @@ def _is_utf8(text: str) -> bool:
         return False
     return True
 
-
-def _check_text(text: object, name: str = "text") -> None:
-    if not isinstance(text, str):
-        raise TypeError(f"{name} must be a str, got {type(text).__name__}")
 
 
 def _id_list(ids: Iterable[int], name: str = "ids") -> list[int]:

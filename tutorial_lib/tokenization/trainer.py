@@ -48,7 +48,7 @@ from typing import Union
 import regex
 from tqdm.auto import tqdm
 
-from tutorial_lib._checks import check_bool, check_int, check_int_list, check_utf8
+from tutorial_lib._checks import check_bool, check_int, check_int_list, check_iterable, check_type, check_utf8
 from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS,
                                                    check_special_tokens, compile_pattern, find_pretokens,
                                                    special_regex, split_special)
@@ -84,9 +84,8 @@ def iter_texts(texts_or_path: TextSource, special_tokens: Iterable[str] = (), ch
     if isinstance(texts_or_path, (str, os.PathLike)):
         line_cut = _LINE_CUTS.get(PATTERNS.get(pattern, pattern), _LF_CUT)
         return _read_file(_existing_file(texts_or_path), special_tokens, chunk_size, line_cut)
-    if isinstance(texts_or_path, (bytes, bytearray)) or not isinstance(texts_or_path, Iterable):
-        raise TypeError("texts_or_path must be a path (str or pathlib.Path) to a UTF-8 text file or an iterable "
-                        f"of str, got {type(texts_or_path).__name__}")
+    check_iterable(texts_or_path, "texts_or_path", "a path (str or pathlib.Path) to a UTF-8 text file or an "
+                   "iterable of str")
     return _checked_texts(texts_or_path)
 
 
@@ -119,9 +118,7 @@ def _existing_file(path: str | os.PathLike) -> Path:
 
 def _checked_texts(texts: Iterable[str]) -> Iterator[str]:
     for i, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise TypeError(f"texts_or_path[{i}] must be a str, got {type(text).__name__}")
-        yield text
+        yield check_type(text, f"texts_or_path[{i}]", str, "a str")
 
 
 def _utf8(text: str) -> bytes:

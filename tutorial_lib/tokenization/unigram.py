@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from tutorial_lib._checks import check_int, check_mapping_keys, check_number, check_str, describe
+from tutorial_lib._checks import check_has, check_int, check_mapping_keys, check_number, check_str
 
 SP_UNDERLINE = "\u2581"  # "▁", SentencePiece's visible stand-in for a space
 
@@ -205,9 +205,8 @@ def sentencepiece_log_probs(processor: Any) -> dict[str, float]:
     A Unigram model's score is the piece's log-probability. Control pieces (<s>, </s>), <unk> and the
     byte-fallback pieces (<0xE4>) are left out: SentencePiece's own Viterbi does not match them against text.
     """
-    for name in ("get_piece_size", "id_to_piece", "get_score", "is_control", "is_unknown", "is_byte", "is_unused"):
-        if not callable(getattr(processor, name, None)):
-            raise TypeError(f"processor must be a SentencePieceProcessor, got {describe(processor)}")
+    check_has(processor, "processor", ("get_piece_size", "id_to_piece", "get_score", "is_control", "is_unknown",
+                                       "is_byte", "is_unused"), "a SentencePieceProcessor")
     return {processor.id_to_piece(i).replace(SP_UNDERLINE, " "): processor.get_score(i)
             for i in range(processor.get_piece_size())
             if not (processor.is_control(i) or processor.is_unknown(i) or processor.is_byte(i)
