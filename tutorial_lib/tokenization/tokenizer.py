@@ -31,8 +31,8 @@ from itertools import accumulate, chain
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from tutorial_lib._checks import (check_has, check_int, check_int_list, check_iterable, check_path, check_str,
-                                  check_type, describe)
+from tutorial_lib._checks import (check_has, check_int, check_int_list, check_iterable, check_path, check_sequence,
+                                  check_str, check_type, describe)
 from tutorial_lib.tokenization import trainer
 from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, check_special_tokens, compile_pattern, find_pretokens,
                                                    special_regex)
@@ -527,23 +527,25 @@ def _check_vocab_and_merges(vocab: dict[int, bytes], merges: list[tuple[bytes, b
     check_type(vocab, "vocab", dict, "a dict[int, bytes]")
     owner: dict[bytes, int] = {}
     for i, token in vocab.items():
-        if not isinstance(i, int) or isinstance(i, bool) or i < 0:
-            raise ValueError(f"vocab ids must be ints >= 0, got {i!r}")
-        if not isinstance(token, bytes) or not token:
-            raise ValueError(f"vocab[{i}] must be non-empty bytes, got {token!r}")
+        if check_type(i, "a vocab id", int, "an int >= 0") < 0:
+            raise ValueError(f"vocab ids must be ints >= 0, got {i}")
+        if not check_type(token, f"vocab[{i}]", bytes, "non-empty bytes"):
+            raise ValueError(f"vocab[{i}] must be non-empty bytes, got b''")
         if owner.setdefault(token, i) != i:
             raise ValueError(f"vocab ids {owner[token]} and {i} both have the bytes {token!r}; bytes must be unique")
     missing = [b for b in range(256) if bytes([b]) not in owner]
     if missing:
         raise ValueError(f"vocab lacks the single-byte tokens of {len(missing)} byte values (first: {missing[0]}); "
                          "byte-level BPE needs all 256 so that every text can be encoded")
-    check_iterable(merges, "merges", "a list of (bytes, bytes) pairs")
-    merges = [tuple(m) if isinstance(m, list) else m for m in merges]
+    merges = [tuple(check_sequence(m, f"merges[{rank}]", "a pair of bytes"))
+              for rank, m in enumerate(check_iterable(merges, "merges", "a list of (bytes, bytes) pairs"))]
     made = {bytes([b]) for b in range(256)}  # the tokens that bytes and the merges so far can produce
     seen: set[tuple[bytes, bytes]] = set()
     for rank, merge in enumerate(merges):
-        if not (isinstance(merge, tuple) and len(merge) == 2 and all(isinstance(p, bytes) for p in merge)):
-            raise ValueError(f"merges[{rank}] must be a pair of bytes, got {merge!r}")
+        if len(merge) != 2:
+            raise ValueError(f"merges[{rank}] must be a pair of bytes, got {len(merge)} items: {merge!r}")
+        for part in merge:
+            check_type(part, f"each part of merges[{rank}]", bytes, "bytes")
         unmade = [part for part in merge if part not in made]
         if unmade:
             raise ValueError(f"merges[{rank}] = {merge!r}: {unmade[0]!r} is neither a byte nor made by an earlier "
