@@ -14,7 +14,7 @@ from typing import Callable
 
 import ipywidgets as w
 
-from tutorial_lib._checks import check_sequence, check_str, check_type
+from tutorial_lib._checks import check_int, check_sequence, check_str, check_type
 from tutorial_lib.display import Markup, html_table, segmentation_html, token_html
 from tutorial_lib.tokenization import compare, d2l, metrics
 from tutorial_lib.tokenization.bpe_toy import BPEResult, MergeStep
@@ -96,12 +96,13 @@ def bpe_corpus_rows(corpus: dict[tuple[str, ...], int]) -> list[tuple[Markup, in
     return [(token_html(list(symbols)), freq, len(symbols)) for symbols, freq in corpus.items()]
 
 
-def bpe_trace_rows(result: BPEResult) -> list[tuple[int, str, str, int, str, str]]:
-    """One row per merge step: (step, pair, new symbol, count, other pairs tied at that count, corpus after)."""
+def bpe_trace_rows(result: BPEResult, start: int = 0) -> list[tuple[int, str, str, int, str, Markup]]:
+    """One row per merge step from step `start + 1` on: (step, pair, new symbol, count, the other pairs tied at
+    that count, the corpus after the step with each word drawn as tokens)."""
     rows = []
-    for step in result.steps:
+    for step in check_type(result, "result", BPEResult, "a BPEResult").steps[check_int(start, "start", low=0):]:
         tied = [_ch02_pair(p) for p, c in step.pair_counts.items() if c == step.count and p != step.chosen]
-        corpus = "；".join(" ".join(symbols) for symbols in step.corpus)
+        corpus = Markup("；".join(token_html(list(symbols)) for symbols in step.corpus))
         rows.append((step.step, _ch02_pair(step.chosen), "".join(step.chosen), step.count, "，".join(tied) or "—",
                      corpus))
     return rows
