@@ -31,8 +31,8 @@ from itertools import accumulate, chain
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from tutorial_lib._checks import (check_has, check_int, check_int_list, check_iterable, check_path, check_sequence,
-                                  check_str, check_type, describe)
+from tutorial_lib._checks import (check_choice, check_has, check_int, check_int_list, check_iterable, check_path,
+                                  check_sequence, check_str, check_type, describe)
 from tutorial_lib.tokenization import trainer
 from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, check_special_tokens, compile_pattern, find_pretokens,
                                                    special_regex)
@@ -338,8 +338,7 @@ class Tokenizer:
         "replace" (default, like tiktoken) puts U+FFFD where the bytes are not UTF-8, "backslashreplace" shows
         them as \\xNN, "strict" raises ValueError naming the token where the bytes go wrong.
         """
-        if errors not in DECODE_ERRORS:
-            raise ValueError(f"errors must be one of {DECODE_ERRORS}, got {errors!r}")
+        check_choice(errors, "errors", DECODE_ERRORS)
         ids = _id_list(ids)
         data = self.decode_bytes(ids)
         try:
