@@ -184,6 +184,16 @@ def test_mask_from_pad_id_refuses_a_pad_id_between_real_tokens():
         attention_mask_from_pad_id([[0, 7, 0, 5]], 7, padding_side="left")
 
 
+def test_mask_from_pad_id_refuses_negative_or_ragged_ids():
+    with pytest.raises(ValueError, match=r"input_ids\[0\]\[1\] must be an int >= 0, got -5"):
+        attention_mask_from_pad_id([[1, -5]], 0)
+    with pytest.raises(ValueError, match="input_ids must hold ints >= 0, got -5"):
+        attention_mask_from_pad_id(np.array([[1, -5]]), 0)
+    with pytest.raises(ValueError, match="input_ids must be rectangular"):
+        attention_mask_from_pad_id([[1, 2], [1]], 0)
+    assert attention_mask_from_pad_id([], 0).shape == (0, 0)
+
+
 def test_mask_from_pad_id_cannot_see_a_real_pad_id_at_the_end_but_lengths_can():
     batch = pad([[464, 50256], [464, 318, 257, 50256]], pad_id=50256)
     assert attention_mask_from_pad_id(batch.input_ids, 50256).tolist() == [[1, 0, 0, 0], [1, 1, 1, 0]]

@@ -156,12 +156,16 @@ def causal_padding_mask(attention_mask: Sequence[Sequence[int]]) -> np.ndarray:
 
 
 def _matrix(rows: object, name: str) -> np.ndarray:
-    """A rectangular 2-D int array from a list of equally long rows (or a 2-D array); ragged rows are refused."""
+    """A rectangular 2-D array of ints >= 0 from a list of equally long rows (or a 2-D array); ragged rows are
+    refused."""
     if isinstance(rows, np.ndarray) and rows.ndim == 2:
         if rows.dtype != bool and not np.issubdtype(rows.dtype, np.integer):
             raise TypeError(f"{name} must hold ints, got an array of {rows.dtype}")
+        if (rows < 0).any():
+            raise ValueError(f"{name} must hold ints >= 0, got {rows.min()}")
         return rows.astype(np.int64)
-    rows = [check_int_list(row, f"{name}[{i}]") for i, row in enumerate(check_sequence(rows, name, "a list of rows"))]
+    rows = [check_int_list(row, f"{name}[{i}]", low=0)
+            for i, row in enumerate(check_sequence(rows, name, "a list of rows"))]
     widths = sorted({len(row) for row in rows})
     if len(widths) > 1:
         raise ValueError(f"{name} must be rectangular (every row equally long), got rows of lengths {widths}; "
