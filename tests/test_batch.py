@@ -1,11 +1,14 @@
-"""Tests for tutorial_lib.packing.batch: padding rows of ids to a rectangle with an attention mask."""
+"""Tests for tutorial_lib.packing.batch: padding rows of ids to a rectangle with an attention mask, labels,
+the causal + padding mask, and length bucketing."""
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib.packing.batch import Batch, pad
+from tutorial_lib.packing.batch import (IGNORE_INDEX, Batch, Batching, attention_mask_from_lengths,
+                                        attention_mask_from_pad_id, bucketed_batches, causal_padding_mask, labels,
+                                        next_token_labels, pad, random_batches, sorted_batches)
 
 
 def test_three_sentences_padded_to_the_longest():
@@ -63,3 +66,260 @@ def test_a_rectangle_whose_mask_recovers_every_row(rows, pad_id):
     assert all(i == pad_id for ids, mask in zip(batch.input_ids, batch.attention_mask)
                for i, m in zip(ids, mask) if not m)
     assert rows == original  # the input rows are not padded in place
+
+
+# --- padding side, max_length, pad_to_multiple_of, truncation ----------------------------------------------
+
+
+def test_left_padding_puts_the_pads_in_front():
+    batch = pad([[2, 3, 4], [4]], pad_id=0, padding_side="left")
+    assert batch.input_ids == [[2, 3, 4], [0, 0, 4]]
+    assert batch.attention_mask == [[1, 1, 1], [0, 0, 1]]
+
+
+def test_max_length_pads_every_row_to_it():
+    batch = pad([[2, 3], [4]], pad_id=0, max_length=4)
+    assert batch.input_ids == [[2, 3, 0, 0], [4, 0, 0, 0]]
+    assert batch.lengths == [2, 1] and batch.padding_share == 5 / 8
+
+
+def test_pad_to_multiple_of_rounds_the_width_up():
+    assert pad([[1, 2, 3], [4]], pad_id=0, pad_to_multiple_of=4).input_ids == [[1, 2, 3, 0], [4, 0, 0, 0]]
+    assert pad([[1, 2, 3, 4]], pad_id=0, pad_to_multiple_of=4).input_ids == [[1, 2, 3, 4]]
+    # like Hugging Face: with both, the width is max_length rounded up, past max_length
+    assert len(pad([[1]], pad_id=0, max_length=5, pad_to_multiple_of=4).input_ids[0]) == 8
+
+
+def test_a_row_longer_than_max_length_is_an_error_unless_truncation_is_asked():
+    with pytest.raises(ValueError, match=r"rows\[1\] has 4 tokens, more than max_length=3; pass truncation=True"):
+        pad([[1], [1, 2, 3, 4]], pad_id=0, max_length=3)
+    right = pad([[1], [1, 2, 3, 4], [5, 6, 7, 8, 9]], pad_id=0, max_length=3, truncation=True)
+    assert right.input_ids == [[1, 0, 0], [1, 2, 3], [5, 6, 7]] and right.num_truncated_tokens == 3
+    left = pad([[1, 2, 3, 4]], pad_id=0, max_length=3, truncation=True, truncation_side="left")
+    assert left.input_ids == [[2, 3, 4]] and left.num_truncated_tokens == 1
+    assert pad([[1, 2]], pad_id=0, max_length=3, truncation=True).num_truncated_tokens == 0
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, words",
+    [
+        ({"padding_side": "middle"}, ValueError, "padding_side must be one of ['right', 'left']"),
+        ({"truncation_side": "both"}, ValueError, "truncation_side must be one of ['right', 'left']"),
+        ({"max_length": 0}, ValueError, "max_length must be an int >= 1, got 0"),
+        ({"max_length": -3}, ValueError, "max_length must be an int >= 1, got -3"),
+        ({"max_length": 2.5}, TypeError, "max_length must be an int >= 1"),
+        ({"pad_to_multiple_of": 0}, ValueError, "pad_to_multiple_of must be an int >= 1, got 0"),
+        ({"truncation": 1}, TypeError, "truncation must be True or False"),
+        ({"truncation": True}, ValueError, "truncation=True needs max_length"),
+    ],
+)
+def test_bad_options(kwargs, error, words):
+    with pytest.raises(error) as info:
+        pad([[1, 2]], 0, **kwargs)
+    assert words in str(info.value)
+
+
+def test_options_on_empty_input_give_an_empty_batch():
+    assert pad([], 0, max_length=4, pad_to_multiple_of=8, padding_side="left", truncation=True) == Batch([], [])
+    assert pad([[]], 0, pad_to_multiple_of=8) == Batch([[]], [[]])
+
+
+rows_strategy = st.lists(st.lists(st.integers(0, 9), max_size=12), max_size=6)
+
+
+@given(rows_strategy, st.integers(0, 9), st.sampled_from(["right", "left"]), st.integers(1, 8))
+def test_every_real_token_kept_in_order_and_the_width_a_multiple_of_n(rows, pad_id, side, n):
+    batch = pad(rows, pad_id, padding_side=side, pad_to_multiple_of=n)
+    width = len(batch.input_ids[0]) if rows else 0
+    assert width % n == 0 and width - max(map(len, rows), default=0) < n
+    assert [[i for i, m in zip(ids, mask) if m] for ids, mask in zip(batch.input_ids, batch.attention_mask)] == rows
+    assert batch.lengths == [len(row) for row in rows]
+    assert batch.num_truncated_tokens == 0
+    assert all(mask == sorted(mask, reverse=side == "right") for mask in batch.attention_mask)
+
+
+@given(rows_strategy, st.integers(1, 8), st.sampled_from(["right", "left"]), st.sampled_from(["right", "left"]))
+def test_truncation_keeps_one_end_and_counts_the_rest(rows, max_length, side, cut_side):
+    batch = pad(rows, 0, max_length=max_length, truncation=True, padding_side=side, truncation_side=cut_side)
+    assert all(len(row) == max_length for row in batch.input_ids)
+    kept = [[i for i, m in zip(ids, mask) if m] for ids, mask in zip(batch.input_ids, batch.attention_mask)]
+    assert kept == [row[:max_length] if cut_side == "right" else row[max(0, len(row) - max_length):] for row in rows]
+    assert batch.num_truncated_tokens == sum(len(row) for row in rows) - sum(batch.lengths)
+
+
+# --- masks ------------------------------------------------------------------------------------------------
+
+
+def test_mask_from_lengths_matches_pad_on_both_sides():
+    rows = [[2, 3, 4], [4], [2, 3, 5, 6, 4]]
+    for side in ("right", "left"):
+        mask = attention_mask_from_lengths([3, 1, 5], padding_side=side)
+        assert mask.tolist() == pad(rows, 0, padding_side=side).attention_mask
+    assert attention_mask_from_lengths([1, 0], width=3).tolist() == [[1, 0, 0], [0, 0, 0]]
+    assert attention_mask_from_lengths([]).shape == (0, 0)
+
+
+def test_mask_from_lengths_refuses_bad_lengths():
+    with pytest.raises(ValueError, match=r"lengths\[1\] must be an int >= 0, got -1"):
+        attention_mask_from_lengths([2, -1])
+    with pytest.raises(TypeError, match=r"lengths\[0\] must be an int"):
+        attention_mask_from_lengths([2.0])
+    with pytest.raises(ValueError, match="width must be an int >= 3, got 2"):
+        attention_mask_from_lengths([3], width=2)
+
+
+def test_mask_from_pad_id_works_when_the_pad_id_is_only_padding():
+    batch = pad([[2, 3, 4], [4]], pad_id=0)
+    assert attention_mask_from_pad_id(batch.input_ids, 0).tolist() == batch.attention_mask
+    left = pad([[2, 3, 4], [4]], pad_id=0, padding_side="left")
+    assert attention_mask_from_pad_id(left.input_ids, 0, padding_side="left").tolist() == left.attention_mask
+
+
+def test_mask_from_pad_id_refuses_a_pad_id_between_real_tokens():
+    # GPT-2 style: 50256 ends each document and also pads; inside a row it is provably a real token.
+    batch = pad([[464, 50256, 318], [464]], pad_id=50256)
+    with pytest.raises(ValueError, match=r"pad_id=50256 is also a real token: input_ids\[0\]\[1\]"):
+        attention_mask_from_pad_id(batch.input_ids, 50256)
+    with pytest.raises(ValueError, match=r"input_ids\[0\]\[1\]"):
+        attention_mask_from_pad_id([[0, 7, 0, 5]], 7, padding_side="left")
+
+
+def test_mask_from_pad_id_refuses_negative_or_ragged_ids():
+    with pytest.raises(ValueError, match=r"input_ids\[0\]\[1\] must be an int >= 0, got -5"):
+        attention_mask_from_pad_id([[1, -5]], 0)
+    with pytest.raises(ValueError, match="input_ids must hold ints >= 0, got -5"):
+        attention_mask_from_pad_id(np.array([[1, -5]]), 0)
+    with pytest.raises(ValueError, match="input_ids must be rectangular"):
+        attention_mask_from_pad_id([[1, 2], [1]], 0)
+    assert attention_mask_from_pad_id([], 0).shape == (0, 0)
+
+
+def test_mask_from_pad_id_cannot_see_a_real_pad_id_at_the_end_but_lengths_can():
+    batch = pad([[464, 50256], [464, 318, 257, 50256]], pad_id=50256)
+    assert attention_mask_from_pad_id(batch.input_ids, 50256).tolist() == [[1, 0, 0, 0], [1, 1, 1, 0]]
+    assert batch.attention_mask == [[1, 1, 0, 0], [1, 1, 1, 1]]
+
+
+def test_causal_padding_mask_of_the_three_sentences():
+    mask = causal_padding_mask([[1, 1, 0], [1, 0, 0]])
+    assert mask.dtype == bool and mask.shape == (2, 3, 3)
+    assert mask[0].astype(int).tolist() == [[1, 0, 0], [1, 1, 0], [1, 1, 0]]
+    assert mask[1].astype(int).tolist() == [[1, 0, 0], [1, 0, 0], [1, 0, 0]]
+    left = causal_padding_mask(np.array([[0, 1, 1]]))
+    assert left[0].astype(int).tolist() == [[0, 0, 0], [0, 1, 0], [0, 1, 1]]  # the pad query sees nothing
+    assert causal_padding_mask([]).shape == (0, 0, 0)
+
+
+@pytest.mark.parametrize(
+    "mask, error, words",
+    [
+        ([[1, 1], [1]], ValueError, "attention_mask must be rectangular (every row equally long), got rows of lengths [1, 2]"),
+        ([[1, 2]], ValueError, "attention_mask must hold only 0 and 1"),
+        ([[1, 0.5]], TypeError, "attention_mask[0][1] must be an int"),
+        (np.ones((2, 2), dtype=float), TypeError, "attention_mask must hold ints, got an array of float64"),
+        ("11", TypeError, "attention_mask must be a list of rows"),
+    ],
+)
+def test_mask_builders_refuse_ragged_or_non_binary_masks(mask, error, words):
+    with pytest.raises(error) as info:
+        causal_padding_mask(mask)
+    assert words in str(info.value)
+
+
+@given(st.lists(st.integers(0, 7), max_size=5), st.sampled_from(["right", "left"]))
+def test_causal_padding_mask_allows_exactly_the_real_keys_up_to_the_query(lengths, side):
+    mask = attention_mask_from_lengths(lengths, padding_side=side)
+    allowed = causal_padding_mask(mask)
+    for b in range(len(lengths)):
+        for i in range(mask.shape[1]):
+            assert allowed[b, i].tolist() == [bool(j <= i and mask[b, j]) for j in range(mask.shape[1])]
+    assert allowed.sum() == sum(n * (n + 1) // 2 + (n * (mask.shape[1] - n) if side == "right" else 0)
+                                for n in lengths)
+
+
+# --- labels -----------------------------------------------------------------------------------------------
+
+
+def test_labels_are_the_ids_with_minus_100_on_padding_and_not_shifted():
+    batch = pad([[2, 3, 4], [4]], pad_id=0)
+    assert labels(batch).tolist() == [[2, 3, 4], [4, -100, -100]]
+    assert next_token_labels(batch).tolist() == [[3, 4, -100], [-100, -100, -100]]
+    left = pad([[2, 3, 4], [4, 5]], pad_id=0, padding_side="left")
+    assert next_token_labels(left).tolist() == [[3, 4, -100], [-100, 5, -100]]
+
+
+def test_a_real_token_equal_to_the_pad_id_keeps_its_label():
+    batch = pad([[464, 50256], [464, 318, 257, 50256]], pad_id=50256)
+    assert labels(batch).tolist() == [[464, 50256, -100, -100], [464, 318, 257, 50256]]
+
+
+def test_labels_of_an_empty_batch_and_bad_input():
+    assert labels(pad([], 0)).shape == (0, 0) and next_token_labels(pad([[]], 0)).shape == (1, 0)
+    with pytest.raises(TypeError, match="batch must be a Batch"):
+        labels([[1, 2]])
+
+
+@given(rows_strategy, st.sampled_from(["right", "left"]))
+def test_next_token_labels_point_at_the_next_real_token(rows, side):
+    batch = pad(rows, 0, padding_side=side)
+    shifted, plain = next_token_labels(batch), labels(batch)
+    assert (shifted != IGNORE_INDEX).sum() == sum(max(len(row) - 1, 0) for row in rows)
+    assert (plain != IGNORE_INDEX).sum() == sum(map(len, rows))
+    for b, row in enumerate(rows):
+        assert [t for t in shifted[b].tolist() if t != IGNORE_INDEX] == row[1:]
+
+
+# --- bucketing --------------------------------------------------------------------------------------------
+
+
+def test_padding_ratio_arithmetic():
+    lengths = [1, 4, 2, 3]
+    assert sorted_batches(lengths, 2) == Batching([[0, 2], [3, 1]], tokens=10, cells=12)
+    assert sorted_batches(lengths, 2).padding_ratio == pytest.approx(1 / 6)
+    assert random_batches([], 4).padding_ratio == 0.0 and random_batches([], 4).batches == []
+    assert random_batches([0, 0], 1).padding_ratio == 0.0
+
+
+def test_bucketing_wastes_less_than_random_batching_on_a_long_tailed_distribution():
+    rng = np.random.default_rng(0)
+    lengths = rng.lognormal(4, 0.8, size=2000).astype(int).tolist()
+    shuffled = random_batches(lengths, 32, seed=1).padding_ratio
+    bucketed = bucketed_batches(lengths, 32, bucket_width=16, seed=1).padding_ratio
+    assert sorted_batches(lengths, 32).padding_ratio < bucketed < shuffled
+    assert shuffled > 0.5  # a batch of 32 random rows is padded to a long outlier
+
+
+def test_batchings_are_deterministic_for_a_seed():
+    lengths = list(range(50))
+    assert random_batches(lengths, 4, seed=3) == random_batches(lengths, 4, seed=3)
+    assert bucketed_batches(lengths, 4, 8, seed=3) == bucketed_batches(lengths, 4, 8, seed=3)
+    assert random_batches(lengths, 4, seed=3) != random_batches(lengths, 4, seed=4)
+
+
+@given(st.lists(st.integers(0, 60), max_size=40), st.integers(1, 9), st.integers(1, 20), st.integers(0, 3))
+def test_every_batching_uses_every_row_once_in_batches_of_at_most_batch_size(lengths, size, width, seed):
+    for batching in (random_batches(lengths, size, seed), sorted_batches(lengths, size),
+                     bucketed_batches(lengths, size, width, seed)):
+        assert sorted(i for b in batching.batches for i in b) == list(range(len(lengths)))
+        assert all(1 <= len(b) <= size for b in batching.batches)
+        assert batching.tokens == sum(lengths) and 0 <= batching.padding_ratio < 1
+        assert batching.cells == sum(len(pad([[0] * lengths[i] for i in b], 0).input_ids[0]) * len(b)
+                                     for b in batching.batches)
+    for b in bucketed_batches(lengths, size, width, seed).batches:
+        assert len({lengths[i] // width for i in b}) == 1
+
+
+@pytest.mark.parametrize(
+    "call, error, words",
+    [
+        (lambda: random_batches([3, -1], 2), ValueError, "lengths[1] must be an int >= 0, got -1"),
+        (lambda: sorted_batches([3, 1.5], 2), TypeError, "lengths[1] must be an int"),
+        (lambda: random_batches([3], 0), ValueError, "batch_size must be an int >= 1, got 0"),
+        (lambda: bucketed_batches([3], 2, 0), ValueError, "bucket_width must be an int >= 1, got 0"),
+        (lambda: bucketed_batches("12", 2, 4), TypeError, "lengths must be a list of int"),
+    ],
+)
+def test_bucketing_bad_input(call, error, words):
+    with pytest.raises(error) as info:
+        call()
+    assert words in str(info.value)

@@ -44,6 +44,11 @@ def wrong_answer(key: str):
     return solutions_module(key).WRONG_ANSWERS[exercises.REGISTRY[key].function_name]
 
 
+def chapter_modules() -> list[str]:
+    """The chapter modules of tutorial_lib/exercises (ch00, ch01, ...), sorted."""
+    return sorted(p.stem for p in (ROOT / "tutorial_lib" / "exercises").glob("ch*.py"))
+
+
 def stub(*args):
     raise NotImplementedError
 
@@ -52,8 +57,9 @@ def stub(*args):
 
 
 def test_one_module_of_cases_per_chapter_mirroring_solutions():
-    cases = sorted(p.stem for p in (ROOT / "tutorial_lib" / "exercises").glob("ch*.py"))
-    assert cases == sorted(p.stem for p in (ROOT / "solutions").glob("ch*.py")) == ["ch00", "ch01", "ch02", "ch03"]
+    cases = chapter_modules()
+    assert cases == sorted(p.stem for p in (ROOT / "solutions").glob("ch*.py"))
+    assert {"ch00", "ch01", "ch02", "ch03"} <= set(cases)
     for module in cases:
         chapter = module.removeprefix("ch")
         assert any(key.startswith(f"{chapter}.") for key in KEYS), f"{module} registers no exercise"
@@ -64,7 +70,7 @@ def test_one_module_of_cases_per_chapter_mirroring_solutions():
 def test_importing_check_alone_registers_every_chapter():
     script = "from tutorial_lib.exercises import check, REGISTRY; print(sorted({k[:2] for k in REGISTRY}))"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
-    assert done.stdout.strip() == "['00', '01', '02', '03']"
+    assert done.stdout.strip() == str([module.removeprefix("ch") for module in chapter_modules()])
 
 
 def test_a_chapter_module_can_be_imported_first():

@@ -253,3 +253,77 @@ def grouped_bar_chart(labels: Sequence[str], series: dict[str, Sequence[float]],
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+# --- 07 填充与掩码 ---------------------------------------------------------------------------------------
+
+
+def mask_heatmaps(masks: dict[str, object], *, title: str, labels: Sequence[str] | None = None):
+    """Side-by-side 0/1 matrices (attention masks: rows = queries, columns = keys), dark = may attend.
+
+    `labels` names the positions (the tokens of the row) on both axes.
+    """
+    import numpy as np
+
+    check_type(masks, "masks", dict, "a dict of name -> 2-D 0/1 array")
+    if not masks:
+        raise ValueError("masks must contain at least one name -> matrix entry")
+    arrays = {}
+    for name, mask in masks.items():
+        array = np.asarray(mask)
+        if array.ndim != 2 or not np.isin(array, (0, 1)).all():
+            raise ValueError(f"masks[{name!r}] must be a 2-D array of 0/1 (or bool), got shape {array.shape}")
+        arrays[name] = array.astype(int)
+    if labels is not None:
+        labels = check_str_list(labels, "labels")
+        for name, array in arrays.items():
+            if array.shape[1] != len(labels):
+                raise ValueError(f"labels must name the {array.shape[1]} columns of masks[{name!r}], got {len(labels)}")
+    fig, axes = plt.subplots(1, len(arrays), figsize=(3.2 * len(arrays) + 0.5, 3.4), squeeze=False)
+    for ax, (name, array) in zip(axes[0], arrays.items()):
+        ax.imshow(array, cmap="Blues", vmin=0, vmax=1.3)
+        ax.set_xticks(range(array.shape[1]), labels if labels is not None else range(array.shape[1]),
+                      rotation=90, fontsize=8)
+        ax.set_yticks(range(array.shape[0]), labels if labels is not None and array.shape[0] == len(labels)
+                      else range(array.shape[0]), fontsize=8)
+        ax.set_xticks([x - 0.5 for x in range(1, array.shape[1])], minor=True)
+        ax.set_yticks([y - 0.5 for y in range(1, array.shape[0])], minor=True)
+        ax.grid(which="minor", color="white", linewidth=1)
+        ax.tick_params(which="minor", length=0)
+        ax.set_title(name, fontsize=10)
+    axes[0][0].set_ylabel("查询位置（query）")
+    for ax in axes[0]:
+        ax.set_xlabel("键位置（key）")
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def line_chart(x: Sequence[float], series: dict[str, Sequence[float]], *, title: str, xlabel: str, ylabel: str,
+               logx: bool = False, percent: bool = False):
+    """One line per series over the same x values (e.g. padding share against batch size, one line per batching).
+
+    `percent` draws values given as shares (0..1) as percentages.
+    """
+    x = check_number_list(x, "x")
+    check_type(series, "series", dict, "a dict of name -> values")
+    if not series:
+        raise ValueError("series must contain at least one name -> values entry")
+    series = {name: check_number_list(values, f"series[{name!r}]") for name, values in series.items()}
+    for name, values in series.items():
+        check_same_length(x=x, **{f"series[{name!r}]": values})
+    check_bool(logx, "logx")
+    check_bool(percent, "percent")
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    for (name, values), marker in zip(series.items(), "osD^vx*+"):
+        ax.plot(x, [100 * v if percent else v for v in values], marker=marker, markersize=4, label=name)
+    if logx:
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(x, [f"{v:g}" for v in x])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, linestyle=":", linewidth=0.6)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

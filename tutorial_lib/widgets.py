@@ -142,3 +142,75 @@ def tokenizer_comparison(segmenters: list[compare.Segmenter], initial: str = "�
         return segmentation_html(compare.segment(value, segmenters)) + f"<p>{chars} 个字符，{size} 个 UTF-8 字节</p>"
 
     return live(box, render)
+
+
+# --- 07 填充与掩码 ---------------------------------------------------------------------------------------
+
+from tutorial_lib._checks import check_int_list  # noqa: E402  (kept with the section that uses it)
+from tutorial_lib.packing import batch  # noqa: E402
+
+BATCH_COLORS = ("#4C72B0", "#DD8452")  # real tokens of alternate batches; padding is light grey
+BATCHINGS = {"随机分批": "random", "按长度分桶": "bucketed", "全局排序": "sorted"}
+
+
+def _batching(lengths: list[int], how: str, batch_size: int, bucket_width: int) -> batch.Batching:
+    if how == "random":
+        return batch.random_batches(lengths, batch_size)
+    if how == "bucketed":
+        return batch.bucketed_batches(lengths, batch_size, bucket_width)
+    return batch.sorted_batches(lengths, batch_size)
+
+
+def batch_grid_html(lengths: list[int], batching: batch.Batching, *, max_batches: int = 4,
+                    width_px: int = 480) -> str:
+    """The first batches of a batching drawn as rows: real tokens in the batch's color, padding in grey.
+
+    One pixel column stands for the same number of tokens in every row, so the grey share is the padding share.
+    """
+    lengths = check_int_list(lengths, "lengths", low=0)
+    check_type(batching, "batching", batch.Batching, "a Batching (from packing.batch)")
+    scale = check_int(width_px, "width_px", low=1) / max(max(lengths, default=1), 1)
+    parts = []
+    for k, rows in enumerate(batching.batches[:check_int(max_batches, "max_batches", low=1)]):
+        longest = max(lengths[i] for i in rows)
+        color = BATCH_COLORS[k % len(BATCH_COLORS)]
+        for i in rows:
+            real, filler = round(lengths[i] * scale), round(longest * scale) - round(lengths[i] * scale)
+            parts.append(f'<div style="height:5px;margin:1px 0;white-space:nowrap;line-height:0">'
+                         f'<span style="display:inline-block;height:5px;width:{real}px;background:{color};'
+                         f'"></span><span style="display:inline-block;height:5px;width:{filler}px;background:#ddd">'
+                         '</span></div>')
+        share = 1 - sum(lengths[i] for i in rows) / (len(rows) * longest) if longest else 0.0
+        parts.append(f'<div style="font-size:11px;margin:2px 0 6px">第 {k + 1} 批：{len(rows)} 行 × {longest} 个位置，'
+                     f'填充 {share:.0%}</div>')
+    return "".join(parts)
+
+
+def bucketing_explorer(lengths_by_corpus: dict[str, list[int]], *, batch_size: int = 16,
+                       bucket_width: int = 32) -> w.VBox:
+    """Pick a corpus, a batching, the batch size and the bucket width: the padding share of the whole corpus
+    under each batching, and the first batches drawn as rows (grey = padding)."""
+    check_type(lengths_by_corpus, "lengths_by_corpus", dict, "a dict of corpus name -> token lengths")
+    if not lengths_by_corpus:
+        raise ValueError("lengths_by_corpus must hold at least one corpus")
+    corpora = {name: check_int_list(lengths, f"lengths_by_corpus[{name!r}]", low=0)
+               for name, lengths in lengths_by_corpus.items()}
+    corpus = w.Dropdown(options=list(corpora), description="语料")
+    how = w.Dropdown(options=list(BATCHINGS), value="按长度分桶", description="分批方式")
+    size = w.IntSlider(value=check_int(batch_size, "batch_size", low=1, high=128), min=1, max=128,
+                       description="批大小", continuous_update=False)
+    width = w.IntSlider(value=check_int(bucket_width, "bucket_width", low=1, high=256), min=1, max=256,
+                        description="桶宽", continuous_update=False)
+
+    def render(_: object) -> str:
+        lengths = corpora[corpus.value]
+        ratios = [(name, f"{_batching(lengths, key, size.value, width.value).padding_ratio:.1%}")
+                  for name, key in BATCHINGS.items()]
+        shown = _batching(lengths, BATCHINGS[how.value], size.value, width.value)
+        return (html_table(["分批方式", "整个语料的填充比例"], ratios)
+                + f"<p>{html.escape(how.value)}的前几批（灰色是填充）：</p>" + batch_grid_html(lengths, shown))
+
+    shown = live(size, render)
+    for control in (corpus, how, width):
+        control.observe(lambda _: setattr(shown.children[1], "value", _render(render, None)), names="value")
+    return w.VBox([corpus, how, width, shown])
