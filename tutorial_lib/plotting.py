@@ -14,7 +14,10 @@ from typing import Sequence
 
 import matplotlib
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib import font_manager
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch
 
 from tutorial_lib._checks import (check_bool, check_choice, check_int, check_int_list, check_number,
                                   check_number_list, check_same_length, check_sequence, check_str_list, check_type)
@@ -249,6 +252,64 @@ def grouped_bar_chart(labels: Sequence[str], series: dict[str, Sequence[float]],
     ax.set_xticks(range(len(labels)), labels, rotation=15)
     ax.set_ylim(0, max(max(v) for v in series.values()) * 1.15)
     ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+# --- 09 文档掩码 -----------------------------------------------------------------------------------------
+
+_DOC_COLORS = ["#4C72B0", "#DD8452", "#55A868", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C", "#CCB974", "#64B5CD"]
+_LEAK, _PADDING, _BLOCKED = "#C44E52", "#BBBBBB", "#FFFFFF"
+
+
+def mask_heatmaps(masks: dict[str, np.ndarray], doc_ids: Sequence[int], *, title: str):
+    """Boolean L x L masks side by side (row = query, column = key), each allowed cell coloured by what it lets
+    the query see: its own document (that document's colour), another document (red: leakage) or padding (gray).
+    Blocked cells are white."""
+    check_type(masks, "masks", dict, "a dict of name -> bool array (L, L)")
+    doc_ids = np.array(check_int_list(doc_ids, "doc_ids", low=-1), dtype=np.int64)
+    length = len(doc_ids)
+    for name, mask in masks.items():
+        check_type(mask, f"masks[{name!r}]", np.ndarray, "a numpy bool array")
+        if mask.dtype != bool or mask.shape != (length, length):
+            raise ValueError(f"masks[{name!r}] must be a bool array of shape ({length}, {length}), got dtype "
+                             f"{mask.dtype} and shape {mask.shape}")
+    real = doc_ids != -1
+    same = (doc_ids[:, None] == doc_ids[None, :]) & real[:, None]
+    kind = np.where(same, doc_ids[:, None] % len(_DOC_COLORS), np.where(real[:, None] & real[None, :], -1, -2))
+    colors = ListedColormap([_PADDING, _LEAK, *_DOC_COLORS, _BLOCKED])
+    fig, axes = plt.subplots(1, max(len(masks), 1), figsize=(3.6 * max(len(masks), 1), 4.4), squeeze=False)
+    for ax, (name, mask) in zip(axes[0], masks.items()):
+        ax.imshow(np.where(mask, kind, len(_DOC_COLORS)), cmap=colors, vmin=-2.5, vmax=len(_DOC_COLORS) + 0.5,
+                  interpolation="nearest")
+        ax.set_title(f"{name}\n允许 {int(mask.sum())} 格，其中跨文档 {int((mask & (kind == -1)).sum())} 格", fontsize=9)
+        ax.set_xlabel("被看的位置（key）")
+        ax.set_ylabel("正在预测的位置（query）")
+    handles = [Patch(color=_DOC_COLORS[0], label="同一文档（每篇一种颜色）"), Patch(color=_LEAK, label="跨文档（泄漏）"),
+               Patch(color=_PADDING, label="涉及填充"), Patch(facecolor=_BLOCKED, edgecolor="gray", label="不允许")]
+    fig.legend(handles=handles, loc="lower center", ncol=4, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0))
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.1, 1, 0.95))
+    return fig
+
+
+def leakage_curves(row_lengths: Sequence[int], series: dict[str, Sequence[float]], *, title: str, ylabel: str):
+    """One line per corpus of a share (0..1, drawn in %) against the row length L on a log2 axis."""
+    row_lengths = check_int_list(row_lengths, "row_lengths", low=1)
+    check_type(series, "series", dict, "a dict of name -> shares")
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    for name, values in series.items():
+        values = check_number_list(values, f"series[{name!r}]", low=0, high=1)
+        check_same_length(row_lengths=row_lengths, **{f"series[{name!r}]": values})
+        ax.plot(row_lengths, [100 * v for v in values], "o-", label=name)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(row_lengths, [str(n) for n in row_lengths])
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("行长 L（token）")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, linestyle=":", linewidth=0.6)
     ax.set_title(title)
     ax.legend(fontsize=8)
     fig.tight_layout()
