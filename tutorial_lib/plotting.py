@@ -260,7 +260,7 @@ def grouped_bar_chart(labels: Sequence[str], series: dict[str, Sequence[float]],
 
 # --- 09 文档掩码 -----------------------------------------------------------------------------------------
 
-_DOC_COLORS = ["#4C72B0", "#DD8452", "#55A868", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C", "#CCB974", "#64B5CD"]
+_DOC_COLORS = ["#4C72B0", "#DD8452", "#55A868", "#8172B3", "#937860", "#DA8BC3", "#CCB974", "#64B5CD"]
 _LEAK, _PADDING, _BLOCKED = "#C44E52", "#BBBBBB", "#FFFFFF"
 
 

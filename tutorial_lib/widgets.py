@@ -149,7 +149,7 @@ def tokenizer_comparison(segmenters: list[compare.Segmenter], initial: str = "�
 # --- 09 文档掩码 -----------------------------------------------------------------------------------------
 
 _MASK_CELL = {"doc": "#4C72B0", "leak": "#C44E52", "pad": "#BBBBBB", "off": "#FFFFFF"}
-_DOC_TINTS = ["#4C72B0", "#DD8452", "#55A868", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C", "#CCB974", "#64B5CD"]
+_DOC_TINTS = ["#4C72B0", "#DD8452", "#55A868", "#8172B3", "#937860", "#DA8BC3", "#CCB974", "#64B5CD"]
 MASK_KINDS = ("因果", "因果+填充", "文档掩码")
 
 
@@ -173,7 +173,7 @@ def _mask_grid(cells: list[list[str]]) -> str:
                     [*((f"d{i}", c) for i, c in enumerate(_DOC_TINTS)), *_MASK_CELL.items()])
     rows = "".join("<tr>" + "".join(f'<td class="{c}"></td>' for c in row) + "</tr>" for row in cells)
     return (f"<style>{style}.mg td{{width:7px;height:7px;padding:0;border:1px solid #eee}}</style>"
-            f'<table class="mg" style="border-collapse:collapse">{rows}</table>')
+            f'<table class="mg" style="border-collapse:collapse;margin-left:0">{rows}</table>')
 
 
 def document_mask_explorer(lengths: dict[str, Sequence[int]], initial_length: int = 32,
