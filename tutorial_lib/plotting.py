@@ -14,7 +14,10 @@ from typing import Sequence
 
 import matplotlib
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib import font_manager
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch
 
 from tutorial_lib._checks import (check_bool, check_choice, check_int, check_int_list, check_number,
                                   check_number_list, check_same_length, check_sequence, check_str_list, check_type)
@@ -255,48 +258,7 @@ def grouped_bar_chart(labels: Sequence[str], series: dict[str, Sequence[float]],
     return fig
 
 
-# --- 07 填充与掩码 ---------------------------------------------------------------------------------------
-
-
-def mask_heatmaps(masks: dict[str, object], *, title: str, labels: Sequence[str] | None = None):
-    """Side-by-side 0/1 matrices (attention masks: rows = queries, columns = keys), dark = may attend.
-
-    `labels` names the positions (the tokens of the row) on both axes.
-    """
-    import numpy as np
-
-    check_type(masks, "masks", dict, "a dict of name -> 2-D 0/1 array")
-    if not masks:
-        raise ValueError("masks must contain at least one name -> matrix entry")
-    arrays = {}
-    for name, mask in masks.items():
-        array = np.asarray(mask)
-        if array.ndim != 2 or not np.isin(array, (0, 1)).all():
-            raise ValueError(f"masks[{name!r}] must be a 2-D array of 0/1 (or bool), got shape {array.shape}")
-        arrays[name] = array.astype(int)
-    if labels is not None:
-        labels = check_str_list(labels, "labels")
-        for name, array in arrays.items():
-            if array.shape[1] != len(labels):
-                raise ValueError(f"labels must name the {array.shape[1]} columns of masks[{name!r}], got {len(labels)}")
-    fig, axes = plt.subplots(1, len(arrays), figsize=(3.2 * len(arrays) + 0.5, 3.4), squeeze=False)
-    for ax, (name, array) in zip(axes[0], arrays.items()):
-        ax.imshow(array, cmap="Blues", vmin=0, vmax=1.3)
-        ax.set_xticks(range(array.shape[1]), labels if labels is not None else range(array.shape[1]),
-                      rotation=90, fontsize=8)
-        ax.set_yticks(range(array.shape[0]), labels if labels is not None and array.shape[0] == len(labels)
-                      else range(array.shape[0]), fontsize=8)
-        ax.set_xticks([x - 0.5 for x in range(1, array.shape[1])], minor=True)
-        ax.set_yticks([y - 0.5 for y in range(1, array.shape[0])], minor=True)
-        ax.grid(which="minor", color="white", linewidth=1)
-        ax.tick_params(which="minor", length=0)
-        ax.set_title(name, fontsize=10)
-    axes[0][0].set_ylabel("查询位置（query）")
-    for ax in axes[0]:
-        ax.set_xlabel("键位置（key）")
-    fig.suptitle(title)
-    fig.tight_layout()
-    return fig
+# --- 07 填充与掩码, 09 文档掩码 --------------------------------------------------------------------------
 
 
 def line_chart(x: Sequence[float], series: dict[str, Sequence[float]], *, title: str, xlabel: str, ylabel: str,
@@ -324,6 +286,63 @@ def line_chart(x: Sequence[float], series: dict[str, Sequence[float]], *, title:
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, linestyle=":", linewidth=0.6)
+    if percent:
+        ax.set_ylim(0, 100)
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+_DOC_COLORS = ["#4C72B0", "#DD8452", "#55A868", "#8172B3", "#937860", "#DA8BC3", "#CCB974", "#64B5CD"]
+_LEAK, _PADDING, _BLOCKED = "#C44E52", "#BBBBBB", "#FFFFFF"
+
+
+def mask_heatmaps(masks: dict[str, object], doc_ids: Sequence[int] | None = None, *, title: str,
+                  labels: Sequence[str] | None = None):
+    """L x L attention masks side by side (row = query, column = key); a cell a query may attend is coloured by
+    what it lets the query see: its own document (that document's colour), another document (red: leakage) or
+    padding (gray). Blocked cells are white.
+
+    `doc_ids` gives each position's document (-1 = padding); without it every position is one document, as in a
+    padded batch row. `labels` names the positions (the row's tokens) on both axes. A mask may be bool or 0/1.
+    """
+    check_type(masks, "masks", dict, "a dict of name -> 2-D bool or 0/1 array")
+    if not masks:
+        raise ValueError("masks must contain at least one name -> matrix entry")
+    arrays = {name: _bool_matrix(mask, f"masks[{name!r}]") for name, mask in masks.items()}
+    length = next(iter(arrays.values())).shape[1]
+    ids = np.zeros(length, dtype=np.int64) if doc_ids is None else np.array(check_int_list(doc_ids, "doc_ids", low=-1))
+    for name, array in arrays.items():
+        if array.shape != (len(ids), len(ids)):
+            raise ValueError(f"masks[{name!r}] must be {len(ids)} x {len(ids)} (one row and column per position), "
+                             f"got shape {array.shape}")
+    if labels is not None:
+        labels = check_str_list(labels, "labels")
+        check_same_length(labels=labels, doc_ids=ids)
+    real = ids != -1
+    same = (ids[:, None] == ids[None, :]) & real[:, None]
+    kind = np.where(same, ids[:, None] % len(_DOC_COLORS), np.where(real[:, None] & real[None, :], -1, -2))
+    colors = ListedColormap([_PADDING, _LEAK, *_DOC_COLORS, _BLOCKED])
+    fig, axes = plt.subplots(1, len(arrays), figsize=(3.6 * len(arrays) + 0.4, 4.4), squeeze=False)
+    for ax, (name, mask) in zip(axes[0], arrays.items()):
+        ax.imshow(np.where(mask, kind, len(_DOC_COLORS)), cmap=colors, vmin=-2.5, vmax=len(_DOC_COLORS) + 0.5,
+                  interpolation="nearest")
+        ax.set_title(f"{name}\n允许 {int(mask.sum())} 格，其中跨文档 {int((mask & (kind == -1)).sum())} 格", fontsize=9)
+        ax.set_xlabel("被看的位置（key）")
+        ax.set_ylabel("正在预测的位置（query）")
+        if labels is not None:
+            ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=8)
+            ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    handles = [Patch(color=_DOC_COLORS[0], label="同一文档（每篇一种颜色）"), Patch(color=_LEAK, label="跨文档（泄漏）"),
+               Patch(color=_PADDING, label="涉及填充"), Patch(facecolor=_BLOCKED, edgecolor="gray", label="不允许")]
+    fig.legend(handles=handles, loc="lower center", ncol=4, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0))
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.1, 1, 0.95))
+    return fig
+
+
+def _bool_matrix(mask: object, name: str) -> np.ndarray:
+    array = np.asarray(mask)
+    if array.ndim != 2 or not (array.dtype == bool or np.isin(array, (0, 1)).all()):
+        raise ValueError(f"{name} must be a 2-D array of bool or 0/1, got shape {array.shape} and dtype {array.dtype}")
+    return array.astype(bool)

@@ -10,12 +10,14 @@ widget keeps working.
 from __future__ import annotations
 
 import html
-from typing import Callable
+from typing import Callable, Sequence
 
 import ipywidgets as w
+import numpy as np
 
-from tutorial_lib._checks import check_int, check_sequence, check_str, check_type
+from tutorial_lib._checks import check_choice, check_int, check_int_list, check_sequence, check_str, check_type
 from tutorial_lib.display import Markup, html_table, segmentation_html, token_html
+from tutorial_lib.packing import batch, doc_masks
 from tutorial_lib.tokenization import compare, d2l, metrics
 from tutorial_lib.tokenization.bpe_toy import BPEResult, MergeStep
 
@@ -146,8 +148,6 @@ def tokenizer_comparison(segmenters: list[compare.Segmenter], initial: str = "�
 
 # --- 07 填充与掩码 ---------------------------------------------------------------------------------------
 
-from tutorial_lib._checks import check_int_list  # noqa: E402  (kept with the section that uses it)
-from tutorial_lib.packing import batch  # noqa: E402
 
 BATCH_COLORS = ("#4C72B0", "#DD8452")  # real tokens of alternate batches; padding is light grey
 BATCHINGS = {"随机分批": "random", "按长度分桶": "bucketed", "全局排序": "sorted"}
@@ -214,3 +214,68 @@ def bucketing_explorer(lengths_by_corpus: dict[str, list[int]], *, batch_size: i
     for control in (corpus, how, width):
         control.observe(lambda _: setattr(shown.children[1], "value", _render(render, None)), names="value")
     return w.VBox([corpus, how, width, shown])
+
+
+# --- 09 文档掩码 -----------------------------------------------------------------------------------------
+
+_MASK_CELL = {"doc": "#4C72B0", "leak": "#C44E52", "pad": "#BBBBBB", "off": "#FFFFFF"}
+_DOC_TINTS = ["#4C72B0", "#DD8452", "#55A868", "#8172B3", "#937860", "#DA8BC3", "#CCB974", "#64B5CD"]
+MASK_KINDS = ("因果", "因果+填充", "文档掩码")
+
+
+def mask_cells(doc_ids: np.ndarray, kind: str) -> list[list[str]]:
+    """The CSS class of every (query, key) cell of one row's mask: d0..d8 (own document, by colour), leak
+    (another document), pad (padding involved) or off (blocked)."""
+    check_choice(kind, "kind", MASK_KINDS)
+    ids = doc_masks.as_doc_ids(doc_ids)
+    real = ids != -1
+    allowed = np.tril(np.ones((len(ids), len(ids)), dtype=bool))
+    if kind == "因果+填充":
+        allowed &= real[:, None] & real[None, :]
+    elif kind == "文档掩码":
+        allowed = doc_masks.document_mask(ids)
+    return [["off" if not allowed[i, j] else f"d{ids[i] % len(_DOC_TINTS)}" if ids[i] == ids[j] != -1
+             else "leak" if real[i] and real[j] else "pad" for j in range(len(ids))] for i in range(len(ids))]
+
+
+def _mask_grid(cells: list[list[str]]) -> str:
+    style = "".join(f".mg .{name}{{background:{color}}}" for name, color in
+                    [*((f"d{i}", c) for i, c in enumerate(_DOC_TINTS)), *_MASK_CELL.items()])
+    rows = "".join("<tr>" + "".join(f'<td class="{c}"></td>' for c in row) + "</tr>" for row in cells)
+    return (f"<style>{style}.mg td{{width:7px;height:7px;padding:0;border:1px solid #eee}}</style>"
+            f'<table class="mg" style="border-collapse:collapse;margin-left:0">{rows}</table>')
+
+
+def document_mask_explorer(lengths: dict[str, Sequence[int]], initial_length: int = 32,
+                           max_length: int = 48) -> w.VBox:
+    """Pick a corpus, a row length L and a mask: the row holds the corpus's first documents that fit whole
+    (the rest of the row is padding), drawn as a grid of query x key cells, with its doc_ids, position ids,
+    cu_seqlens and the share of tokens that would see another document without a document mask."""
+    check_type(lengths, "lengths", dict, "a dict of corpus name -> document lengths")
+    corpora = {name: check_int_list(values, f"lengths[{name!r}]", low=1) for name, values in lengths.items()}
+    if not corpora:
+        raise ValueError("lengths must name at least one corpus")
+    max_length = check_int(max_length, "max_length", low=2)
+    corpus = w.Dropdown(options=list(corpora), description="语料")
+    kind = w.ToggleButtons(options=list(MASK_KINDS), value="文档掩码", description="掩码")
+    row_length = w.IntSlider(value=check_int(initial_length, "initial_length", low=1, high=max_length), min=1,
+                             max=max_length, description="行长 L", continuous_update=False)
+
+    def render(length: int) -> str:
+        docs = corpora[corpus.value]
+        fitting = int(np.searchsorted(np.cumsum(docs), length, side="right"))  # whole documents only
+        ids = doc_masks.doc_ids_from_lengths(docs[:fitting], length)
+        summary = html_table(["", "值"], [
+            ("文档数 / 填充位置", f"{fitting} / {int((ids == -1).sum())}"),
+            ("doc_ids", " ".join(map(str, ids))), ("position_ids", " ".join(map(str, doc_masks.position_ids(ids)))),
+            ("cu_seqlens", str(doc_masks.varlen(ids).cu_seqlens.tolist())),
+            ("没有文档掩码时，上下文里有别的文档的 token", f"{doc_masks.cross_document_share(ids):.0%}")])
+        legend = ("<p>行 = 正在预测的位置（query），列 = 被看的位置（key）。蓝/橙/绿……：同一文档；"
+                  '<span style="color:#C44E52">红：跨文档（泄漏）</span>；灰：涉及填充；白：不允许。</p>')
+        return _mask_grid(mask_cells(ids, kind.value)) + legend + summary
+
+    shown = live(row_length, render)
+    redraw = lambda _: setattr(shown.children[1], "value", _render(render, row_length.value))  # noqa: E731
+    corpus.observe(redraw, names="value")
+    kind.observe(redraw, names="value")
+    return w.VBox([corpus, kind, shown])
