@@ -53,7 +53,7 @@ def stub(*args):
 
 def test_one_module_of_cases_per_chapter_mirroring_solutions():
     cases = sorted(p.stem for p in (ROOT / "tutorial_lib" / "exercises").glob("ch*.py"))
-    assert cases == sorted(p.stem for p in (ROOT / "solutions").glob("ch*.py")) == ["ch00", "ch01", "ch02", "ch03"]
+    assert cases == sorted(p.stem for p in (ROOT / "solutions").glob("ch*.py"))
     for module in cases:
         chapter = module.removeprefix("ch")
         assert any(key.startswith(f"{chapter}.") for key in KEYS), f"{module} registers no exercise"
@@ -64,7 +64,8 @@ def test_one_module_of_cases_per_chapter_mirroring_solutions():
 def test_importing_check_alone_registers_every_chapter():
     script = "from tutorial_lib.exercises import check, REGISTRY; print(sorted({k[:2] for k in REGISTRY}))"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
-    assert done.stdout.strip() == "['00', '01', '02', '03']"
+    chapters = sorted(p.stem.removeprefix("ch") for p in (ROOT / "tutorial_lib" / "exercises").glob("ch*.py"))
+    assert done.stdout.strip() == str(chapters)
 
 
 def test_a_chapter_module_can_be_imported_first():
