@@ -169,7 +169,8 @@ def packed_rows_html(result: PackResult, lengths: Sequence[int], max_rows: int =
                     ("border-left:2px dashed #555;" if offset else "")
             tip = f"文档 {doc}：第 {offset}–{end - 1} 个 token（共 {lengths[doc]} 个）"
             blocks.append(f'<div title="{tip}" style="flex:0 0 {100 * n / result.width:.3f}%;'
-                          f'background:{PALETTE[doc % len(PALETTE)]};{edges}box-sizing:border-box"></div>')
+                          f'background:{PALETTE[doc % len(PALETTE)]};box-shadow:inset -1px 0 #fff;{edges}'
+                          'box-sizing:border-box"></div>')  # the white line parts two documents of one colour
             used += n
         if used < result.width:
             blocks.append(f'<div title="填充 {result.width - used} 个" style="flex:1;background:repeating-linear-'
