@@ -16,7 +16,7 @@ lengths_lists = st.lists(st.integers(1, 40), max_size=30)
 widths = st.integers(1, 32)
 
 
-def documents(lengths, seed=0):
+def documents(lengths):
     """Token lists of the given lengths; every token distinct, so a lost or duplicated token shows."""
     ends = np.cumsum(lengths, dtype=np.int64)
     return [np.arange(end - n, end) + 1 for n, end in zip(lengths, ends)]
