@@ -288,6 +288,32 @@ def line_chart(x: Sequence[float], series: dict[str, Sequence[float]], *, title:
     ax.grid(True, linestyle=":", linewidth=0.6)
     if percent:
         ax.set_ylim(0, 100)
+
+
+# --- 08 打包利用率 ------------------------------------------------------------------------------------------
+
+
+
+def length_histograms(lengths: dict[str, Sequence[int]], *, title: str, marks: Sequence[int] = ()):
+    """One histogram of document lengths per corpus, log-scaled x, with dashed lines at `marks` (row lengths)."""
+    check_type(lengths, "lengths", dict, "a dict of name -> lengths")
+    if not lengths:
+        raise ValueError("lengths must contain at least one name -> lengths entry")
+    lengths = {name: check_int_list(values, f"lengths[{name!r}]", low=1) for name, values in lengths.items()}
+    marks = check_int_list(marks, "marks", low=1)
+    longest = max(max(values, default=1) for values in lengths.values())
+    bins = np.geomspace(1, max(longest, *marks, 2) * 1.2, 40)
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for name, values in lengths.items():
+        ax.hist(values, bins=bins, histtype="step", linewidth=1.5, label=f"{name}（{len(values)} 篇）")
+    for mark in marks:
+        ax.axvline(mark, color="gray", linestyle="--", linewidth=1)
+        ax.annotate(f"L={mark}", (mark, 1), xycoords=("data", "axes fraction"), fontsize=8, ha="right", va="top",
+                    rotation=90)
+    ax.set_xscale("log")
+    ax.set_xlabel("文档长度（token，对数坐标）")
+    ax.set_ylabel("文档数")
+    ax.set_title(title)
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
@@ -334,7 +360,8 @@ def mask_heatmaps(masks: dict[str, object], doc_ids: Sequence[int] | None = None
             ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=8)
             ax.set_yticks(range(len(labels)), labels, fontsize=8)
     handles = [Patch(color=_DOC_COLORS[0], label="同一文档（每篇一种颜色）"), Patch(color=_LEAK, label="跨文档（泄漏）"),
-               Patch(color=_PADDING, label="涉及填充"), Patch(facecolor=_BLOCKED, edgecolor="gray", label="不允许")]
+               Patch(color=_PADDING, label="涉及填充"),
+               Patch(facecolor=_BLOCKED, edgecolor="gray", label="不允许")]
     fig.legend(handles=handles, loc="lower center", ncol=4, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0))
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.1, 1, 0.95))
@@ -346,3 +373,26 @@ def _bool_matrix(mask: object, name: str) -> np.ndarray:
     if array.ndim != 2 or not (array.dtype == bool or np.isin(array, (0, 1)).all()):
         raise ValueError(f"{name} must be a 2-D array of bool or 0/1, got shape {array.shape} and dtype {array.dtype}")
     return array.astype(bool)
+
+
+def timing_plot(series: dict[str, tuple[Sequence[int], Sequence[float]]], *, title: str):
+    """Seconds against input size on log-log axes, one line per method: a slope of 1 is linear, 2 quadratic."""
+    check_type(series, "series", dict, "a dict of name -> (sizes, seconds)")
+    if not series:
+        raise ValueError("series must contain at least one name -> (sizes, seconds) entry")
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    for name, pair in series.items():
+        sizes, seconds = check_sequence(pair, f"series[{name!r}]", "a pair (sizes, seconds)")
+        sizes = check_int_list(sizes, f"series[{name!r}] sizes", low=1)
+        seconds = check_number_list(seconds, f"series[{name!r}] seconds", low=0)
+        check_same_length(sizes=sizes, seconds=seconds)
+        ax.plot(sizes, seconds, marker="o", label=name)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("文档数（对数坐标）")
+    ax.set_ylabel("秒（对数坐标）")
+    ax.grid(True, which="both", linestyle=":", linewidth=0.6)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

@@ -16,8 +16,9 @@ import ipywidgets as w
 import numpy as np
 
 from tutorial_lib._checks import check_choice, check_int, check_int_list, check_sequence, check_str, check_type
-from tutorial_lib.display import Markup, html_table, segmentation_html, token_html
+from tutorial_lib.display import PALETTE, Markup, html_table, segmentation_html, token_html
 from tutorial_lib.packing import batch, doc_masks
+from tutorial_lib.packing.strategies import STRATEGIES, PackResult
 from tutorial_lib.tokenization import compare, d2l, metrics
 from tutorial_lib.tokenization.bpe_toy import BPEResult, MergeStep
 
@@ -279,3 +280,62 @@ def document_mask_explorer(lengths: dict[str, Sequence[int]], initial_length: in
     corpus.observe(redraw, names="value")
     kind.observe(redraw, names="value")
     return w.VBox([corpus, kind, shown])
+
+
+# --- 08 打包利用率 ------------------------------------------------------------------------------------------
+
+
+
+
+def packed_rows_html(result: PackResult, lengths: Sequence[int], max_rows: int = 12) -> str:
+    """The first `max_rows` rows of a packing as bars: one colored block per document segment (width
+    proportional to its length), grey for padding; a red right edge where a document's tail was cut off
+    (cropped, truncated or carried into another row), a dashed left edge where a segment continues one."""
+    check_type(result, "result", PackResult, "a PackResult")
+    lengths = check_int_list(lengths, "lengths", low=1)
+    max_rows = check_int(max_rows, "max_rows", low=1)
+    bars = []
+    for r in range(min(result.n_rows, max_rows)):
+        blocks, used = [], 0
+        for doc, offset, n in result.segments(r):
+            end = offset + n
+            edges = ("border-right:3px solid #c00;" if end < lengths[doc] else "") + \
+                    ("border-left:2px dashed #555;" if offset else "")
+            tip = f"文档 {doc}：第 {offset}–{end - 1} 个 token（共 {lengths[doc]} 个）"
+            blocks.append(f'<div title="{tip}" style="flex:0 0 {100 * n / result.width:.3f}%;'
+                          f'background:{PALETTE[doc % len(PALETTE)]};box-shadow:inset -1px 0 #fff;{edges}'
+                          'box-sizing:border-box"></div>')  # the white line parts two documents of one colour
+            used += n
+        if used < result.width:
+            blocks.append(f'<div title="填充 {result.width - used} 个" style="flex:1;background:repeating-linear-'
+                          'gradient(45deg,#ddd 0 4px,#f4f4f4 4px 8px)"></div>')
+        bars.append(f'<div style="display:flex;height:16px;margin:2px 0;border:1px solid #999">{"".join(blocks)}</div>')
+    shown = f"前 {min(result.n_rows, max_rows)} 行，共 {result.n_rows} 行" if result.n_rows else "没有行"
+    return (f"<p>{shown}；利用率 {result.utilization:.1%}，填充 {result.padding} 个，丢弃 {result.dropped} 个 "
+            f"token（{result.dropped_share:.1%}）</p>" + "".join(bars))
+
+
+def packing_explorer(lengths_by_corpus: dict[str, Sequence[int]], seq_lens: Sequence[int] = (512, 2048, 4096),
+                     max_rows: int = 12) -> w.VBox:
+    """Pick a strategy, a row length and a corpus; see the first rows drawn as document blocks
+    (strategies.STRATEGIES on the corpus's document lengths, drawn by packed_rows_html)."""
+    check_type(lengths_by_corpus, "lengths_by_corpus", dict, "a dict of corpus name -> document lengths")
+    if not lengths_by_corpus:
+        raise ValueError("lengths_by_corpus must name at least one corpus")
+    corpora = {name: check_int_list(lengths, f"lengths_by_corpus[{name!r}]", low=1)
+               for name, lengths in lengths_by_corpus.items()}
+    seq_lens = [check_int(n, "seq_lens[]", low=1) for n in check_sequence(seq_lens, "seq_lens", "a list of int")]
+    strategy = w.Dropdown(options=list(STRATEGIES), value="bfd", description="策略")
+    seq_len = w.ToggleButtons(options=seq_lens, value=seq_lens[0], description="L")
+    corpus = w.Dropdown(options=list(corpora), description="语料")
+    view = w.HTML()
+
+    def redraw(_change: object = None) -> None:
+        lengths = corpora[corpus.value]
+        view.value = _render(lambda _: packed_rows_html(STRATEGIES[strategy.value](lengths, seq_len.value),
+                                                        lengths, max_rows), None)
+
+    for control in (strategy, seq_len, corpus):
+        control.observe(redraw, names="value")
+    redraw()
+    return w.VBox([w.HBox([strategy, corpus]), seq_len, view])
