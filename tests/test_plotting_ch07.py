@@ -21,7 +21,7 @@ def test_mask_heatmaps_draw_one_panel_per_mask_with_the_tokens_on_both_axes():
     fig = plotting.mask_heatmaps({"因果": np.tril(np.ones((3, 3), bool)), "因果 + 填充": allowed}, [0, 0, -1],
                                  title="掩码", labels=["i", "love", "<pad>"])
     left, right = fig.axes
-    assert [ax.get_title() for ax in fig.axes] == ["因果\n允许 6 格，其中跨文档 0 格", "因果 + 填充\n允许 3 格，其中跨文档 0 格"]
+    assert [ax.get_title() for ax in fig.axes] == ["因果\n允许 6 格，其中跨文档 0 格", "因果 + 填充\n允许 5 格，其中跨文档 0 格"]
     assert [t.get_text() for t in right.get_xticklabels()] == ["i", "love", "<pad>"]
     plt.close(fig)
 

@@ -29,8 +29,8 @@ def test_heatmap_titles_count_allowed_and_cross_document_cells():
 
 @pytest.mark.parametrize("masks, error", [
     ({"m": np.ones((3, 3), dtype=bool)}, ValueError),  # wrong shape for 4 positions
-    ({"m": np.ones((4, 4), dtype=int)}, ValueError),  # not bool
-    ({"m": [[True]]}, TypeError),
+    ({"m": np.full((4, 4), 2)}, ValueError),  # neither bool nor 0/1
+    ({"m": [[True]]}, ValueError),  # one position, the row has four
     ([np.ones((4, 4), dtype=bool)], TypeError),
 ])
 def test_heatmap_refuses_masks_that_do_not_fit(masks, error):

@@ -288,32 +288,6 @@ def line_chart(x: Sequence[float], series: dict[str, Sequence[float]], *, title:
     ax.grid(True, linestyle=":", linewidth=0.6)
     if percent:
         ax.set_ylim(0, 100)
-
-
-# --- 08 打包利用率 ------------------------------------------------------------------------------------------
-
-
-
-def length_histograms(lengths: dict[str, Sequence[int]], *, title: str, marks: Sequence[int] = ()):
-    """One histogram of document lengths per corpus, log-scaled x, with dashed lines at `marks` (row lengths)."""
-    check_type(lengths, "lengths", dict, "a dict of name -> lengths")
-    if not lengths:
-        raise ValueError("lengths must contain at least one name -> lengths entry")
-    lengths = {name: check_int_list(values, f"lengths[{name!r}]", low=1) for name, values in lengths.items()}
-    marks = check_int_list(marks, "marks", low=1)
-    longest = max(max(values, default=1) for values in lengths.values())
-    bins = np.geomspace(1, max(longest, *marks, 2) * 1.2, 40)
-    fig, ax = plt.subplots(figsize=(7, 3.6))
-    for name, values in lengths.items():
-        ax.hist(values, bins=bins, histtype="step", linewidth=1.5, label=f"{name}（{len(values)} 篇）")
-    for mark in marks:
-        ax.axvline(mark, color="gray", linestyle="--", linewidth=1)
-        ax.annotate(f"L={mark}", (mark, 1), xycoords=("data", "axes fraction"), fontsize=8, ha="right", va="top",
-                    rotation=90)
-    ax.set_xscale("log")
-    ax.set_xlabel("文档长度（token，对数坐标）")
-    ax.set_ylabel("文档数")
-    ax.set_title(title)
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
@@ -373,6 +347,34 @@ def _bool_matrix(mask: object, name: str) -> np.ndarray:
     if array.ndim != 2 or not (array.dtype == bool or np.isin(array, (0, 1)).all()):
         raise ValueError(f"{name} must be a 2-D array of bool or 0/1, got shape {array.shape} and dtype {array.dtype}")
     return array.astype(bool)
+
+
+# --- 08 打包利用率 ------------------------------------------------------------------------------------------
+
+
+def length_histograms(lengths: dict[str, Sequence[int]], *, title: str, marks: Sequence[int] = ()):
+    """One histogram of document lengths per corpus, log-scaled x, with dashed lines at `marks` (row lengths)."""
+    check_type(lengths, "lengths", dict, "a dict of name -> lengths")
+    if not lengths:
+        raise ValueError("lengths must contain at least one name -> lengths entry")
+    lengths = {name: check_int_list(values, f"lengths[{name!r}]", low=1) for name, values in lengths.items()}
+    marks = check_int_list(marks, "marks", low=1)
+    longest = max(max(values, default=1) for values in lengths.values())
+    bins = np.geomspace(1, max(longest, *marks, 2) * 1.2, 40)
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for name, values in lengths.items():
+        ax.hist(values, bins=bins, histtype="step", linewidth=1.5, label=f"{name}（{len(values)} 篇）")
+    for mark in marks:
+        ax.axvline(mark, color="gray", linestyle="--", linewidth=1)
+        ax.annotate(f"L={mark}", (mark, 1), xycoords=("data", "axes fraction"), fontsize=8, ha="right", va="top",
+                    rotation=90)
+    ax.set_xscale("log")
+    ax.set_xlabel("文档长度（token，对数坐标）")
+    ax.set_ylabel("文档数")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
 
 
 def timing_plot(series: dict[str, tuple[Sequence[int], Sequence[float]]], *, title: str):
