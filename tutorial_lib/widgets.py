@@ -21,6 +21,7 @@ from tutorial_lib.packing import batch, doc_masks
 from tutorial_lib.packing.strategies import STRATEGIES, PackResult
 from tutorial_lib.tokenization import compare, d2l, metrics
 from tutorial_lib.tokenization.bpe_toy import BPEResult, MergeStep
+from tutorial_lib.tokenization.pretokenize import PATTERNS, pretokenize
 
 
 # JupyterLab styles tables in ordinary cell outputs but not inside a widget's HTML, where the columns would
@@ -339,3 +340,24 @@ def packing_explorer(lengths_by_corpus: dict[str, Sequence[int]], seq_lens: Sequ
         control.observe(redraw, names="value")
     redraw()
     return w.VBox([w.HBox([strategy, corpus]), seq_len, view])
+
+
+# --- 05 字节级 BPE ---------------------------------------------------------------------------------------
+
+
+def pretokenize_explorer(segmenters: Sequence[compare.Segmenter] = (),
+                         initial: str = "I've paid $1234567 for 3 GPUs! 价格是12345元。") -> w.VBox:
+    """Type text and see it cut by the GPT-2, GPT-4 and nanochat split patterns, then by whole tokenizers.
+
+    The patterns give pre-tokens (the pieces BPE merges inside, no ids); each segmenter gives its tokens.
+    """
+    segmenters = check_sequence(segmenters, "segmenters", "a list of Segmenter")
+    box = w.Textarea(value=check_str(initial, "initial", utf8=True), description="文本", continuous_update=True,
+                     layout=w.Layout(width="95%", height="4em"))
+
+    def render(value: str) -> str:
+        check_str(value, "text", utf8=True)
+        rows = [(f"预切分·{name}", [p.encode("utf-8") for p in pretokenize(value, name)], None) for name in PATTERNS]
+        return segmentation_html(rows + compare.segment(value, segmenters), first="切分方式（片段或 token）")
+
+    return live(box, render)
