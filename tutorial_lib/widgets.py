@@ -15,12 +15,14 @@ from typing import Callable, Sequence
 import ipywidgets as w
 import numpy as np
 
-from tutorial_lib._checks import check_choice, check_int, check_int_list, check_sequence, check_str, check_type
+from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_sequence, check_str, check_str_list,
+                                  check_type)
 from tutorial_lib.display import PALETTE, Markup, html_table, segmentation_html, token_html
 from tutorial_lib.packing import batch, doc_masks
 from tutorial_lib.packing.strategies import STRATEGIES, PackResult
-from tutorial_lib.tokenization import compare, d2l, metrics
+from tutorial_lib.tokenization import compare, d2l, metrics, vocab_size
 from tutorial_lib.tokenization.bpe_toy import BPEResult, MergeStep
+from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 
 # JupyterLab styles tables in ordinary cell outputs but not inside a widget's HTML, where the columns would
@@ -339,3 +341,66 @@ def packing_explorer(lengths_by_corpus: dict[str, Sequence[int]], seq_lens: Sequ
         control.observe(redraw, names="value")
     redraw()
     return w.VBox([w.HBox([strategy, corpus]), seq_len, view])
+
+
+# --- 04 词表大小 ------------------------------------------------------------------------------------------
+
+
+def vocab_size_report(tokenizer: Tokenizer, held_out: Sequence[str], size: int, sample: str) -> str:
+    """Compression and utilization of one vocabulary size on held-out lines, and the sample cut by it."""
+    point = vocab_size.measure_sizes(tokenizer, held_out, [size])[0]
+    small = vocab_size.first_merges(tokenizer, point.merges)
+    ids = small.encode_ordinary(check_str(sample, "sample", utf8=True))
+    learned = point.learned
+    rows = [("合并次数", point.merges), ("字节/token", f"{point.compression.bytes_per_token:.3f}"),
+            ("字符/token", f"{point.compression.chars_per_token:.3f}"),
+            ("学到的 token 在留出文本里用到的", "—" if learned is None else f"{learned.used} / {learned.tokens}"
+             f"（{learned.used_share:.1%}）"),
+            (f"用到不足 {vocab_size.RARE_BELOW} 次（含没用到）", "—" if learned is None
+             else f"{learned.rare + learned.unused}（{learned.rare_or_unused_share:.1%}）")]
+    return (html_table(["词表大小 " + str(point.vocab_size), "留出文本上的实测"], rows)
+            + f"<p>样例切成 {len(ids)} 个 token：</p>" + token_html([small.token_bytes(i) for i in ids], ids))
+
+
+def vocab_size_explorer(corpora: dict[str, tuple[Tokenizer, Sequence[str], str]], initial: int = 1024,
+                        step: int = 64) -> w.VBox:
+    """Pick a corpus and a vocabulary size: compression, utilization and a sample segmentation at that size.
+
+    `corpora` maps a name to (tokenizer trained at the largest size, held-out lines, sample text); every
+    smaller size is the first merges of that tokenizer (vocab_size.first_merges), so nothing is retrained.
+    """
+    check_type(corpora, "corpora", dict, "a dict of name -> (tokenizer, held-out lines, sample text)")
+    if not corpora:
+        raise ValueError("corpora must name at least one corpus")
+    for name, entry in corpora.items():
+        tokenizer, held_out, sample = check_sequence(entry, f"corpora[{name!r}]", "a (tokenizer, lines, sample)")
+        check_type(tokenizer, f"corpora[{name!r}] tokenizer", Tokenizer, "a Tokenizer")
+        check_str_list(held_out, f"corpora[{name!r}] held-out lines", non_empty=True)
+        check_str(sample, f"corpora[{name!r}] sample", utf8=True)
+
+    def bounds(name: str) -> tuple[int, int]:
+        tokenizer = corpora[name][0]
+        base = 256 + len(tokenizer.special_tokens)
+        return base, base + len(tokenizer.merges)
+
+    corpus = w.Dropdown(options=list(corpora), description="语料")
+    low, high = bounds(corpus.value)
+    size = w.IntSlider(value=min(max(check_int(initial, "initial", low=1), low), high), min=low, max=high,
+                       step=check_int(step, "step", low=1), description="词表大小", continuous_update=False)
+
+    def render(value: int) -> str:
+        tokenizer, held_out, sample = corpora[corpus.value]
+        return vocab_size_report(tokenizer, held_out, value, sample)
+
+    shown = live(size, render)
+
+    def switch(_: object) -> None:
+        low, high = bounds(corpus.value)
+        if low > size.max:  # a slider refuses min > max even for a moment
+            size.max, size.min = high, low
+        else:
+            size.min, size.max = low, high  # may move size.value and redraw; redraw anyway for an unchanged value
+        shown.children[1].value = _render(render, size.value)
+
+    corpus.observe(switch, names="value")
+    return w.VBox([corpus, shown])
