@@ -14,6 +14,7 @@ def test_html_shows_the_pair_the_words_and_the_work():
     assert "第 1 次合并" in html and "4 / 4（100.0%）" in html
     assert html.count("<tr>") == 1 + 6 + 1 + 3  # header + 6 rows, header + 3 example words
     assert ">␣</span>" in html and ">ab</span>" in html  # " xab" after the merge: ␣ x ab, whitespace visible
+    assert "<td style=\"text-align:left\">4</td><td" in html and ">3</td></tr>" in html  # " xab": 4 -> 3 tokens
 
 
 def test_explorer_follows_corpus_and_merge():

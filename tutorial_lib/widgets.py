@@ -357,9 +357,10 @@ def merge_work_html(work: MergeWork, number: int, distinct_words: int) -> str:
             ("增量更新改动的 pair 计数", f"{work.updates:,}"),
             ("聚合后重数一遍要扫的相邻对", f"{work.distinct_pairs:,}"),
             ("不聚合、重数一遍要扫的相邻对", f"{work.corpus_pairs:,}")]
-    examples = [(token_html(list(before)), token_html(list(after))) for before, after in work.examples]
+    examples = [(token_html(list(before)), len(before), token_html(list(after)), len(after))
+                for before, after in work.examples]
     return (f"<p>第 {number} 次合并</p>" + html_table(["", "值"], rows)
-            + html_table(["最常见的受影响词：合并前", "合并后"], examples))
+            + html_table(["最常见的受影响词：合并前", "token 数", "合并后", "token 数"], examples))
 
 
 def merge_work_explorer(works: dict[str, Sequence[MergeWork]], distinct_words: dict[str, int]) -> w.VBox:
