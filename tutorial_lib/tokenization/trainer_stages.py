@@ -8,7 +8,7 @@ work per merge differs. From slow to fast:
     trainer.train_bpe_naive    equal pre-tokens stored once with their count (pre-token aggregation); every
                                pair of the distinct pre-tokens counted again
     train_bpe_incremental      pair counts kept between merges: an inverted index pair -> pre-tokens finds the
-                               few pre-tokens a merge changes, and only their pairs are counted again; the best
+                               pre-tokens a merge changes, and only their pairs are counted again; the best
                                pair is still found by scanning all pair counts with max()
     ... (heap=True)            the best pair comes from a lazy max-heap instead of that scan
     trainer.train_bpe          the library's trainer: the same ideas, and further exact shortcuts (it recounts
@@ -42,7 +42,7 @@ def train_bpe_recount(texts_or_path: TextSource, vocab_size: int, special_tokens
     """Train with no bookkeeping at all: each occurrence of a pre-token is its own list of ids, and every pair
     of the whole corpus is counted again before each merge. Arguments and result as `trainer.train_bpe`."""
     vocab, words, freqs, num_merges = _start(texts_or_path, vocab_size, special_tokens, pattern, False, 1)
-    corpus = [ids for ids, freq in zip(words, freqs) for _ in range(freq)]  # " the" 1,000 times = 1,000 lists
+    corpus = [list(ids) for ids, freq in zip(words, freqs) for _ in range(freq)]  # " the" 1,000 times: 1,000 lists
     merges = []
     for new_id in range(len(vocab), len(vocab) + num_merges):
         counts = Counter(pair for ids in corpus for pair in zip(ids, ids[1:]))
