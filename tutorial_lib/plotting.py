@@ -296,6 +296,40 @@ def vocab_size_curves(series: dict[str, tuple[Sequence[int], Sequence[float]]], 
     return fig
 
 
+# --- 06 训练器为什么慢、怎样变快 ---------------------------------------------------------------------------
+
+
+def loglog_panels(panels: dict[str, dict[str, tuple[Sequence[float], Sequence[float]]]], *, title: str, xlabel: str,
+                  ylabel: str):
+    """Side-by-side log-log panels sharing the y axis, one line per series: {panel: {series: (x, y)}}.
+
+    On log-log axes a line of slope 1 grows in proportion to x, a flat line not at all; the shared y axis
+    lets the panels (English, Chinese) be compared directly.
+    """
+    check_type(panels, "panels", dict, "a dict of panel title -> {series name: (x, y)}")
+    if not panels:
+        raise ValueError("panels must contain at least one panel")
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), sharey=True, squeeze=False)
+    for ax, (name, series) in zip(axes[0], panels.items()):
+        check_type(series, f"panels[{name!r}]", dict, "a dict of series name -> (x, y)")
+        for (label, pair), marker in zip(series.items(), "osD^vx*+"):
+            x, y = check_sequence(pair, f"panels[{name!r}][{label!r}]", "a pair (x, y)")
+            x = check_number_list(x, f"panels[{name!r}][{label!r}] x", low=0)
+            y = check_number_list(y, f"panels[{name!r}][{label!r}] y", low=0)
+            check_same_length(x=x, y=y)
+            ax.plot(x, y, marker=marker, markersize=4, label=label)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(name)
+        ax.set_xlabel(xlabel)
+        ax.grid(True, which="both", linestyle=":", linewidth=0.6)
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel(ylabel)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
 # --- 07 填充与掩码, 09 文档掩码 --------------------------------------------------------------------------
 
 

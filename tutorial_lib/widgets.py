@@ -24,6 +24,7 @@ from tutorial_lib.tokenization import compare, d2l, metrics, vocab_size
 from tutorial_lib.tokenization.bpe_toy import BPEResult, MergeStep
 from tutorial_lib.tokenization.pretokenize import PATTERNS, pretokenize
 from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.tokenization.trainer_stages import MergeWork
 
 
 # JupyterLab styles tables in ordinary cell outputs but not inside a widget's HTML, where the columns would
@@ -232,6 +233,52 @@ def pretokenize_explorer(segmenters: Sequence[compare.Segmenter] = (),
         return segmentation_html(rows + compare.segment(value, segmenters), first="切分方式（片段或 token）")
 
     return live(box, render)
+
+
+# --- 06 训练器为什么慢、怎样变快 ---------------------------------------------------------------------------
+
+
+def merge_work_html(work: MergeWork, number: int, distinct_words: int) -> str:
+    """One merge of `trainer_stages.merge_work` as the inverted index sees it: the pair, how many distinct
+    pre-tokens it hands to the update (of `distinct_words`), the pair-count changes against what a recount
+    scans, and the most frequent of those pre-tokens before and after the merge."""
+    check_type(work, "work", MergeWork, "a MergeWork")
+    number = check_int(number, "number", low=1)
+    distinct_words = check_int(distinct_words, "distinct_words", low=work.words)
+    rows = [("合并的一对", token_html(list(work.pair))), ("它在语料中出现的次数", f"{work.count:,}"),
+            ("倒排索引交给更新的预切分词（去重）", f"{work.words:,} / {distinct_words:,}（{work.words / distinct_words:.1%}）"),
+            ("增量更新改动的 pair 计数", f"{work.updates:,}"),
+            ("聚合后重数一遍要扫的相邻对", f"{work.distinct_pairs:,}"),
+            ("不聚合、重数一遍要扫的相邻对", f"{work.corpus_pairs:,}")]
+    examples = [(token_html(list(before)), len(before), token_html(list(after)), len(after))
+                for before, after in work.examples]
+    return (f"<p>第 {number} 次合并</p>" + html_table(["", "值"], rows)
+            + html_table(["最常见的受影响词：合并前", "token 数", "合并后", "token 数"], examples))
+
+
+def merge_work_explorer(works: dict[str, Sequence[MergeWork]], distinct_words: dict[str, int]) -> w.VBox:
+    """Pick a corpus and step through its merges (merge_work_html of each); `works` from
+    trainer_stages.merge_work, `distinct_words` the number of distinct pre-tokens of each corpus."""
+    check_type(works, "works", dict, "a dict of corpus name -> list of MergeWork")
+    if not works or not all(works.values()):
+        raise ValueError("works must name at least one corpus, each with at least one merge")
+    check_type(distinct_words, "distinct_words", dict, "a dict of corpus name -> int")
+    for name in works:
+        check_choice(name, "works key", sorted(distinct_words))
+    corpus = w.Dropdown(options=list(works), description="语料")
+    step = w.IntSlider(value=1, min=1, max=len(works[corpus.value]), description="第几次合并",
+                       style={"description_width": "initial"}, layout=w.Layout(width="60%"))
+    view = w.HTML()
+
+    def redraw(_change: object = None) -> None:
+        step.max = len(works[corpus.value])
+        work = works[corpus.value][step.value - 1]
+        view.value = _render(lambda _: merge_work_html(work, step.value, distinct_words[corpus.value]), None)
+
+    for control in (corpus, step):
+        control.observe(redraw, names="value")
+    redraw()
+    return w.VBox([w.HBox([corpus, step]), view])
 
 
 # --- 07 填充与掩码 ---------------------------------------------------------------------------------------

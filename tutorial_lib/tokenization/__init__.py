@@ -4,6 +4,7 @@
 - `bpe_toy`: character BPE with `</w>`, step by step (chapter 02);
 - `pretokenize`: the split patterns of GPT-2, GPT-4 and nanochat, and special tokens;
 - `trainer`: byte-level BPE training, a naive reference and a fast trainer with identical output;
+- `trainer_stages`: the trainers in between, one speed-up at a time (chapter 06);
 - `tokenizer`: `Tokenizer`, encode/decode by merge rank, tiktoken and GPT-2 files, save/load;
 - `metrics`: bytes, character coverage and compression of a text and its tokens (chapter 03);
 - `unigram`: how a Unigram model (SentencePiece's default) segments: Viterbi over piece log-probabilities;
