@@ -367,13 +367,14 @@ def train_bpe(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterab
     vocab, words, freqs, num_merges = _start(texts_or_path, vocab_size, special_tokens, pattern, progress, workers)
 
     # pair -> total count, and pair -> indices of the words holding it. The index may keep a word that lost
-    # the pair since; merging such a word changes nothing, which is cheaper than keeping the index exact.
+    # the pair since, or list a word twice; merging such a word again changes nothing (a left-to-right merge
+    # leaves no occurrence behind), which is cheaper than keeping the index exact or its lists free of repeats.
     pair_counts: dict[tuple[int, int], int] = defaultdict(int)  # keeps pairs whose count fell to 0
-    where: dict[tuple[int, int], set[int]] = defaultdict(set)
+    where: dict[tuple[int, int], list[int]] = defaultdict(list)
     for i, (ids, freq) in enumerate(zip(words, freqs)):
         for pair in zip(ids, ids[1:]):
             pair_counts[pair] += freq
-            where[pair].add(i)
+            where[pair].append(i)
 
     keys = [_descending(token) for token in vocab.values()]  # keys[id] sorts greatest bytes first
     heap = [(-count, keys[a], keys[b], a, b) for (a, b), count in pair_counts.items()]
@@ -400,7 +401,7 @@ def train_bpe(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterab
                 _merge_once(ids, starts[0], new_id, freqs[i], i, pair_counts, new_pairs, where)
                 continue
             if not starts:
-                continue  # a stale index entry
+                continue  # a stale or repeated index entry
             # Positions are collected in sets, so in runs like "aaaa" a pair touched by two merges goes once.
             freq = freqs[i]
             for j in {j for s in starts for j in (s - 1, s, s + 1) if 0 <= j < len(ids) - 1}:
@@ -410,7 +411,7 @@ def train_bpe(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterab
             for j in {j for k, s in enumerate(starts) for j in (s - k - 1, s - k) if 0 <= j < len(ids) - 1}:
                 pair = ids[j], ids[j + 1]
                 new_pairs[pair] += freq
-                where[pair].add(i)
+                where[pair].append(i)
         pair_counts.update(new_pairs)
         for (a, b), count in new_pairs.items():
             heapq.heappush(heap, (-count, keys[a], keys[b], a, b))
@@ -418,7 +419,7 @@ def train_bpe(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterab
 
 
 def _merge_once(ids: list[int], start: int, new_id: int, freq: int, i: int, pair_counts: dict[tuple[int, int], int],
-                new_pairs: dict[tuple[int, int], int], where: dict[tuple[int, int], set[int]]) -> None:
+                new_pairs: dict[tuple[int, int], int], where: dict[tuple[int, int], list[int]]) -> None:
     """Merge the pair at `start` of word `i`, its only occurrence, in place, and update the counts.
 
     The common case: on Chinese, long pre-tokens that seldom repeat a pair, almost every merged word holds the
@@ -433,12 +434,12 @@ def _merge_once(ids: list[int], start: int, new_id: int, freq: int, i: int, pair
         before = ids[start - 1]
         pair_counts[before, left] -= freq
         new_pairs[before, new_id] += freq
-        where[before, new_id].add(i)
+        where[before, new_id].append(i)
     if start + 2 < len(ids):
         after = ids[start + 2]
         pair_counts[right, after] -= freq
         new_pairs[new_id, after] += freq
-        where[new_id, after].add(i)
+        where[new_id, after].append(i)
     ids[start] = new_id
     del ids[start + 1]
 
