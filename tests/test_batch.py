@@ -216,7 +216,7 @@ def test_causal_padding_mask_of_the_three_sentences():
         ([[1, 1], [1]], ValueError, "attention_mask must be rectangular (every row equally long), got rows of lengths [1, 2]"),
         ([[1, 2]], ValueError, "attention_mask must hold only 0 and 1"),
         ([[1, 0.5]], TypeError, "attention_mask[0][1] must be an int"),
-        (np.ones((2, 2), dtype=float), TypeError, "attention_mask must hold ints, got an array of float64"),
+        (np.ones((2, 2), dtype=float), TypeError, "attention_mask must be ints, got an array of float64"),
         ("11", TypeError, "attention_mask must be a list of rows"),
     ],
 )

@@ -186,7 +186,7 @@ BUILDERS = [dm.document_mask, dm.position_ids, dm.varlen, dm.loss_mask, dm.cross
 @pytest.mark.parametrize("bad, error, match", [
     ([[0, 0], [1]], ValueError, "rectangular"),
     ([0.0, 1.0], TypeError, "int"),
-    (np.array([0.0, 1.0]), TypeError, "dtype float64"),
+    (np.array([0.0, 1.0]), TypeError, "must be an array of int, got an array of float64"),
     ([True, False], TypeError, "int"),
     ("0011", TypeError, "list of int"),
     ([0, -2], ValueError, ">= 0 and -1"),

@@ -127,6 +127,15 @@ def check_has(value: T, name: str, attributes: Iterable[str], allowed: str) -> T
     return value
 
 
+def check_dtype(value: T, name: str, kinds: str, allowed: str) -> T:
+    """A numpy array whose dtype kind is one of `kinds` ("b" bool, "i" signed int, "u" unsigned int, "f" float)."""
+    kind = getattr(getattr(value, "dtype", None), "kind", None)
+    if kind not in tuple(kinds):
+        got = f"an array of {value.dtype}" if kind else f"{type(value).__name__} {describe(value)}"
+        raise TypeError(f"{name} must be {allowed}, got {got}")
+    return value
+
+
 def check_callable(value: Callable, name: str, allowed: str = "a function") -> Callable:
     if not callable(value):
         raise _type_error(value, name, allowed)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tutorial_lib._checks import check_int, check_type
+from tutorial_lib._checks import check_dtype, check_int, check_type
 from tutorial_lib.packing.doc_masks import int_rows
 
 
@@ -25,9 +25,8 @@ def attention_weights(q: np.ndarray, k: np.ndarray, mask: np.ndarray) -> np.ndar
     softmax over nothing but -inf would give.
     """
     q, k = _float(q, "q"), _float(k, "k")
-    mask = check_type(mask, "mask", np.ndarray, "a numpy bool array")
-    if mask.dtype != bool:
-        raise TypeError(f"mask must be a bool array (True = may attend), got dtype {mask.dtype}")
+    mask = check_dtype(check_type(mask, "mask", np.ndarray, "a numpy bool array"), "mask", "b",
+                       "a bool array (True = may attend)")
     scores = np.where(mask, q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), -np.inf)
     top = scores.max(axis=-1, keepdims=True)
     exp = np.exp(scores - np.where(np.isfinite(top), top, 0.0))  # exp(-inf) = 0 on masked keys

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tutorial_lib._checks import check_bool, check_choice, check_int, check_int_list, check_sequence
+from tutorial_lib._checks import (check_bool, check_choice, check_dtype, check_int, check_int_list, check_sequence,
+                                  check_type)
 
 IGNORE_INDEX = -100  # the label PyTorch's cross_entropy skips by default: no loss at that position
 SIDES = ("right", "left")
@@ -159,8 +160,7 @@ def _matrix(rows: object, name: str) -> np.ndarray:
     """A rectangular 2-D array of ints >= 0 from a list of equally long rows (or a 2-D array); ragged rows are
     refused."""
     if isinstance(rows, np.ndarray) and rows.ndim == 2:
-        if rows.dtype != bool and not np.issubdtype(rows.dtype, np.integer):
-            raise TypeError(f"{name} must hold ints, got an array of {rows.dtype}")
+        check_dtype(rows, name, "biu", "ints")
         if (rows < 0).any():
             raise ValueError(f"{name} must hold ints >= 0, got {rows.min()}")
         return rows.astype(np.int64)
@@ -201,8 +201,7 @@ def next_token_labels(batch: Batch) -> np.ndarray:
 
 
 def _batch_arrays(batch: Batch) -> tuple[np.ndarray, np.ndarray]:
-    if not isinstance(batch, Batch):
-        raise TypeError(f"batch must be a Batch (from pad), got {type(batch).__name__}")
+    check_type(batch, "batch", Batch, "a Batch (from pad)")
     return _matrix(batch.input_ids, "batch.input_ids"), _matrix(batch.attention_mask, "batch.attention_mask")
 
 

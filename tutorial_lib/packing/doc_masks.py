@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tutorial_lib._checks import check_int, check_int_list, check_sequence, describe
+from tutorial_lib._checks import check_dtype, check_int, check_int_list, check_sequence, describe
 
 PAD = -1  # the doc id of a padding position
 IGNORE_INDEX = -100  # the label PyTorch's cross_entropy skips by default (ignore_index=-100)
@@ -66,9 +66,7 @@ def int_rows(value: object, name: str) -> np.ndarray:
 
 def _int_array(value: object, name: str) -> np.ndarray:
     if isinstance(value, np.ndarray):
-        if value.dtype == bool or not np.issubdtype(value.dtype, np.integer):
-            raise TypeError(f"{name} must be an array of int, got dtype {value.dtype}")
-        return value.astype(np.int64)
+        return check_dtype(value, name, "iu", "an array of int").astype(np.int64)
     rows = check_sequence(value, name, "a list of int or a list of rows of int")
     if not any(isinstance(row, (Sequence, np.ndarray)) and not isinstance(row, str) for row in rows):
         return np.array(check_int_list(rows, name), dtype=np.int64)
