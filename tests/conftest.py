@@ -2,7 +2,18 @@ import sys
 from pathlib import Path
 
 import matplotlib
+import pytest
 
 matplotlib.use("Agg")  # unit tests draw off-screen; notebooks use the inline backend
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # so tests can import the reference solutions in solutions/
+
+
+@pytest.fixture(autouse=True)
+def fresh_exercise_session():
+    """Each test starts as a new learner session: the checkers have counted no failures yet."""
+    from tutorial_lib import exercises
+
+    exercises.FAILURES.clear()
+    yield
+    exercises.FAILURES.clear()

@@ -24,14 +24,6 @@ ROOT = Path(__file__).resolve().parent.parent
 KEYS = sorted(exercises.REGISTRY)
 
 
-@pytest.fixture(autouse=True)
-def fresh_session():
-    """Each test starts as a new session: no failures counted yet."""
-    exercises.FAILURES.clear()
-    yield
-    exercises.FAILURES.clear()
-
-
 def solutions_module(key: str):
     return importlib.import_module(f"solutions.ch{key.split('.', 1)[0]}")
 

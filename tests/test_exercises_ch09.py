@@ -1,32 +1,10 @@
-"""Chapter 09 exercises: the reference solutions pass, the typical wrong answers fail, and the cases cover
-what the wrong answers get wrong."""
-
-import pytest
+"""Chapter 09 checkers, beyond what test_exercises.py checks for every exercise (reference passes, typical
+wrong answer fails, stub is 未完成): the cases hold what the wrong answers get wrong."""
 
 from solutions import ch09
-from tutorial_lib import exercises
 from tutorial_lib.exercises import check
 
 KEYS = ["09.document_mask", "09.cu_seqlens", "09.next_token_labels"]
-
-
-@pytest.fixture(autouse=True)
-def fresh_session():
-    exercises.FAILURES.clear()
-    yield
-    exercises.FAILURES.clear()
-
-
-@pytest.mark.parametrize("key", KEYS)
-def test_reference_passes(key):
-    feedback = check(key, getattr(ch09, exercises.REGISTRY[key].function_name))
-    assert feedback.passed, feedback.message
-
-
-@pytest.mark.parametrize("key", KEYS)
-def test_typical_mistake_fails(key):
-    feedback = check(key, ch09.WRONG_ANSWERS[exercises.REGISTRY[key].function_name])
-    assert feedback.verdict == "未通过", feedback.message
 
 
 def test_a_numpy_answer_is_told_to_convert():
