@@ -1,0 +1,227 @@
+"""What mapping a dataset does and does not do, measured: resident memory, pages shared between processes,
+and what a reader that has a `.bin`/`.idx` pair mapped sees when the files change under it.
+
+"Zero copy" means no copy into the process's own (anonymous) memory: the pages a reader touches still
+become resident, as file-backed page cache that every process mapping the file shares and that the kernel
+may drop again. Linux's /proc says which is which (`RssAnon` vs `RssFile`, `Shared_Clean` vs `Private_Clean`),
+so the measurements here read it; where there is no /proc they return None.
+
+Each measurement that must start from a clean process runs this module as a script in a fresh
+interpreter (`python -m tutorial_lib.packing.mmap_demo COMMAND PREFIX`), which prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from tutorial_lib._checks import check_callable, check_choice, check_int, check_path, check_type
+from tutorial_lib.packing import megatron
+
+PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+MEMORY_FIELDS = ("VmRSS", "RssAnon", "RssFile", "RssShmem")
+MAPPING_FIELDS = ("Rss", "Pss", "Shared_Clean", "Private_Clean")
+HOW = ("mmap", "fromfile")
+_MAPPING_HEADER = re.compile(r"[0-9a-f]+-[0-9a-f]+ ")  # "7f12-7f34 r--s ... /path": a new mapping in smaps
+
+
+# --- the .idx header, field by field --------------------------------------------------------------------
+
+class Field(NamedTuple):
+    """One field of an `.idx` file: where it starts, how many bytes it takes, its name and decoded value."""
+    offset: int
+    size: int
+    name: str
+    value: object
+
+
+def idx_fields(raw: bytes, items: int = 2) -> list[Field]:
+    """The header fields of an `.idx` file's bytes, then the first `items` entries of each of its arrays.
+
+    Decoded with `struct` field by field, so the offsets are the ones a hand-written parser must use.
+    """
+    check_type(raw, "raw", (bytes, bytearray, memoryview), "the bytes of an .idx file")
+    items = check_int(items, "items", low=0)
+    header = [("magic", "9s"), ("version", "<Q"), ("dtype code", "<B"), ("sequence count", "<Q"),
+              ("document count", "<Q")]
+    fields, offset = [], 0
+    for name, fmt in header:
+        value = struct.unpack_from(fmt, raw, offset)[0]
+        fields.append(Field(offset, struct.calcsize(fmt), name, value))
+        offset += struct.calcsize(fmt)
+    sequences, documents = fields[3].value, fields[4].value
+    for name, fmt, count in [("sequence_lengths", "<i", sequences), ("sequence_pointers", "<q", sequences),
+                             ("document_indices", "<q", documents)]:
+        size = struct.calcsize(fmt)
+        for i in range(min(items, count)):
+            fields.append(Field(offset + i * size, size, f"{name}[{i}]", struct.unpack_from(fmt, raw, offset + i * size)[0]))
+        offset += count * size
+    return fields
+
+
+def hex_bytes(raw: bytes) -> str:
+    """`raw` as two-digit hex numbers separated by spaces, the way a hex dump shows them."""
+    return " ".join(f"{b:02x}" for b in bytes(raw))
+
+
+# --- memory, from /proc --------------------------------------------------------------------------------
+
+def memory_kib(pid: int | str = "self") -> dict[str, int] | None:
+    """Resident memory of a process in KiB: `VmRSS` in all, split into anonymous (the process's own),
+    file-backed (mapped files, page cache) and shared memory. None where there is no /proc."""
+    return _kib_fields(Path(f"/proc/{pid}/status"), MEMORY_FIELDS, mapping=None)
+
+
+def mapping_kib(path: str | os.PathLike, pid: int | str = "self") -> dict[str, int] | None:
+    """How much of the file at `path` a process has resident through its mappings, in KiB: `Rss` (pages
+    present), `Pss` (each page divided by the number of processes that map it), and the split into pages
+    shared with another process and pages only this one maps. None where there is no /proc."""
+    path = os.path.realpath(check_path(path, "path"))
+    return _kib_fields(Path(f"/proc/{pid}/smaps"), MAPPING_FIELDS, mapping=path)
+
+
+def _kib_fields(source: Path, names: tuple[str, ...], mapping: str | None) -> dict[str, int] | None:
+    """Sum the `name: N kB` lines of a /proc file; with `mapping`, only those inside mappings of that file."""
+    try:
+        lines = source.read_text().splitlines()
+    except OSError:
+        return None
+    totals = dict.fromkeys(names, 0)
+    inside = mapping is None
+    for line in lines:
+        if mapping is not None and _MAPPING_HEADER.match(line):
+            inside = line.rstrip().endswith(" " + mapping)
+        else:
+            key, _, rest = line.partition(":")
+            if inside and key in totals:
+                totals[key] += int(rest.split()[0])
+    return totals
+
+
+def touch(tokens: np.ndarray, share: float = 1.0) -> int:
+    """Read one token in every page of the first `share` of `tokens`, so that each of those pages is faulted
+    in; returns their sum, which keeps the reads from being skipped."""
+    step = max(1, PAGE // tokens.dtype.itemsize)
+    end = int(len(tokens) * share)
+    return int(np.asarray(tokens[:end:step]).sum(dtype=np.int64))
+
+
+# --- measurements in a fresh interpreter ---------------------------------------------------------------
+
+def open_report(prefix: str | os.PathLike, how: str, reads: int = 1000, length: int = 2049,
+                seed: int = 0) -> dict:
+    """Open the dataset at `prefix` in a fresh interpreter, by `np.memmap` (our reader) or by `np.fromfile`
+    (the whole `.bin` read into memory), then read `reads` random windows of `length` tokens, then every page.
+
+    Returns the seconds each step took and `memory_kib()` after each step (None values without /proc).
+    """
+    check_choice(how, "how", HOW)
+    args = [str(check_int(reads, "reads", low=0)), str(check_int(length, "length", low=1)),
+            str(check_int(seed, "seed", low=0))]
+    return _run_script("open", prefix, how, *args)
+
+
+def touch_report(prefix: str | os.PathLike, share: float = 1.0) -> dict:
+    """Map the dataset at `prefix` in a fresh interpreter, touch the first `share` of its pages, and return
+    that process's `mapping_kib` of the `.bin` file (pages shared with other processes show as Shared_Clean)."""
+    return _run_script("touch", prefix, repr(float(share)))
+
+
+def _run_script(*args: object) -> dict:
+    done = subprocess.run([sys.executable, "-m", __name__, *map(str, args)], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"the measurement process failed ({done.returncode}): {_last_line(done.stderr)}")
+    return json.loads(done.stdout)
+
+
+def _last_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[-1] if lines else "(no message)"
+
+
+class ReaderResult(NamedTuple):
+    """What a reader process that had the dataset mapped read after the change: its tokens, or the signal
+    that killed it."""
+    returncode: int
+    signal: str | None
+    tokens: list[int] | None
+
+
+def read_after(prefix: str | os.PathLike, change: Callable[[], object], sequence: int) -> ReaderResult:
+    """Open the dataset in a separate reader process, run `change()` here while the reader holds its mapping,
+    then let the reader read sequence `sequence` through the old index. A reader killed by a signal (SIGBUS
+    when its pages were cut off the file) is reported, not raised: this process is unaffected."""
+    check_callable(change, "change")
+    sequence = check_int(sequence, "sequence", low=0)
+    reader = subprocess.Popen([sys.executable, "-m", __name__, "hold", os.fspath(check_path(prefix, "prefix")),
+                               str(sequence)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    try:
+        if reader.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"the reader process could not open {prefix}: {_last_line(reader.communicate()[1])}")
+        change()
+        out, _ = reader.communicate("go\n", timeout=60)
+    finally:
+        if reader.poll() is None:
+            reader.kill()
+            reader.wait()
+    code = reader.returncode
+    name = signal.Signals(-code).name if code < 0 else None
+    return ReaderResult(code, name, json.loads(out) if code == 0 else None)
+
+
+def _open(prefix: str, how: str, reads: int, length: int, seed: int) -> dict:
+    report = {"start": memory_kib()}
+    began = time.perf_counter()
+    ds = megatron.IndexedDataset(prefix)
+    tokens = ds.tokens if how == "mmap" else np.fromfile(megatron.bin_path(prefix), ds.dtype)
+    report["open_seconds"] = time.perf_counter() - began
+    report["opened"] = memory_kib()
+    starts = np.random.default_rng(seed).integers(0, max(1, len(tokens) - length), reads)
+    began = time.perf_counter()
+    total = sum(int(np.array(tokens[s:s + length]).sum(dtype=np.int64)) for s in starts)
+    report["read_seconds"] = time.perf_counter() - began
+    report["read"] = memory_kib()
+    touch(tokens)
+    report["touched"] = memory_kib()
+    report["checksum"] = total
+    return report
+
+
+def _touch(prefix: str, share: float) -> dict:
+    ds = megatron.IndexedDataset(prefix)
+    touch(ds.tokens, share)
+    return {"mapping": mapping_kib(megatron.bin_path(prefix)), "memory": memory_kib()}
+
+
+def _hold(prefix: str, sequence: int) -> list[int]:
+    ds = megatron.IndexedDataset(prefix)
+    print("ready", flush=True)
+    sys.stdin.readline()
+    return ds[sequence].tolist()
+
+
+def main(argv: list[str]) -> None:
+    command, prefix, *rest = argv
+    if command == "open":
+        result = _open(prefix, rest[0], *map(int, rest[1:]))
+    elif command == "touch":
+        result = _touch(prefix, float(rest[0]))
+    else:
+        result = _hold(prefix, int(rest[0]))
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
