@@ -470,3 +470,33 @@ def timing_plot(series: dict[str, tuple[Sequence[int], Sequence[float]]], *, tit
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+# --- 10 Megatron .bin/.idx 与 mmap ---------------------------------------------------------------------------
+
+
+def bin_layout(lengths: Sequence[int], itemsize: int, *, title: str):
+    """The first sequences of a `.bin` as byte ranges: one box per sequence (width = its bytes), labelled with
+    its length in tokens, and its byte pointer from the `.idx` written under where it starts."""
+    lengths = check_int_list(lengths, "lengths", low=0)
+    if not lengths:
+        raise ValueError("lengths must hold at least one sequence")
+    itemsize = check_int(itemsize, "itemsize", low=1)
+    pointers = np.concatenate([[0], np.cumsum(lengths)]) * itemsize
+    fig, ax = plt.subplots(figsize=(8, 2.2))
+    for i, (start, end) in enumerate(zip(pointers[:-1], pointers[1:])):
+        ax.barh(0, end - start, left=start, height=0.6, color=_DOC_COLORS[i % len(_DOC_COLORS)],
+                edgecolor="white")
+        ax.text((start + end) / 2, 0, f"序列 {i}\n{lengths[i]} 个 token", ha="center", va="center", fontsize=8,
+                color="white")
+        ax.annotate(f"{int(start)}", (start, -0.3), xytext=(0, -12), textcoords="offset points", ha="center",
+                    fontsize=8, arrowprops={"arrowstyle": "->", "color": "gray"})
+    ax.set_xlim(0, pointers[-1])
+    ax.set_ylim(-0.9, 0.5)
+    ax.set_yticks([])
+    ax.set_xlabel(f".bin 中的字节偏移（箭头处是 .idx 里的字节指针；每个 token {itemsize} 字节）")
+    ax.set_title(title)
+    for side in ("left", "right", "top"):
+        ax.spines[side].set_visible(False)
+    fig.tight_layout()
+    return fig

@@ -18,7 +18,7 @@ import numpy as np
 from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_sequence, check_str, check_str_list,
                                   check_type)
 from tutorial_lib.display import PALETTE, Markup, html_table, segmentation_html, token_html
-from tutorial_lib.packing import batch, doc_masks
+from tutorial_lib.packing import batch, doc_masks, megatron
 from tutorial_lib.packing.strategies import STRATEGIES, PackResult
 from tutorial_lib.tokenization import compare, d2l, metrics, vocab_size
 from tutorial_lib.tokenization.bpe_toy import BPEResult, MergeStep
@@ -473,3 +473,35 @@ def document_mask_explorer(lengths: dict[str, Sequence[int]], initial_length: in
     corpus.observe(redraw, names="value")
     kind.observe(redraw, names="value")
     return w.VBox([corpus, kind, shown])
+
+
+# --- 10 Megatron .bin/.idx 与 mmap ---------------------------------------------------------------------------
+
+
+def sequence_html(dataset: megatron.IndexedDataset, tokenizer: Tokenizer, i: int, max_tokens: int = 80) -> str:
+    """Where sequence `i` lives: its document, length, byte pointer and byte range in `.bin` (read from the
+    `.idx` arrays), and its first `max_tokens` tokens read through the mapping, drawn as tokens."""
+    check_type(dataset, "dataset", megatron.IndexedDataset, "an IndexedDataset")
+    check_type(tokenizer, "tokenizer", Tokenizer, "a Tokenizer")
+    i = check_int(i, "i", low=0, high=len(dataset) - 1)
+    max_tokens = check_int(max_tokens, "max_tokens", low=1)
+    length, pointer = int(dataset.sequence_lengths[i]), int(dataset.sequence_pointers[i])
+    document = int(np.searchsorted(dataset.document_indices, i, side="right")) - 1
+    ids = dataset.get(i, 0, min(length, max_tokens)).tolist()
+    shown = f"前 {len(ids)} 个 token" if len(ids) < length else f"全部 {length} 个 token"
+    rows = [("文档编号", document), ("长度 sequence_lengths[i]", f"{length} 个 token"),
+            ("字节指针 sequence_pointers[i]", pointer),
+            (".bin 中的字节范围", f"[{pointer}, {pointer + length * dataset.dtype.itemsize})"
+                                  f"（{length} × {dataset.dtype.itemsize} 字节）")]
+    return html_table(["", "值"], rows) + f"<p>{shown}：</p>" + token_html(
+        [tokenizer.token_bytes(t) for t in ids], ids)
+
+
+def sequence_explorer(dataset: megatron.IndexedDataset, tokenizer: Tokenizer, max_tokens: int = 80) -> w.VBox:
+    """A slider over the sequences of a mapped dataset, each shown by sequence_html."""
+    check_type(dataset, "dataset", megatron.IndexedDataset, "an IndexedDataset")
+    if not len(dataset):
+        raise ValueError("dataset has no sequences to show")
+    max_tokens = check_int(max_tokens, "max_tokens", low=1)
+    slider = w.IntSlider(value=0, min=0, max=len(dataset) - 1, description="序列 i", continuous_update=False)
+    return live(slider, lambda i: sequence_html(dataset, tokenizer, i, max_tokens))

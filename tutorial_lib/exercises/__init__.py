@@ -305,4 +305,4 @@ def check(key: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Feedback
     return _failed(exercise, "未通过", f"{len(failures)}/{len(cases)} 个用例不对，这是输入最短的一个：", case, detail)
 
 
-from tutorial_lib.exercises import ch00, ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08, ch09  # noqa: E402,F401
+from tutorial_lib.exercises import ch00, ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08, ch09, ch10  # noqa: E402,F401

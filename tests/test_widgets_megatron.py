@@ -1,0 +1,51 @@
+"""The sequence explorer of chapter 10 reads each sequence's place in .bin from the .idx arrays."""
+
+import pytest
+
+from tutorial_lib import widgets
+from tutorial_lib.packing import megatron
+from tutorial_lib.tokenization.tokenizer import Tokenizer
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return Tokenizer.train(["hello world, hello there"] * 5, 270, special_tokens=["<|endoftext|>"])
+
+
+@pytest.fixture
+def dataset(tmp_path, tok):
+    eot = tok.special_tokens["<|endoftext|>"]
+    texts = ["hello", "hello world, hello there", "there"]
+    return megatron.write_dataset(tmp_path / "ds", [tok.encode(t) + [eot] for t in texts])
+
+
+def test_sequence_html_gives_length_pointer_range_and_tokens(dataset, tok):
+    html = widgets.sequence_html(dataset, tok, 1)
+    length, pointer = int(dataset.sequence_lengths[1]), int(dataset.sequence_pointers[1])
+    assert pointer == 2 * int(dataset.sequence_lengths[0])
+    assert f"{length} 个 token" in html and f"[{pointer}, {pointer + 2 * length})" in html
+    assert f"全部 {length} 个 token" in html and html.endswith("&lt;|endoftext|&gt;</span></span>")
+
+
+def test_sequence_html_cuts_long_sequences_and_names_the_document(dataset, tok):
+    html = widgets.sequence_html(dataset, tok, 1, max_tokens=2)
+    assert "前 2 个 token" in html
+    assert '文档编号</td><td style="text-align:left">1<' in html
+    assert html.count('<span title="id') == 2
+
+
+def test_slider_redraws(dataset, tok):
+    box = widgets.sequence_explorer(dataset, tok)
+    slider, view = box.children
+    assert slider.max == 2 and "[0, " in view.value
+    slider.value = 2
+    assert f"[{int(dataset.sequence_pointers[2])}, " in view.value
+
+
+def test_bad_input(dataset, tok, tmp_path):
+    with pytest.raises(ValueError):
+        widgets.sequence_html(dataset, tok, 3)
+    with pytest.raises(TypeError):
+        widgets.sequence_explorer([1, 2], tok)
+    with pytest.raises(ValueError, match="no sequences"):
+        widgets.sequence_explorer(megatron.write_dataset(tmp_path / "empty", []), tok)

@@ -1,0 +1,70 @@
+"""Chapter 10 exercises: the .idx header and a sequence's byte pointer; the oracle is files written by
+`packing.megatron` and read back by it."""
+
+from __future__ import annotations
+
+import random
+import struct
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from tutorial_lib.exercises import Case, Exercise, register
+from tutorial_lib.packing import megatron
+
+
+def _header_cases() -> list[Case]:
+    """Whole .idx files of small datasets of every dtype, then bare headers with large random counts."""
+    rng = random.Random(10)
+    cases = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, (code, dtype) in enumerate(megatron.DTYPES.items()):
+            prefix = Path(tmp) / f"d{n}"
+            megatron.write_dataset(prefix, [[1] * rng.randint(0, 4) for _ in range(rng.randint(0, 3))], dtype)
+            cases.append(megatron.idx_path(prefix).read_bytes())
+        for n in range(12):
+            path = Path(tmp) / f"h{n}.idx"
+            path.write_bytes(struct.pack("<9sQBQQ", megatron.MAGIC, megatron.VERSION, rng.choice(list(megatron.DTYPES)),
+                                         rng.randint(0, 2**40), rng.randint(1, 2**40)))
+            cases.append(path.read_bytes())
+        for n, raw in enumerate(list(cases)):
+            (Path(tmp) / f"c{n}.idx").write_bytes(raw)
+        headers = [megatron.read_header(Path(tmp) / f"c{n}.idx") for n in range(len(cases))]
+    return [Case((raw,), (h.version, megatron.dtype_code(h.dtype), h.sequence_count, h.document_count))
+            for raw, h in zip(cases, headers)]
+
+
+def _offset_cases() -> list[Case]:
+    """Lengths of a few sequences, a dtype's itemsize and an index; the pointer the builder writes for it."""
+    rng = random.Random(10)
+    itemsizes = {1: np.uint8, 2: np.uint16, 4: np.int32, 8: np.int64}
+    inputs = [([5, 3], 2, 1), ([5, 3], 4, 1), ([7], 2, 0), ([0, 0, 4], 2, 2), ([1, 2, 3], 8, 2)]
+    inputs += [([rng.randint(0, 50) for _ in range(k)], rng.choice(list(itemsizes)), rng.randrange(k))
+               for k in (rng.randint(1, 12) for _ in range(15))]
+    cases = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, (lengths, itemsize, i) in enumerate(inputs):
+            ds = megatron.write_dataset(Path(tmp) / f"d{n}", [[0] * k for k in lengths], itemsizes[itemsize])
+            cases.append(Case((lengths, itemsize, i), int(ds.sequence_pointers[i])))
+            del ds  # close the mapping before the directory goes
+    return cases
+
+
+register(Exercise(
+    key="10.parse_header",
+    title="练习 1：亲手解析 .idx 的文件头",
+    concept="文件头是 5 个紧挨着的字段，全部小端（little-endian）、之间没有对齐填充："
+            "9 字节魔数，8 字节版本号，1 字节 dtype 代码，8 字节序列数，8 字节文档索引数。",
+    recipe="用 struct.unpack_from('<9sQBQQ', raw)（'<' 表示小端且不对齐），丢掉魔数，"
+           "返回 (version, dtype_code, sequence_count, document_count)。",
+    make_cases=_header_cases,
+))
+
+register(Exercise(
+    key="10.sequence_offset",
+    title="练习 2：第 i 个序列从 .bin 的第几个字节开始",
+    concept=".bin 里的序列一个接一个、中间没有分隔；.idx 的 sequence_pointers 记的是字节偏移，不是 token 偏移。",
+    recipe="把前 i 个序列的长度加起来（sum(lengths[:i])），再乘以每个 token 的字节数 itemsize。",
+    make_cases=_offset_cases,
+))
