@@ -9,27 +9,21 @@ from hypothesis import strategies as st
 from tutorial_lib.packing import gpt_samples as G
 from tutorial_lib.packing.doc_masks import next_token_labels, position_ids
 from tutorial_lib.packing.gpt_samples import GPTSamples, PackedSamples
+from tutorial_lib.packing.megatron import write_dataset
 from tutorial_lib.packing.strategies import bfd
 
 EOD = 0
 
 
-class StandIn:
-    """The two things the samples read from an IndexedDataset: sequence_lengths and get()."""
+@pytest.fixture(scope="session")
+def dataset(tmp_path_factory):
+    """A function that writes documents to a fresh .bin/.idx pair and opens it (session-scoped, so hypothesis
+    can call it once per example)."""
+    folder, count = tmp_path_factory.mktemp("gpt_samples"), iter(range(10**9))
 
-    def __init__(self, documents):
-        self.documents = [np.asarray(d, dtype=np.uint16) for d in documents]
-        self.sequence_lengths = np.array([len(d) for d in self.documents], dtype=np.int32)
-        self.reads = []
-
-    def get(self, idx, offset=0, length=None):
-        self.reads.append((idx, offset, length))
-        end = None if length is None else offset + length
-        return self.documents[idx][offset:end]
-
-
-def dataset(documents):
-    return StandIn(documents)
+    def write(documents):
+        return write_dataset(folder / f"corpus{next(count)}", documents)
+    return write
 
 
 def distinct_documents(lengths):
@@ -187,7 +181,7 @@ def reference_indices(sizes, seq_len, num_samples, seed):
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(0, 30), min_size=1, max_size=20).filter(lambda s: sum(s) >= 2), st.integers(1, 25),
        st.integers(0, 60), st.integers(0, 1000))
-def test_indices_follow_megatrons_draws(lengths, seq_len, num_samples, seed):
+def test_indices_follow_megatrons_draws(dataset, lengths, seq_len, num_samples, seed):
     samples = GPTSamples(dataset(distinct_documents(lengths)), seq_len, num_samples=num_samples, seed=seed)
     document_index, sample_index, shuffle_index = reference_indices(lengths, seq_len, num_samples, seed)
     np.testing.assert_array_equal(samples.document_index, document_index)
@@ -201,7 +195,7 @@ def test_indices_follow_megatrons_draws(lengths, seq_len, num_samples, seed):
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.integers(0, 30), min_size=1, max_size=20).filter(lambda s: sum(s) >= 2), st.integers(1, 25),
        st.one_of(st.none(), st.integers(0, 40)), st.integers(0, 1000))
-def test_samples_cut_the_shuffled_stream_in_order(lengths, seq_len, num_samples, seed):
+def test_samples_cut_the_shuffled_stream_in_order(dataset, lengths, seq_len, num_samples, seed):
     docs = distinct_documents(lengths)
     samples = GPTSamples(dataset(docs), seq_len, num_samples=num_samples, seed=seed)
     stream = np.concatenate([docs[d] for d in samples.document_index])
@@ -214,15 +208,17 @@ def test_samples_cut_the_shuffled_stream_in_order(lengths, seq_len, num_samples,
         assert [int(np.searchsorted(np.cumsum(lengths), t - 1, side="right")) for t in text] == documents.tolist()
 
 
-def test_sample_reads_only_its_own_tokens():
+def test_sample_reads_only_its_own_tokens(dataset, monkeypatch):
     data = dataset(distinct_documents([5, 7, 4]))
     samples = GPTSamples(data, 4, seed=0)
-    data.reads.clear()
+    reads = []
+    get = data.get
+    monkeypatch.setattr(data, "get", lambda *args: reads.append(get(*args)) or reads[-1])
     samples.sample(1)
-    assert sum(len(data.get(*read)) for read in list(data.reads)) == 5
+    assert sum(len(r) for r in reads) == 5 and all(isinstance(r.base, np.memmap) for r in reads)
 
 
-def test_sample_fields():
+def test_sample_fields(dataset):
     data = dataset([[5, 6, EOD, 7, 8, EOD, 9]])  # one document of 7 tokens: one sample of seq_len 6
     rows = GPTSamples(data, 6, eod_id=EOD, reset_position_ids=True, reset_attention_mask=True,
                       eod_mask_loss=True).sample(0)
@@ -235,7 +231,7 @@ def test_sample_fields():
     assert rows.attention_mask[3].tolist() == [False, False, False, True, False, False]
 
 
-def test_switches_off_give_plain_causal_rows():
+def test_switches_off_give_plain_causal_rows(dataset):
     rows = GPTSamples(dataset([[5, 6, EOD, 7, 8, EOD, 9]]), 6, eod_id=EOD).sample(0)
     assert rows.loss_mask.all() and rows.position_ids.tolist() == list(range(6))
     np.testing.assert_array_equal(rows.attention_mask, np.tril(np.ones((6, 6), dtype=bool)))
@@ -243,7 +239,8 @@ def test_switches_off_give_plain_causal_rows():
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(0, 3), min_size=3, max_size=24), st.booleans(), st.booleans(), st.booleans())
-def test_masks_and_positions_are_megatrons(tokens, reset_position_ids, reset_attention_mask, eod_mask_loss):
+def test_masks_and_positions_are_megatrons(dataset, tokens, reset_position_ids, reset_attention_mask,
+                                           eod_mask_loss):
     seq_len = len(tokens) - 1
     rows = GPTSamples(dataset([tokens]), seq_len, eod_id=EOD, reset_position_ids=reset_position_ids,
                       reset_attention_mask=reset_attention_mask, eod_mask_loss=eod_mask_loss).sample(0)
@@ -254,14 +251,14 @@ def test_masks_and_positions_are_megatrons(tokens, reset_position_ids, reset_att
     np.testing.assert_array_equal(rows.position_ids, positions)
 
 
-def test_same_seed_same_samples_other_seed_other_order():
+def test_same_seed_same_samples_other_seed_other_order(dataset):
     docs = distinct_documents([9, 4, 12, 7, 3, 8])
     a, b, c = (GPTSamples(dataset(docs), 5, seed=s) for s in (7, 7, 8))
     np.testing.assert_array_equal(a.sample(2).tokens, b.sample(2).tokens)
     assert not np.array_equal(a.document_index, c.document_index)
 
 
-def test_gpt_cost_counts_what_the_samples_hold():
+def test_gpt_cost_counts_what_the_samples_hold(dataset):
     lengths = [9, 4, 12, 7, 3, 8, 1]
     samples = GPTSamples(dataset(distinct_documents(lengths)), 5, seed=1)
     cost = samples.cost()
@@ -275,7 +272,7 @@ def test_gpt_cost_counts_what_the_samples_hold():
     assert cost.cut_tokens == sum(int((d == d[0]).sum()) for _, d in continued)
 
 
-def test_gpt_samples_refuse_bad_arguments():
+def test_gpt_samples_refuse_bad_arguments(dataset):
     data = dataset([[1, 2, 3]])
     with pytest.raises(ValueError, match="eod_id"):
         GPTSamples(data, 2, eod_mask_loss=True)
@@ -295,7 +292,7 @@ def test_gpt_samples_refuse_bad_arguments():
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(0, 30), min_size=1, max_size=20), st.integers(1, 16),
        st.sampled_from(["split", "truncate"]))
-def test_packed_rows_are_bfd_rows_read_from_the_dataset(lengths, seq_len, long_docs):
+def test_packed_rows_are_bfd_rows_read_from_the_dataset(dataset, lengths, seq_len, long_docs):
     docs = distinct_documents(lengths)
     packed = PackedSamples(dataset(docs), seq_len, long_docs=long_docs)
     kept = [d for d in docs if len(d)]
@@ -318,7 +315,7 @@ def test_packed_rows_are_bfd_rows_read_from_the_dataset(lengths, seq_len, long_d
         assert sorted(placed) == list(range(1, sum(lengths) + 1))
 
 
-def test_packed_row_masks_and_positions():
+def test_packed_row_masks_and_positions(dataset):
     data = dataset([[1, 2, 3], [4, 5], [6, 7, 8, 9, 10, 11]])
     packed = PackedSamples(data, 5)  # rows of 6: [6..11], then [1, 2, 3, 4, 5] and one padding cell
     rows = packed.sample(1)
@@ -330,7 +327,7 @@ def test_packed_row_masks_and_positions():
     assert packed.cost() == G.Cost(rows=2, tokens=11, kept=11, padding=1, cuts=0, cut_tokens=0)
 
 
-def test_packed_cost_counts_split_documents():
+def test_packed_cost_counts_split_documents(dataset):
     packed = PackedSamples(dataset([list(range(1, 15))]), 5)  # 14 tokens in rows of 6: 6 + 6 + 2
     assert packed.cost() == G.Cost(rows=3, tokens=14, kept=14, padding=4, cuts=2, cut_tokens=8)
     truncated = PackedSamples(dataset([list(range(1, 15))]), 5, long_docs="truncate")

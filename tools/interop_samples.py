@@ -119,7 +119,7 @@ def report(name: str, ok: bool, detail: str) -> bool:
 
 
 def compare(python: str, work: Path) -> bool:
-    from tutorial_lib.packing.gpt_samples import GPTSamples, build_sample_index
+    from tutorial_lib.packing.gpt_samples import GPTSamples, build_sample_index, separate_final_epoch
     from tutorial_lib.packing.megatron import IndexedDataset
 
     rng = np.random.default_rng(0)
@@ -147,6 +147,7 @@ def compare(python: str, work: Path) -> bool:
                           reset_position_ids=reset_positions, reset_attention_mask=reset_attention,
                           eod_mask_loss=eod_mask)
         theirs = np.load(work / f"config{k}.npz")
+        apart = separate_final_epoch(ours.tokens_per_epoch, seq_len, num_samples, ours.num_epochs)
         name = (f"GPTDataset L={seq_len} n={num_samples} seed={seed} "
                 f"{'R' if reset_positions else '-'}{'A' if reset_attention else '-'}{'E' if eod_mask else '-'}")
         indices = all(np.array_equal(getattr(ours, key), theirs[key])
@@ -159,7 +160,8 @@ def compare(python: str, work: Path) -> bool:
         bad = [key for key, values in fields.items()
                if len(values) != len(theirs[key]) or not np.array_equal(np.stack(values), theirs[key])]
         ok &= report(name, indices and not bad,
-                     f"{len(ours)} samples, {ours.num_epochs} epoch(s); indices {'equal' if indices else 'DIFFER'}"
+                     f"{len(ours)} samples, {ours.num_epochs} epoch(s){' (last apart)' if apart else ''}; "
+                     f"indices {'equal' if indices else 'DIFFER'}"
                      + (f"; differ: {', '.join(bad)}" if bad else "; every field equal"))
     return ok
 
