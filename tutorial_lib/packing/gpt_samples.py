@@ -37,7 +37,7 @@ SEPARATE_FINAL_EPOCH_BELOW = 0.80  # Megatron shuffles a final epoch alone when 
 
 @dataclass(frozen=True, eq=False)  # numpy fields: compare by field, not with ==
 class Rows:
-    """What a training step gets for one sample (1-D fields of `seq_len`) or a batch (2-D)."""
+    """What a training step gets for one sample: every field has `seq_len` entries, the mask L x L."""
 
     tokens: np.ndarray  # the inputs
     labels: np.ndarray  # the targets: tokens shifted by one (-100 where PackedSamples has no target)
@@ -48,8 +48,8 @@ class Rows:
 
     @cached_property
     def attention_mask(self) -> np.ndarray:
-        """(..., L, L), True where query i may attend to key j (Megatron's own mask is the opposite: True there
-        means masked out). Built on first use: it is L x L, the rest is L."""
+        """(L, L), True where query i may attend to key j (Megatron's own mask is the opposite: True there means
+        masked out). Built on first use, as it alone grows with L squared."""
         return document_mask(self.segment_ids)
 
 
