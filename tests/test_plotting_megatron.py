@@ -2,6 +2,7 @@
 
 import matplotlib
 import matplotlib.pyplot as plt
+import numpy as np
 import pytest
 
 from tutorial_lib import plotting
@@ -28,3 +29,20 @@ def test_bin_layout_refuses_bad_input():
         plotting.bin_layout([], 2, title="x")
     with pytest.raises(ValueError):
         plotting.bin_layout([1], 0, title="x")
+
+
+def test_sample_documents_one_panel_per_method_and_a_line_per_boundary():
+    ids = np.array([[0, 0, 1, 1], [1, 2, 2, -1]])
+    fig = plotting.sample_documents({"甲": ids, "乙": ids[:1]}, title="样本")
+    top, bottom = fig.axes[:2]
+    assert [top.get_title(), bottom.get_title()] == ["甲", "乙"]
+    assert len(top.collections[0].get_segments()) == 3  # 0|1, 1|2, 2|padding
+    assert len(bottom.collections[0].get_segments()) == 1
+    plt.close(fig)
+
+
+def test_sample_documents_refuses_bad_input():
+    with pytest.raises(ValueError, match="at least one"):
+        plotting.sample_documents({}, title="x")
+    with pytest.raises(ValueError, match="2-D"):
+        plotting.sample_documents({"a": np.array([0, 1])}, title="x")

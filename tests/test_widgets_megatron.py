@@ -3,7 +3,7 @@
 import pytest
 
 from tutorial_lib import widgets
-from tutorial_lib.packing import megatron
+from tutorial_lib.packing import gpt_samples, megatron
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 
@@ -49,3 +49,39 @@ def test_bad_input(dataset, tok, tmp_path):
         widgets.sequence_explorer([1, 2], tok)
     with pytest.raises(ValueError, match="no sequences"):
         widgets.sequence_explorer(megatron.write_dataset(tmp_path / "empty", []), tok)
+
+
+@pytest.fixture
+def samples(dataset, tok):
+    eot = tok.special_tokens["<|endoftext|>"]
+    return {"Megatron": gpt_samples.GPTSamples(dataset, 4, eod_id=eot, reset_position_ids=True, eod_mask_loss=True),
+            "BFD": gpt_samples.PackedSamples(dataset, 4)}
+
+
+def test_sample_html_has_one_row_per_document_run(samples, tok):
+    megatron_sample = samples["Megatron"].sample(0)
+    html = widgets.sample_html(samples["Megatron"], tok, 0)
+    runs = 1 + int((megatron_sample.document_ids[1:] != megatron_sample.document_ids[:-1]).sum())
+    assert f"4 个输入 token，{runs} 段" in html
+    assert html.count("<tr>") == runs + 1  # the header and one row per run
+    packed = widgets.sample_html(samples["BFD"], tok, len(samples["BFD"]) - 1)
+    rows = samples["BFD"].sample(len(samples["BFD"]) - 1)
+    assert ("填充" in packed) == bool((rows.document_ids == -1).any())
+
+
+def test_sample_explorer_follows_both_controls(samples, tok):
+    box = widgets.sample_explorer(samples, tok)
+    how, (slider, view) = box.children[0], box.children[1].children
+    assert slider.max == min(len(s) for s in samples.values()) - 1
+    first = view.value
+    how.value = "BFD"
+    assert view.value == widgets._render(lambda i: widgets.sample_html(samples["BFD"], tok, i), 0)
+    slider.value = 1
+    assert "样本 1" in view.value and view.value != first
+
+
+def test_sample_explorer_refuses_bad_input(tok):
+    with pytest.raises(ValueError, match="at least one"):
+        widgets.sample_explorer({}, tok)
+    with pytest.raises(TypeError):
+        widgets.sample_explorer({"x": [1, 2]}, tok)

@@ -500,3 +500,32 @@ def bin_layout(lengths: Sequence[int], itemsize: int, *, title: str):
         ax.spines[side].set_visible(False)
     fig.tight_layout()
     return fig
+
+
+def sample_documents(panels: dict[str, object], *, title: str):
+    """One panel per way of making training samples: each row of a panel is one sample, each column one token
+    position, coloured by the document the token comes from (grey: padding, -1), with a white line wherever
+    one document ends and the next begins inside a sample."""
+    check_type(panels, "panels", dict, "a dict of name -> 2-D array of document ids")
+    if not panels:
+        raise ValueError("panels must contain at least one name -> document ids entry")
+    grids = {name: np.asarray(ids) for name, ids in panels.items()}
+    for name, ids in grids.items():
+        if ids.ndim != 2 or ids.dtype.kind not in "iu":
+            raise ValueError(f"panels[{name!r}] must be a 2-D array of int document ids, got shape {ids.shape}")
+    colors = np.array([matplotlib.colors.to_rgb(c) for c in _DOC_COLORS])
+    fig, axes = plt.subplots(len(grids), 1, figsize=(8, 1.2 + 0.22 * sum(len(ids) for ids in grids.values())),
+                             squeeze=False, height_ratios=[max(1, len(ids)) for ids in grids.values()])
+    for ax, (name, ids) in zip(axes[:, 0], grids.items()):
+        image = np.where((ids >= 0)[..., None], colors[ids % len(colors)], matplotlib.colors.to_rgb(_PADDING))
+        ax.imshow(image, aspect="auto", interpolation="nearest")
+        rows, cols = np.nonzero(ids[:, 1:] != ids[:, :-1])
+        ax.vlines(cols + 0.5, rows - 0.5, rows + 0.5, colors="white", linewidth=1)
+        ax.set_yticks(range(len(ids)))
+        ax.set_ylabel("样本")
+        ax.set_title(name, fontsize=10)
+    axes[-1, 0].set_xlabel("样本中的位置（token）")
+    fig.suptitle(title)
+    fig.legend(handles=[Patch(color=_PADDING, label="填充")], loc="upper right", fontsize=8)
+    fig.tight_layout()
+    return fig

@@ -15,8 +15,8 @@ from typing import Callable, Sequence
 import ipywidgets as w
 import numpy as np
 
-from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_sequence, check_str, check_str_list,
-                                  check_type)
+from tutorial_lib._checks import (check_choice, check_has, check_int, check_int_list, check_sequence, check_str,
+                                  check_str_list, check_type)
 from tutorial_lib.display import PALETTE, Markup, html_table, segmentation_html, token_html
 from tutorial_lib.packing import batch, doc_masks, megatron
 from tutorial_lib.packing.strategies import STRATEGIES, PackResult
@@ -505,3 +505,41 @@ def sequence_explorer(dataset: megatron.IndexedDataset, tokenizer: Tokenizer, ma
     max_tokens = check_int(max_tokens, "max_tokens", low=1)
     slider = w.IntSlider(value=0, min=0, max=len(dataset) - 1, description="序列 i", continuous_update=False)
     return live(slider, lambda i: sequence_html(dataset, tokenizer, i, max_tokens))
+
+
+def sample_html(samples: object, tokenizer: Tokenizer, i: int, max_tokens: int = 16) -> str:
+    """Training sample `i` of `samples` (gpt_samples.GPTSamples or PackedSamples) one document run per table
+    row: which document, how many input tokens, the position ids it gets, how many of its targets count in
+    the loss, and its first `max_tokens` tokens."""
+    check_has(samples, "samples", ("sample", "__len__"), "a GPTSamples or PackedSamples")
+    check_type(tokenizer, "tokenizer", Tokenizer, "a Tokenizer")
+    rows = samples.sample(check_int(i, "i", low=0, high=len(samples) - 1))
+    max_tokens = check_int(max_tokens, "max_tokens", low=1)
+    starts = np.flatnonzero(np.diff(rows.document_ids, prepend=-2) != 0)
+    table = []
+    for start, end in zip(starts, [*starts[1:], len(rows.tokens)]):
+        doc = int(rows.document_ids[start])
+        ids = rows.tokens[start:min(end, start + max_tokens)].tolist()
+        shown = Markup("") if doc == -1 else token_html([tokenizer.token_bytes(t) for t in ids], ids)
+        table.append(("填充" if doc == -1 else doc, int(end - start),
+                      f"{rows.position_ids[start]} … {rows.position_ids[end - 1]}",
+                      f"{int(rows.loss_mask[start:end].sum())} / {int(end - start)}", shown))
+    return (f"<p>样本 {i}：{len(rows.tokens)} 个输入 token，{len(table)} 段</p>"
+            + html_table(["文档", "token 数", "position_ids", "计入损失的目标", f"开头（至多 {max_tokens} 个 token）"],
+                         table))
+
+
+def sample_explorer(samples: dict[str, object], tokenizer: Tokenizer, max_tokens: int = 16) -> w.VBox:
+    """Pick a way of making samples and a sample: its document runs, position ids and loss mask (sample_html)."""
+    check_type(samples, "samples", dict, "a dict of name -> GPTSamples or PackedSamples")
+    if not samples:
+        raise ValueError("samples must name at least one way of making samples")
+    for name, value in samples.items():
+        check_has(value, f"samples[{name!r}]", ("sample", "__len__"), "a GPTSamples or PackedSamples")
+    how = w.Dropdown(options=list(samples), description="做法")
+    slider = w.IntSlider(value=0, min=0, max=min(map(len, samples.values())) - 1, description="样本 i",
+                         continuous_update=False)
+    shown = live(slider, lambda i: sample_html(samples[how.value], tokenizer, i, max_tokens))
+    how.observe(lambda _: setattr(shown.children[1], "value", _render(
+        lambda i: sample_html(samples[how.value], tokenizer, i, max_tokens), slider.value)), names="value")
+    return w.VBox([how, shown])

@@ -1,5 +1,5 @@
-"""Chapter 10 exercises: the .idx header and a sequence's byte pointer; the oracle is files written by
-`packing.megatron` and read back by it."""
+"""Chapter 10 exercises: the .idx header and a sequence's byte pointer (the oracle is files written by
+`packing.megatron` and read back by it), and which of Megatron's samples read a document (`gpt_samples`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from tutorial_lib.exercises import Case, Exercise, register
-from tutorial_lib.packing import megatron
+from tutorial_lib.packing import gpt_samples, megatron
 
 
 def _header_cases() -> list[Case]:
@@ -51,6 +51,22 @@ def _offset_cases() -> list[Case]:
     return cases
 
 
+def _document_cases() -> list[Case]:
+    """Document lengths in stream order, seq_len and a document; the samples whose seq_len + 1 tokens reach it."""
+    rng = random.Random(10)
+    inputs = [([3, 2], 2, 1), ([2, 2, 2], 2, 1), ([4, 4], 4, 1), ([1, 1, 1, 1], 3, 3), ([5], 2, 0), ([2, 5, 1], 2, 2)]
+    inputs += [([rng.randint(1, 9) for _ in range(n)], rng.randint(1, 8), rng.randrange(n))
+               for n in (rng.randint(1, 10) for _ in range(20))]
+    cases = []
+    for lengths, seq_len, k in inputs:
+        if sum(lengths) < 2:
+            continue
+        index = gpt_samples.build_sample_index(np.array(lengths), np.arange(len(lengths)), seq_len)
+        cases.append(Case((lengths, seq_len, k), [j for j in range(len(index) - 1)
+                                                  if index[j, 0] <= k <= index[j + 1, 0]]))
+    return cases
+
+
 register(Exercise(
     key="10.parse_header",
     title="练习 1：亲手解析 .idx 的文件头",
@@ -67,4 +83,14 @@ register(Exercise(
     concept=".bin 里的序列一个接一个、中间没有分隔；.idx 的 sequence_pointers 记的是字节偏移，不是 token 偏移。",
     recipe="把前 i 个序列的长度加起来（sum(lengths[:i])），再乘以每个 token 的字节数 itemsize。",
     make_cases=_offset_cases,
+))
+
+register(Exercise(
+    key="10.samples_with_document",
+    title="练习 3：哪些样本读到了第 k 篇文档",
+    concept="Megatron 把文档首尾相接成一条 token 流，样本 j 读的是流里第 j·seq_len 到 j·seq_len + seq_len 个 token"
+            "（共 seq_len + 1 个，最后一个只当目标用，也是下一个样本的第一个输入）。",
+    recipe="第 k 篇文档占流里的 [start, end)，start = sum(lengths[:k])，end = start + lengths[k]；"
+           "样本数 n = (sum(lengths) - 1) // seq_len；返回满足 j·seq_len < end 且 j·seq_len + seq_len >= start 的所有 j。",
+    make_cases=_document_cases,
 ))
