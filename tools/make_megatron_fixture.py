@@ -2,14 +2,15 @@
 
     .interop-venv/bin/python tools/make_megatron_fixture.py [--out DIR]   (`make interop` builds that venv)
 
-The files are what megatron's tools/preprocess_data.py makes of the first TinyStories stories with GPT-2's
-tokenizer and --append-eod, so tests/test_megatron_fixture.py can check that our reader gets back exactly
-our own tokenizer's ids from files that megatron-core wrote:
+The first TinyStories stories go in through the call megatron's tools/preprocess_data.py makes,
+add_document(ids, lengths), with EOD appended as its --append-eod does, so tests/test_megatron_fixture.py
+can check that our reader gets back exactly our own tokenizer's ids from files that megatron-core wrote:
 
 - tinystories_gpt2_text_document: the first 40 stories, one sequence per story (GPT-2 ids then EOD 50256),
   dtype uint16, the dtype megatron picks for GPT-2's 50,257 ids (DType.optimal_dtype).
-- tinystories_gpt2_int32_text_sentence: the first 8 stories, one sequence per non-empty line (the layout of
-  --split-sentences: a document of several sequences, EOD at the end of its last one), dtype int32.
+- tinystories_gpt2_int32_text_sentence: the first 8 stories, one sequence per non-empty line (the layout
+  --split-sentences gives, with lines for sentences: a document of several sequences, EOD at the end of its
+  last one), dtype int32, what megatron picks for a vocabulary of 65,500 ids or more.
 
 The ids come from tiktoken's GPT-2 BPE built from data/gpt2/ (checked against its sha256), an encoder
 independent of ours. Nothing from this repository is imported. The script prints what data/PROVENANCE.md
@@ -57,7 +58,8 @@ def gpt2() -> tiktoken.Encoding:
 def stories() -> list[str]:
     """The stories as tutorial_lib.data.tinystories_documents() splits them: on <|endoftext|>, newlines trimmed."""
     raw = (DATA / "tinystories_v2_sample.txt").read_bytes()
-    assert hashlib.sha256(raw).hexdigest() == TINYSTORIES_SHA256, "data/tinystories_v2_sample.txt was altered"
+    if hashlib.sha256(raw).hexdigest() != TINYSTORIES_SHA256:
+        raise ValueError("data/tinystories_v2_sample.txt was altered (restore it from git)")
     pieces = (piece.strip("\n") for piece in raw.decode("utf-8").split(ENDOFTEXT))
     return [piece for piece in pieces if piece.strip()]
 
