@@ -43,15 +43,16 @@ notebooks: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py $(BENCH)
 
-# Our .bin/.idx against megatron-core itself, both ways (tools/interop_megatron.py). Not part of `make test`:
-# megatron-core needs torch, so it gets its own venv on Python 3.11 (a CPU build of torch; see
-# interop/requirements.txt for why --ignore-requires-python).
+# Our .bin/.idx (tools/interop_megatron.py) and GPT samples (tools/interop_samples.py) against megatron-core
+# itself; not part of `make test`. megatron-core needs torch, so it gets its own venv on Python 3.11 with a CPU
+# build of torch (interop/requirements.txt says why --ignore-requires-python).
 INTEROP_PYTHON ?= python3.11
 INTEROP := .interop-venv
 INTEROP_STAMP := $(INTEROP)/.installed
 
 interop: $(STAMP) $(INTEROP_STAMP)
 	$(BIN)/python tools/interop_megatron.py --megatron-python $(INTEROP)/bin/python
+	$(BIN)/python tools/interop_samples.py --python $(INTEROP)/bin/python
 
 $(INTEROP_STAMP): interop/requirements.txt
 	test -x $(INTEROP)/bin/python || $(INTEROP_PYTHON) -m venv $(INTEROP)
