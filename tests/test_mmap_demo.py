@@ -65,6 +65,8 @@ def test_touch_reads_one_token_per_page():
     tokens = np.ones(10_000, np.uint16)
     assert mmap_demo.touch(tokens) == len(range(0, 10_000, mmap_demo.PAGE // 2))
     assert mmap_demo.touch(tokens, 0.0) == 0
+    with pytest.raises(ValueError, match="share"):
+        mmap_demo.touch(tokens, 1.5)
 
 
 @LINUX

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import check_callable, check_choice, check_int, check_path, check_type
+from tutorial_lib._checks import check_callable, check_choice, check_int, check_number, check_path, check_type
 from tutorial_lib.packing import megatron
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -65,7 +65,8 @@ def idx_fields(raw: bytes, items: int = 2) -> list[Field]:
                              ("document_indices", "<q", documents)]:
         size = struct.calcsize(fmt)
         for i in range(min(items, count)):
-            fields.append(Field(offset + i * size, size, f"{name}[{i}]", struct.unpack_from(fmt, raw, offset + i * size)[0]))
+            at = offset + i * size
+            fields.append(Field(at, size, f"{name}[{i}]", struct.unpack_from(fmt, raw, at)[0]))
         offset += count * size
     return fields
 
@@ -113,7 +114,7 @@ def touch(tokens: np.ndarray, share: float = 1.0) -> int:
     """Read one token in every page of the first `share` of `tokens`, so that each of those pages is faulted
     in; returns their sum, which keeps the reads from being skipped."""
     step = max(1, PAGE // tokens.dtype.itemsize)
-    end = int(len(tokens) * share)
+    end = int(len(tokens) * check_number(share, "share", low=0, high=1))
     return int(np.asarray(tokens[:end:step]).sum(dtype=np.int64))
 
 
@@ -135,7 +136,7 @@ def open_report(prefix: str | os.PathLike, how: str, reads: int = 1000, length: 
 def touch_report(prefix: str | os.PathLike, share: float = 1.0) -> dict:
     """Map the dataset at `prefix` in a fresh interpreter, touch the first `share` of its pages, and return
     that process's `mapping_kib` of the `.bin` file (pages shared with other processes show as Shared_Clean)."""
-    return _run_script("touch", prefix, repr(float(share)))
+    return _run_script("touch", prefix, repr(float(check_number(share, "share", low=0, high=1))))
 
 
 def _run_script(*args: object) -> dict:
