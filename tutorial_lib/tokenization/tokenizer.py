@@ -27,8 +27,6 @@ import heapq
 import json
 import math
 import os
-import secrets
-import stat
 from collections import defaultdict
 from functools import partial
 from itertools import accumulate, chain, compress
@@ -39,6 +37,7 @@ import numpy as np
 
 from tutorial_lib._checks import (check_choice, check_has, check_int, check_int_list, check_iterable, check_path,
                                   check_sequence, check_str, check_type, describe)
+from tutorial_lib._files import write_atomically
 from tutorial_lib.tokenization import trainer
 from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, check_special_tokens, compile_pattern, find_pretokens,
                                                    special_regex)
@@ -585,7 +584,7 @@ class Tokenizer:
         }
 
     def save(self, path: str | os.PathLike) -> Path:
-        """Write one human-readable JSON file, one merge or vocab entry per line, atomically (`_write_atomically`).
+        """Write one human-readable JSON file, one merge or vocab entry per line, atomically (`_files.write_atomically`).
 
         A token is shown as its text when its bytes are valid UTF-8 and as {"hex": "e4b8"} otherwise. Special
         tokens are listed once, under "special_tokens".
@@ -605,7 +604,7 @@ class Tokenizer:
             "]",
             "}\n",
         ])
-        _write_atomically(path, text)
+        write_atomically(path, text)
         return path
 
     @classmethod
@@ -817,30 +816,3 @@ def _read_json(path: Path) -> Any:
         return json.loads(_read_text(path))
     except (json.JSONDecodeError, RecursionError) as e:
         raise ValueError(f"{path} is not a JSON file this code can read: {e}") from None
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write `text` to a new file beside `path`, then rename it over `path`.
-
-    A crash or Ctrl-C mid-write leaves the old file (or none) and no temporary file, never a truncated one.
-    The new file gets the permissions `open()` would give it (0o666 minus the umask) or, when `path` exists,
-    its mode. A symlink is followed: the file it points to is replaced and the link stays a link.
-    """
-    target = Path(os.path.realpath(path))
-    try:
-        mode = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mode = None
-    tmp = target.with_name(f".{target.name}.{secrets.token_hex(8)}.tmp")  # 64 random bits: never taken
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # O_EXCL: never write into a file found there
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            if mode is not None:
-                os.chmod(tmp, mode)
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

@@ -1,0 +1,243 @@
+"""The .bin/.idx format: exact bytes, round trips for every dtype, validation, safe writes and merges."""
+
+import os
+import struct
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tutorial_lib.packing import megatron
+from tutorial_lib.packing.megatron import (DTYPES, IndexedDataset, IndexedDatasetBuilder, bin_path, idx_path,
+                                           merge_datasets, write_dataset)
+
+
+def test_idx_bytes_are_megatrons_layout(tmp_path):
+    prefix = tmp_path / "d"
+    with IndexedDatasetBuilder(prefix, np.int32) as b:
+        b.add_item([5, 6, 7])
+        b.add_item([8])
+        b.end_document()
+        b.add_document([70000, 1])
+    expected = (b"MMIDIDX\x00\x00" + struct.pack("<Q", 1) + struct.pack("<B", 4) + struct.pack("<Q", 3)
+                + struct.pack("<Q", 3) + struct.pack("<3i", 3, 1, 2) + struct.pack("<3q", 0, 12, 16)
+                + struct.pack("<3q", 0, 2, 3))
+    assert idx_path(prefix).read_bytes() == expected
+    assert bin_path(prefix).read_bytes() == np.array([5, 6, 7, 8, 70000, 1], "<i4").tobytes()
+
+
+def test_dtype_codes_and_rule():
+    assert {c: str(d) for c, d in DTYPES.items()} == {1: "uint8", 2: "int8", 3: "int16", 4: "int32", 5: "int64",
+                                                       6: "float64", 7: "float32", 8: "uint16"}
+    assert megatron.optimal_dtype(65499) == np.uint16
+    assert megatron.optimal_dtype(65500) == np.int32
+    assert megatron.dtype_code("uint16") == megatron.dtype_code(np.uint16) == 8
+    for bad in ("uint32", None, "nonsense", object()):
+        with pytest.raises(ValueError, match="dtype must be one of"):
+            megatron.dtype_code(bad)
+
+
+def _documents(dtype):
+    if np.dtype(dtype).kind == "f":
+        values = st.integers(-2**20, 2**20)  # exact in float32 and float64
+    else:
+        info = np.iinfo(dtype)
+        values = st.integers(int(info.min), int(info.max))
+    return st.lists(st.lists(values, max_size=20), max_size=12)
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES.values()), ids=str)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_round_trip_every_dtype(tmp_path_factory, dtype, data):
+    docs = data.draw(_documents(dtype))
+    prefix = tmp_path_factory.mktemp("rt") / "d"
+    ds = write_dataset(prefix, docs, dtype)
+    assert ds.dtype == dtype and len(ds) == ds.num_documents == len(docs)
+    assert [d.tolist() for d in ds] == docs
+    assert [ds.document(k).tolist() for k in range(len(docs))] == docs
+    assert ds.num_tokens == sum(map(len, docs))
+    assert ds.document_indices.tolist() == list(range(len(docs) + 1))
+
+
+def test_reads_are_zero_copy_views(tmp_path):
+    ds = write_dataset(tmp_path / "d", [[1, 2, 3, 4], [5, 6]])
+    window = ds.get(0, 1, 2)
+    assert window.tolist() == [2, 3] and np.shares_memory(window, ds.tokens)
+    assert not window.flags.writeable
+    assert ds[-1].tolist() == [5, 6] and [s.tolist() for s in ds[0:2]] == [[1, 2, 3, 4], [5, 6]]
+    assert ds.get(0, 4).tolist() == [] and ds.get(1, 0, 0).tolist() == []
+
+
+def test_multi_sequence_documents(tmp_path):
+    prefix = tmp_path / "d"
+    with IndexedDatasetBuilder(prefix) as b:
+        for doc in ([[1, 2], [3]], [[4]], [[5], [6, 7], [8]]):
+            for sentence in doc:
+                b.add_item(sentence)
+            b.end_document()
+    ds = IndexedDataset(prefix)
+    assert len(ds) == 6 and ds.num_documents == 3
+    assert ds.document_indices.tolist() == [0, 2, 3, 6]
+    assert [ds.document(k).tolist() for k in range(3)] == [[1, 2, 3], [4], [5, 6, 7, 8]]
+
+
+def test_bad_reads(tmp_path):
+    ds = write_dataset(tmp_path / "d", [[1, 2, 3]])
+    with pytest.raises(IndexError, match="out of range"):
+        ds[1]
+    with pytest.raises(ValueError, match="offset"):
+        ds.get(0, 4)
+    with pytest.raises(ValueError, match="length"):
+        ds.get(0, 1, 3)
+    with pytest.raises(TypeError, match="idx"):
+        ds.get(0.0)
+    with pytest.raises(IndexError):
+        ds.document(1)
+
+
+@pytest.mark.parametrize("ids, dtype, error, words", [
+    ([65536], np.uint16, ValueError, "fit uint16"),
+    ([-1], np.uint16, ValueError, "fit uint16"),
+    ([2**31], np.int32, ValueError, "fit int32"),
+    ([1.5], np.int32, TypeError, "integers"),
+    (["a"], np.int32, TypeError, "integers"),
+    ([[1, 2]], np.int32, ValueError, "1-D"),
+    ([2**24 + 1], np.float32, ValueError, "exactly representable"),
+])
+def test_ids_that_do_not_fit_are_refused(tmp_path, ids, dtype, error, words):
+    prefix = tmp_path / "d"
+    with pytest.raises(error, match=words):
+        with IndexedDatasetBuilder(prefix, dtype) as b:
+            b.add_document(ids)
+    assert os.listdir(tmp_path) == []  # the failed build left nothing behind
+
+
+def _corrupt(tmp_path, edit):
+    prefix = tmp_path / "d"
+    write_dataset(prefix, [[1, 2, 3], [4, 5]])
+    edit(prefix)
+    return prefix
+
+
+def _patch(path, offset, data):
+    raw = bytearray(path.read_bytes())
+    raw[offset:offset + len(data)] = data
+    path.write_bytes(bytes(raw))
+
+
+@pytest.mark.parametrize("edit, error, words", [
+    (lambda p: _patch(idx_path(p), 0, b"NOTMEGA"), ValueError, "not a Megatron .idx"),
+    (lambda p: _patch(idx_path(p), 9, struct.pack("<Q", 2)), ValueError, "version 2"),
+    (lambda p: _patch(idx_path(p), 17, bytes([9])), ValueError, "dtype code 9"),
+    (lambda p: idx_path(p).write_bytes(idx_path(p).read_bytes()[:20]), ValueError, "truncated"),
+    (lambda p: idx_path(p).write_bytes(idx_path(p).read_bytes()[:-3]), ValueError, "truncated"),
+    (lambda p: idx_path(p).write_bytes(idx_path(p).read_bytes() + b"\x00" * 8), ValueError, "longer than"),
+    (lambda p: _patch(idx_path(p), 18, struct.pack("<Q", 3)), ValueError, "3 sequences"),
+    (lambda p: bin_path(p).write_bytes(bin_path(p).read_bytes()[:-2]), ValueError, "truncated"),
+    (lambda p: bin_path(p).write_bytes(bin_path(p).read_bytes()[:-1]), ValueError, "whole number"),
+    (lambda p: bin_path(p).write_bytes(bin_path(p).read_bytes() + b"\x00\x00"), ValueError, "does not belong"),
+    (lambda p: _patch(idx_path(p), 34 + 8 + 8, struct.pack("<q", 4)), ValueError, "points to byte 4"),
+    (lambda p: _patch(idx_path(p), 34, struct.pack("<i", -1)), ValueError, "negative"),
+    (lambda p: _patch(idx_path(p), 34 + 8 + 16, struct.pack("<q", 1)), ValueError, "document indices"),
+    (lambda p: idx_path(p).unlink(), FileNotFoundError, "has no index"),
+    (lambda p: bin_path(p).unlink(), FileNotFoundError, "no token file"),
+])
+def test_damaged_files_are_named(tmp_path, edit, error, words):
+    prefix = _corrupt(tmp_path, edit)
+    with pytest.raises(error, match=words):
+        IndexedDataset(prefix)
+
+
+def test_missing_dataset(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no dataset"):
+        IndexedDataset(tmp_path / "nothing")
+    with pytest.raises(TypeError, match="prefix"):
+        IndexedDataset(b"x")
+
+
+def test_syncs_both_then_renames_bin_before_idx(tmp_path, monkeypatch):
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: (events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")
+                                                                 .rsplit("/", 1)[-1])), real_fsync(fd)))
+    monkeypatch.setattr(os, "replace", lambda a, b: (events.append(("replace", os.path.basename(b))),
+                                                     real_replace(a, b)))
+    write_dataset(tmp_path / "d", [[1]])
+    file_events = [e for e in events if e[1] != tmp_path.name]  # the directory's own fsyncs aside
+    kinds = [(kind, name.split(".")[2] if kind == "fsync" else name) for kind, name in file_events]  # .d.bin.<hex>.tmp
+    assert kinds == [("fsync", "bin"), ("fsync", "idx"), ("replace", "d.bin"), ("replace", "d.idx")]
+
+
+def test_interrupted_build_keeps_the_old_pair(tmp_path):
+    prefix = tmp_path / "d"
+    write_dataset(prefix, [[1, 2]])
+    before = bin_path(prefix).read_bytes(), idx_path(prefix).read_bytes()
+    with pytest.raises(KeyboardInterrupt):
+        with IndexedDatasetBuilder(prefix) as b:
+            b.add_document([3, 4, 5])
+            raise KeyboardInterrupt
+    assert (bin_path(prefix).read_bytes(), idx_path(prefix).read_bytes()) == before
+    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx"]
+
+
+def test_a_mapped_reader_keeps_the_old_data_after_a_replace(tmp_path):
+    prefix = tmp_path / "d"
+    old = write_dataset(prefix, [[1, 2, 3]])
+    write_dataset(prefix, [[7, 8, 9, 10]])
+    assert old[0].tolist() == [1, 2, 3]  # the old inode lives on while it is mapped
+    assert IndexedDataset(prefix)[0].tolist() == [7, 8, 9, 10]
+
+
+def test_a_rewrite_in_place_corrupts_a_mapped_reader(tmp_path):
+    prefix = tmp_path / "d"
+    old = write_dataset(prefix, [[1, 2, 3]])
+    with open(bin_path(prefix), "r+b") as f:  # what the safe writer never does
+        f.write(np.array([7, 8, 9], np.uint16).tobytes())
+    assert old[0].tolist() == [7, 8, 9]  # the reader's view changed under it
+
+
+def test_new_files_follow_the_umask(tmp_path):
+    old_umask = os.umask(0o027)
+    try:
+        write_dataset(tmp_path / "d", [[1]])
+    finally:
+        os.umask(old_umask)
+    assert {oct(p.stat().st_mode & 0o777) for p in tmp_path.iterdir()} == {"0o640"}
+
+
+def test_merge_equals_building_the_whole(tmp_path):
+    docs = [[i] * (i % 5 + 1) for i in range(30)]
+    write_dataset(tmp_path / "a", docs[:11])
+    write_dataset(tmp_path / "b", docs[11:])
+    write_dataset(tmp_path / "whole", docs)
+    merged = merge_datasets([tmp_path / "a", tmp_path / "b"], tmp_path / "m")
+    assert [d.tolist() for d in merged] == docs
+    for path in (bin_path, idx_path):
+        assert path(tmp_path / "m").read_bytes() == path(tmp_path / "whole").read_bytes()
+
+
+def test_merge_refuses_mixed_dtypes_and_nothing(tmp_path):
+    write_dataset(tmp_path / "a", [[1]], np.uint16)
+    write_dataset(tmp_path / "b", [[1]], np.int32)
+    with pytest.raises(ValueError, match="one dtype"):
+        merge_datasets([tmp_path / "a", tmp_path / "b"], tmp_path / "m")
+    assert not bin_path(tmp_path / "m").exists()
+    with pytest.raises(ValueError, match="at least one"):
+        merge_datasets([], tmp_path / "m")
+    with pytest.raises(TypeError, match="prefixes"):
+        merge_datasets(tmp_path / "a", tmp_path / "m")
+
+
+def test_builder_refuses_unfinished_documents_and_reuse(tmp_path):
+    b = IndexedDatasetBuilder(tmp_path / "d")
+    b.add_item([1])
+    with pytest.raises(ValueError, match="end_document"):
+        b.add_index(tmp_path / "d")
+    with pytest.raises(ValueError, match="end_document"):
+        b.finalize()
+    b.end_document()  # the builder is still usable after the mistake
+    b.finalize()
+    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx"] and IndexedDataset(tmp_path / "d")[0].tolist() == [1]
+    with pytest.raises(ValueError, match="finished"):
+        b.add_item([2])
