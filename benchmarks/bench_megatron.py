@@ -90,7 +90,6 @@ def write_ours(prefix):
     with IndexedDatasetBuilder(prefix, np.uint16) as builder:
         for document in documents(np.random.default_rng(0), GB_TOKENS):
             builder.add_document(document)
-        builder.finalize()
 
 
 def write_floor(path):

@@ -271,7 +271,6 @@ def _write(prefix: Path, dtype: np.dtype, results: Iterable[tuple[np.ndarray, np
                 builder.add_document(document)
             documents += len(lengths)
             tokens += len(ids)
-        builder.finalize()
     return documents, tokens
 
 
