@@ -9,18 +9,21 @@
    each first with the file evicted from the page cache (`posix_fadvise DONTNEED`: a first open) and then
    again with it cached. `IndexedDataset` maps the file (np.memmap); `np.fromfile` reads all of it. Each
    process then reads N_SAMPLES windows of SEQ_LEN + 1 tokens at random offsets (a GPT sample). Resident
-   memory is VmRSS from /proc/self/status, after the open and after the reads, minus the value before the open.
+   memory comes from /proc/self/status, after the open and after the reads, minus the value before the open,
+   in two parts: RssAnon (the process's own) and RssFile (pages of the mapped file: page cache, shared by
+   every process that maps the file, and given back under memory pressure).
 3. Encode: `Tokenizer.encode_to_numpy` beside `np.array(encode(...))` and `encode` alone, per document of the
-   pipeline's corpus, best of REPEATS with the cache warm.
+   pipeline's corpus: a first round warms the cache, then the best of REPEATS rounds of the three in turn.
 4. Pipeline: `pipeline.build` on a corpus of about PIPELINE_MB MB (the bundled English and Chinese corpora, as
    <|endoftext|>-separated documents, repeated) with GPT-2's tokenizer, 1 and 2 workers, reading, encoding and
    writing included; beside tiktoken's GPT-2 (the same vocabulary, built from the same bundled files) encoding
-   the same documents in one thread and in `encode_ordinary_batch` with 2 threads, encoding only. MB = 10^6
-   bytes of UTF-8. Every file goes to a temporary directory that is removed at the end.
+   the same documents in one thread (encoding only: no reading, no writing). MB = 10^6 bytes of UTF-8. CPU
+   seconds of this process and of the workers show where the time goes when the machine's cores are busy. Every file goes to a temporary directory that is removed at the end.
 """
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -51,22 +54,25 @@ import json, sys, time
 import numpy as np
 from tutorial_lib.packing.megatron import IndexedDataset, bin_path
 
-def rss_mb():
+def rss_mb():  # resident memory: private (anonymous) and mapped from files (page cache, shared, reclaimable)
     with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")) / 1024
+        fields = dict(line.split(":", 1) for line in f)
+    return {key: int(fields[key].split()[0]) / 1024 for key in ("RssAnon", "RssFile")}
 
 variant, prefix, n_samples, width = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 before = rss_mb()
 start = time.perf_counter()
 tokens = IndexedDataset(prefix).tokens if variant == "mmap" else np.fromfile(bin_path(prefix), np.uint16)
-opened = time.perf_counter()
+open_s = time.perf_counter() - start
 after_open = rss_mb()
 starts = np.random.default_rng(0).integers(0, len(tokens) - width, n_samples)
-start_reads = time.perf_counter()
-total = sum(int(np.array(tokens[s : s + width]).sum()) for s in starts)  # copy each sample, as a loader does
-reads = time.perf_counter() - start_reads
-print(json.dumps({"open_s": opened - start, "rss_open_mb": after_open - before, "reads_per_s": n_samples / reads,
-                  "rss_reads_mb": rss_mb() - before, "checksum": total}))
+start = time.perf_counter()
+checksum = sum(int(np.array(tokens[s : s + width]).sum()) for s in starts)  # copy each sample, as a loader does
+reads_s = time.perf_counter() - start
+after_reads = rss_mb()
+print(json.dumps({"open_s": open_s, "reads_s": reads_s, "checksum": checksum,
+                  **{f"{key} open": after_open[key] - before[key] for key in before},
+                  **{f"{key} reads": after_reads[key] - before[key] for key in before}}))
 """
 
 
@@ -134,8 +140,9 @@ def format_section(prefix):
     print(f"write {gb:.1f} GB of uint16 tokens, documents of ~{DOC_TOKENS} tokens:")
     print(f"  IndexedDatasetBuilder {gb * 1000 / ours_s:8.0f} MB/s   f.write floor {gb * 1000 / floor_s:8.0f} MB/s   "
           f"ratio {floor_s / ours_s:.2f}   same .bin bytes: {same}")
-    print(f"open the file, then {N_SAMPLES:,} random samples of {SEQ_LEN + 1} tokens (a new process per row):")
-    print(f"  {'':22}{'open (s)':>10}{'RSS after open':>16}{'samples/s':>12}{'RSS after reads':>17}")
+    print(f"open the file, then read {N_SAMPLES:,} random samples of {SEQ_LEN + 1} tokens, a new process per row; "
+          "resident MB above the process's own (private + mapped from the file):")
+    print(f"  {'':24}{'open (s)':>9}{'samples/s':>11}{'open+reads (s)':>16}{'after open':>16}{'after reads':>16}")
     rows = {}
     for cache in ("cold", "warm"):
         for variant in ("mmap", "fromfile"):
@@ -143,13 +150,15 @@ def format_section(prefix):
                 evict(bin_path(prefix))
             rows[cache, variant] = r = open_and_read(variant, prefix)
             name = f"{'IndexedDataset' if variant == 'mmap' else 'np.fromfile'} ({cache})"
-            print(f"  {name:22}{r['open_s']:10.4f}{r['rss_open_mb']:13.1f} MB{r['reads_per_s']:12,.0f}"
-                  f"{r['rss_reads_mb']:14.1f} MB")
+            print(f"  {name:24}{r['open_s']:9.3f}{N_SAMPLES / r['reads_s']:11,.0f}{r['open_s'] + r['reads_s']:16.2f}"
+                  f"{r['RssAnon open']:9.0f} + {r['RssFile open']:4.0f}{r['RssAnon reads']:9.0f} + "
+                  f"{r['RssFile reads']:4.0f}")
     for cache in ("cold", "warm"):
         mmap, full = rows[cache, "mmap"], rows[cache, "fromfile"]
-        print(f"  {cache}: open {full['open_s'] / mmap['open_s']:,.0f}x faster with mmap, "
-              f"{full['rss_open_mb'] / max(mmap['rss_open_mb'], 0.1):,.0f}x less resident memory after the open; "
-              f"random reads {mmap['reads_per_s'] / full['reads_per_s']:.2f}x of an in-memory array's rate")
+        print(f"  {cache}: open {full['open_s'] / mmap['open_s']:,.0f}x faster with mmap; open + reads "
+              f"{(full['open_s'] + full['reads_s']) / (mmap['open_s'] + mmap['reads_s']):.2f}x faster; random reads "
+              f"alone at {full['reads_s'] / mmap['reads_s']:.2f}x an in-memory array's rate; private memory "
+              f"{mmap['RssAnon reads']:.0f} MB vs {full['RssAnon reads']:.0f} MB")
 
 
 def tiktoken_gpt2():
@@ -172,15 +181,35 @@ def corpus_documents():
 
 
 def encode_section(gpt2, docs):
-    gpt2.encode_to_numpy(EOT.join(docs[: len(docs) // 10]), {EOT})  # warm the cache
     variants = {"encode_to_numpy": gpt2.encode_to_numpy,
                 "np.array(encode)": lambda d: np.array(gpt2.encode(d), np.uint32),
                 "encode (a list)": gpt2.encode}
     mb = sum(len(d.encode()) for d in docs) / 1e6
-    print(f"\nencode {len(docs):,} documents ({mb:.1f} MB) one at a time, warm cache, best of {REPEATS}:")
-    times = {name: min(seconds(list, map(f, docs))[0] for _ in range(REPEATS)) for name, f in variants.items()}
-    for name, s in times.items():
-        print(f"  {name:18}{mb / s:7.2f} MB/s   time / encode_to_numpy's {s / times['encode_to_numpy']:.2f}")
+    print(f"\nencode {len(docs):,} documents ({mb:.1f} MB) one at a time, cache warmed by a first pass, best of "
+          f"{REPEATS} rounds of the three in turn:")
+    times = {name: [] for name in variants}
+    for _ in range(REPEATS + 1):
+        for name, f in variants.items():
+            start = time.perf_counter()
+            for d in docs:
+                f(d)
+            times[name].append(time.perf_counter() - start)
+    best = {name: min(t[1:]) for name, t in times.items()}
+    for name, s in best.items():
+        print(f"  {name:18}{mb / s:7.2f} MB/s   time / encode_to_numpy's {s / best['encode_to_numpy']:.2f}")
+
+
+def cpu_seconds(who):
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed_build(corpus, gpt2, prefix, workers):
+    """Wall seconds of one build, and the CPU seconds of this process and of the workers it waited for."""
+    main_cpu, workers_cpu = cpu_seconds(resource.RUSAGE_SELF), cpu_seconds(resource.RUSAGE_CHILDREN)
+    summary = pipeline.build(corpus, gpt2, prefix, split=EOT, workers=workers, progress=False)
+    return (summary.seconds, cpu_seconds(resource.RUSAGE_SELF) - main_cpu,
+            cpu_seconds(resource.RUSAGE_CHILDREN) - workers_cpu)
 
 
 def pipeline_section(gpt2, docs, directory):
@@ -188,20 +217,21 @@ def pipeline_section(gpt2, docs, directory):
     corpus.write_text("".join(f"{d}\n{EOT}\n" for d in docs), encoding="utf-8")
     mb = corpus.stat().st_size / 1e6
     enc = tiktoken_gpt2()
-    print(f"\npipeline on {mb:.1f} MB of text ({len(docs):,} documents), GPT-2's vocabulary:")
+    print(f"\npipeline on {mb:.1f} MB of text ({len(docs):,} documents), GPT-2's vocabulary, best of {REPEATS} "
+          f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores before):")
     rows = {}
     for workers in (1, 2):
-        summary = pipeline.build(corpus, gpt2, directory / f"w{workers}", split=EOT, workers=workers, progress=False)
-        rows[f"pipeline, {workers} worker{'s' if workers > 1 else ''}"] = summary.seconds
+        name = f"pipeline, {workers} worker{'s' if workers > 1 else ''}"
+        rows[name] = min(timed_build(corpus, gpt2, directory / f"w{workers}", workers) for _ in range(REPEATS))
     same = all(same_bytes(directory / f"w1{s}", directory / f"w2{s}") for s in (".bin", ".idx"))
-    one_thread = min(seconds(lambda: [enc.encode_ordinary(d) + [50256] for d in docs])[0] for _ in range(REPEATS))
-    two_threads = min(seconds(lambda: enc.encode_ordinary_batch(docs, num_threads=2))[0] for _ in range(REPEATS))
-    rows["tiktoken, 1 thread"], rows["tiktoken, 2 threads"] = one_thread, two_threads
-    for name, s in rows.items():
-        print(f"  {name:22}{mb / s:8.2f} MB/s   {s:7.2f} s")
-    p1, p2 = rows["pipeline, 1 worker"], rows["pipeline, 2 workers"]
-    print(f"  2 workers / 1 worker: {p1 / p2:.2f}x; pipeline / tiktoken (1 thread): 1 worker {one_thread / p1:.3f}, "
-          f"2 workers {one_thread / p2:.3f}; same bytes with 1 and 2 workers: {same}")
+    tiktoken_s = min(seconds(lambda: [enc.encode_ordinary(d) + [50256] for d in docs])[0] for _ in range(REPEATS))
+    rows["tiktoken, 1 thread"] = tiktoken_s, tiktoken_s, 0.0
+    print(f"  {'':22}{'MB/s':>8}{'wall (s)':>10}{'CPU here (s)':>14}{'CPU workers (s)':>17}")
+    for name, (wall, here, workers_cpu) in rows.items():
+        print(f"  {name:22}{mb / wall:8.2f}{wall:10.2f}{here:14.2f}{workers_cpu:17.2f}")
+    p1, p2 = rows["pipeline, 1 worker"][0], rows["pipeline, 2 workers"][0]
+    print(f"  2 workers / 1 worker: {p1 / p2:.2f}x; pipeline / tiktoken (1 thread): 1 worker {tiktoken_s / p1:.3f}, "
+          f"2 workers {tiktoken_s / p2:.3f}; same bytes with 1 and 2 workers: {same}")
 
 
 def main():
