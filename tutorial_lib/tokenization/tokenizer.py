@@ -367,8 +367,8 @@ class Tokenizer:
         """`encode` as a 1-D uint32 array (tiktoken's `encode_to_numpy`), made without a list of Python ints.
 
         The cached id tuples of the pre-tokens flow into an `array.array` of C unsigned ints, filled in C, whose
-        buffer numpy then wraps without a copy: 4 bytes per id held instead of a list's 8 and the array's 4,
-        and faster than `np.array(encode(text))` or `np.fromiter` (benchmarks/bench_megatron.py).
+        buffer numpy then wraps without a copy: 4 bytes per id held instead of a list's 8 and the array's 4, in
+        about the time of `np.array(encode(text))` (within a few percent either way: benchmarks/bench_megatron.py).
         """
         check_str(text, "text")
         allowed = self._check_allowed(allowed_special)
