@@ -27,6 +27,7 @@ import codecs
 import multiprocessing
 import os
 import pickle
+import signal
 import sys
 import tempfile
 import time
@@ -246,7 +247,7 @@ def _encode_in_workers(batches: Iterator[list[Document]], tokenizer: Tokenizer, 
             in_flight: deque[Future] = deque()
             try:
                 for batch in batches:
-                    in_flight.append(pool.submit(_encode_in_worker, batch))
+                    in_flight.append(_submit(pool, batch))
                     if len(in_flight) > 2 * workers:
                         yield in_flight.popleft().result()
                 while in_flight:
@@ -260,6 +261,23 @@ def _encode_in_workers(batches: Iterator[list[Document]], tokenizer: Tokenizer, 
             finally:
                 for future in in_flight:  # after an error, do not wait for batches nobody will read
                     future.cancel()
+
+
+def _submit(pool: ProcessPoolExecutor, batch: list[Document]) -> Future:
+    """`pool.submit`, with Ctrl-C (SIGINT) held back meanwhile where the system can (not on Windows).
+
+    A submit may start a worker, and a worker inherits the signals held back at its start, for life. So Ctrl-C,
+    which a terminal sends to every process of the job, reaches only this one: it cancels the batches, waits
+    for those being encoded and removes the temporary files. A worker interrupted too would print its own
+    traceback and could die inside the pool's queue protocol, which can leave the pool waiting forever.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        return pool.submit(_encode_in_worker, batch)
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        return pool.submit(_encode_in_worker, batch)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C that came meanwhile is delivered now
 
 
 def _write(prefix: Path, dtype: np.dtype, results: Iterable[tuple[np.ndarray, np.ndarray]]) -> tuple[int, int]:
