@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # A fixed hash seed so that re-executed notebooks produce the same outputs on every machine.
 export PYTHONHASHSEED := 0
 
-.PHONY: install lab workspace reset test notebooks bench clean
+.PHONY: install lab workspace reset test notebooks bench interop clean
 
 install: $(STAMP)
 
@@ -43,5 +43,22 @@ notebooks: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py $(BENCH)
 
+# Our .bin/.idx (tools/interop_megatron.py) and GPT samples (tools/interop_samples.py) against megatron-core
+# itself; not part of `make test`. megatron-core needs torch, so it gets its own venv on Python 3.11 with a CPU
+# build of torch (interop/requirements.txt says why --ignore-requires-python).
+INTEROP_PYTHON ?= python3.11
+INTEROP := .interop-venv
+INTEROP_STAMP := $(INTEROP)/.installed
+
+interop: $(STAMP) $(INTEROP_STAMP)
+	$(BIN)/python tools/interop_megatron.py --megatron-python $(INTEROP)/bin/python
+	$(BIN)/python tools/interop_samples.py --python $(INTEROP)/bin/python
+
+$(INTEROP_STAMP): interop/requirements.txt
+	test -x $(INTEROP)/bin/python || $(INTEROP_PYTHON) -m venv $(INTEROP)
+	$(INTEROP)/bin/python -m pip install --disable-pip-version-check -q --ignore-requires-python \
+	  -r interop/requirements.txt
+	touch $(INTEROP_STAMP)
+
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(INTEROP)

@@ -140,6 +140,8 @@ def _patch(path, offset, data):
     (lambda p: _patch(idx_path(p), 34 + 8 + 8, struct.pack("<q", 4)), ValueError, "points to byte 4"),
     (lambda p: _patch(idx_path(p), 34, struct.pack("<i", -1)), ValueError, "negative"),
     (lambda p: _patch(idx_path(p), 34 + 8 + 16, struct.pack("<q", 1)), ValueError, "document indices"),
+    (lambda p: _patch(idx_path(p), 34 + 8 + 16 + 16, struct.pack("<q", 1)), ValueError, "document indices"),
+    (lambda p: idx_path(p).write_bytes(idx_path(p).read_bytes() + b"\x00\x00"), ValueError, "multimodal"),
     (lambda p: idx_path(p).unlink(), FileNotFoundError, "has no index"),
     (lambda p: bin_path(p).unlink(), FileNotFoundError, "no token file"),
 ])
@@ -167,6 +169,13 @@ def test_syncs_both_then_renames_bin_before_idx(tmp_path, monkeypatch):
     file_events = [e for e in events if e[1] != tmp_path.name]  # the directory's own fsyncs aside
     kinds = [(kind, name.split(".")[2] if kind == "fsync" else name) for kind, name in file_events]  # .d.bin.<hex>.tmp
     assert kinds == [("fsync", "bin"), ("fsync", "idx"), ("replace", "d.bin"), ("replace", "d.idx")]
+
+
+def test_finalize_inside_the_block_is_not_repeated(tmp_path):
+    with IndexedDatasetBuilder(tmp_path / "d") as b:
+        b.add_document([1, 2])
+        b.finalize()
+    assert IndexedDataset(tmp_path / "d")[0].tolist() == [1, 2]
 
 
 def test_interrupted_build_keeps_the_old_pair(tmp_path):

@@ -124,7 +124,9 @@ class IndexedDataset:
         if actual != expected:
             raise ValueError(f"{idx_file} has {actual} bytes, but its header ({s} sequences, {d} document "
                              f"indices) needs exactly {expected}: the file is "
-                             + ("truncated" if actual < expected else "longer than its header says"))
+                             + ("truncated" if actual < expected else "longer than its header says"
+                                + (" (one mode byte per sequence: a multimodal index, which this reader does not read)"
+                                   if actual - expected == s else "")))
         index = _map(idx_file, np.uint8)
         self.sequence_lengths = np.frombuffer(index, np.int32, s, self.header.size)
         self.sequence_pointers = np.frombuffer(index, np.int64, s, self.header.size + 4 * s)
@@ -149,9 +151,9 @@ class IndexedDataset:
                              f"({len(lengths)} sequences of {self.dtype}): the pair does not belong together "
                              "or one of them is truncated")
         docs = self.document_indices
-        if len(docs) == 0 or docs[0] != 0 or (np.diff(docs) < 0).any() or docs[-1] > len(lengths):
-            raise ValueError(f"{idx_file}: document indices must start at 0 and rise to at most the "
-                             f"{len(lengths)} sequences, got {describe(docs.tolist())}")
+        if len(docs) == 0 or docs[0] != 0 or (np.diff(docs) < 0).any() or docs[-1] != len(lengths):
+            raise ValueError(f"{idx_file}: document indices must rise from 0 to the number of sequences, "
+                             f"{len(lengths)}, got {describe(docs.tolist())}")
 
     def __repr__(self) -> str:
         return (f"IndexedDataset({os.fspath(self.prefix)!r}: {len(self)} sequences, {self.num_documents} documents, "
@@ -214,7 +216,8 @@ class IndexedDatasetBuilder:
 
     def __exit__(self, exc_type: type | None, *_: object) -> None:
         if exc_type is None:
-            self.finalize()
+            if not self._done:  # finalize() may already have been called inside the block
+                self.finalize()
         else:
             self.discard()
 
