@@ -163,6 +163,57 @@ def test_lone_surrogates_are_refused_not_replaced(gpt4):
         list(gpt4.encode_iterable(["ok ", "\udcff"]))
 
 
+# --------------------------------------------------------------------------------------------- encode_to_numpy
+
+
+def test_encode_to_numpy_gives_uint32_like_tiktoken(gpt4, cl100k):
+    ids = gpt4.encode_to_numpy("hello world")
+    assert type(ids) is np.ndarray and ids.dtype == np.uint32 and ids.ndim == 1
+    assert ids.dtype == cl100k.encode_to_numpy("hello world").dtype
+    assert gpt4.encode_to_numpy("").shape == (0,)
+
+
+@pytest.mark.parametrize("name", ["tinystories", "luxun", "tatoeba_cmn", "flores/hin_Deva"])
+def test_encode_to_numpy_equals_encode_and_tiktoken_on_corpora(gpt4, cl100k, name):
+    text = data.load_text(name)
+    ids = gpt4.encode_to_numpy(text, allowed_special="all")
+    assert ids.tolist() == gpt4.encode(text, allowed_special="all")
+    assert np.array_equal(ids, cl100k.encode_to_numpy(text, allowed_special="all"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(st.characters(exclude_categories=("Cn", "Cs"))))
+def test_encode_to_numpy_equals_encode_and_tiktoken_on_any_text(gpt4, cl100k, text):
+    ids = gpt4.encode_to_numpy(text)
+    assert ids.tolist() == gpt4.encode(text)
+    assert np.array_equal(ids, cl100k.encode_to_numpy(text))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["a", " the", "\n", "中文", "。", EOT, "<|pad|>", "<|pad", "'ll", "12345"]),
+                max_size=20).map("".join))
+def test_encode_to_numpy_with_special_tokens(trained, text):
+    assert trained.encode_to_numpy(text, allowed_special="all").tolist() == trained.encode(text, "all")
+
+
+def test_encode_to_numpy_refuses_what_encode_refuses(gpt4):
+    with pytest.raises(ValueError, match=r"'<\|endoftext\|>' at index 1.*allowed_special"):
+        gpt4.encode_to_numpy("a<|endoftext|>b")
+    with pytest.raises(ValueError, match="lone surrogate '\\\\ud800'"):
+        gpt4.encode_to_numpy("ok \ud800 no")
+    with pytest.raises(ValueError, match="allowed_special must be 'all' or a set"):
+        gpt4.encode_to_numpy("x", allowed_special="<|endoftext|>")
+    with pytest.raises(TypeError, match="text must be a str"):
+        gpt4.encode_to_numpy(b"bytes")
+
+
+def test_encode_to_numpy_refuses_ids_beyond_uint32():
+    tok = Tokenizer(BYTES | {1 << 32: b"ab"}, [(b"a", b"b")])
+    assert tok.encode("ab") == [1 << 32]
+    with pytest.raises(ValueError, match="uint32 ids, but this tokenizer has ids up to 4294967296; use encode"):
+        tok.encode_to_numpy("ab")
+
+
 # --------------------------------------------------------------------------------------------- encode_iterable
 
 # Text that is hard to cut: whitespace runs (\s+(?!\S), \s++$), CR/LF, digits (groups of 3 or 2), letters runs,

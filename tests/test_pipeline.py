@@ -1,0 +1,301 @@
+"""The streaming pipeline: corpus files -> documents -> ids + EOD -> a Megatron dataset, and its command line."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from itertools import repeat
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tutorial_lib import data, pipeline
+from tutorial_lib.packing.megatron import IndexedDataset
+from tutorial_lib.pipeline import build, iter_documents, read_text, separator_of
+from tutorial_lib.tokenization.tokenizer import Tokenizer
+
+EOT = data.ENDOFTEXT
+EOD = 50256  # GPT-2's <|endoftext|>
+TINYSTORIES = data.corpus_path("tinystories")
+
+
+@pytest.fixture(scope="module")
+def gpt2():
+    return Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
+
+
+@pytest.fixture
+def small_batches(monkeypatch):
+    """Batches of ~20,000 characters, so that a bundled corpus makes many and workers interleave."""
+    monkeypatch.setattr(pipeline, "BATCH_CHARS", 20_000)
+
+
+def read_dataset(prefix):
+    return [IndexedDataset(prefix).document(i).tolist() for i in range(IndexedDataset(prefix).num_documents)]
+
+
+def files_in(directory):
+    return sorted(p.name for p in directory.iterdir())
+
+
+# ------------------------------------------------------------------------------------------------ documents
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab \n<|>", max_size=60), st.sampled_from(["line", "blank", "<|>", "aa", "|", "\n \n"]),
+       st.data())
+def test_streamed_documents_equal_split_documents_on_the_whole_text(text, split, draw):
+    cuts = sorted(draw.draw(st.lists(st.integers(0, len(text)), max_size=10)))
+    pieces = [text[i:j] for i, j in zip([0, *cuts], [*cuts, len(text)])]
+    assert list(iter_documents(pieces, split)) == data.split_documents(text, separator_of(split))
+
+
+def test_the_three_kinds_of_split():
+    text = "one\ntwo\n\n\nthree\n  \nfour<|endoftext|>\nfive\n"
+    assert list(iter_documents([text], "line")) == ["one", "two", "three", "four<|endoftext|>", "five"]
+    assert list(iter_documents([text], "blank")) == ["one\ntwo", "three\n  \nfour<|endoftext|>\nfive"]
+    assert list(iter_documents([text], EOT)) == ["one\ntwo\n\n\nthree\n  \nfour", "five"]
+
+
+def test_documents_are_streamed_not_collected():
+    endless = repeat("a line\n")  # never ends: only a lazy reader can give the first document
+    assert next(iter_documents(endless, "line")) == "a line"
+
+
+def test_read_text_joins_characters_cut_between_reads(tmp_path, monkeypatch):
+    monkeypatch.setattr(pipeline, "CHUNK_BYTES", 5)  # every 3-byte Han character is cut somewhere
+    path = tmp_path / "zh.txt"
+    text = data.load_text("luxun")[:3000]
+    path.write_text(text, encoding="utf-8")
+    pieces = list(read_text(path))
+    assert "".join(pieces) == text and len(pieces) > 100
+
+
+@pytest.mark.parametrize("content, where", [(b"ok\n\xff\n", "byte 3 (b'\\xff') is invalid start byte"),
+                                            ("中文".encode() + b"\xe4\xb8\xe4", "byte 6 (b'\\xe4') is invalid "
+                                                                              "continuation byte"),
+                                            ("中".encode()[:2], "it ends inside a character")])
+def test_read_text_names_the_first_byte_that_is_not_utf8(tmp_path, monkeypatch, content, where):
+    monkeypatch.setattr(pipeline, "CHUNK_BYTES", 4)
+    path = tmp_path / "latin1.txt"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=re.escape(f"latin1.txt is not UTF-8 text: {where}")):
+        list(read_text(path))
+
+
+# -------------------------------------------------------------------------------------------------- build
+
+
+def test_one_and_two_workers_write_the_same_bytes(gpt2, tmp_path, small_batches):
+    one = build(TINYSTORIES, gpt2, tmp_path / "one", split=EOT, progress=False)
+    two = build(TINYSTORIES, gpt2, tmp_path / "two", split=EOT, workers=2, progress=False)
+    for suffix in (".bin", ".idx"):
+        assert (tmp_path / f"one{suffix}").read_bytes() == (tmp_path / f"two{suffix}").read_bytes()
+    assert (one.documents, one.tokens) == (two.documents, two.tokens) == (1727, 347_005)
+
+
+def test_every_document_decodes_to_its_text_then_eod(gpt2, tmp_path, small_batches):
+    summary = build([TINYSTORIES, data.corpus_path("luxun")], gpt2, tmp_path / "two_files", split=EOT,
+                    progress=False)
+    texts = data.tinystories_documents() + data.split_documents(data.load_text("luxun"), EOT)
+    dataset = IndexedDataset(tmp_path / "two_files")
+    assert dataset.dtype == np.uint16  # GPT-2 has 50,257 ids: Megatron's rule picks uint16
+    assert summary.documents == dataset.num_documents == len(texts)
+    assert summary.tokens == dataset.num_tokens
+    assert summary.text_bytes == TINYSTORIES.stat().st_size + data.corpus_path("luxun").stat().st_size
+    for i, text in enumerate(texts):
+        ids = dataset.document(i).tolist()
+        assert ids[-1] == EOD and gpt2.decode(ids[:-1]) == text and EOD not in ids[:-1]
+
+
+def test_line_split_and_int32(gpt2, tmp_path):
+    path = tmp_path / "lines.txt"
+    path.write_text("first line\n\nsecond, 第二行\n   \nthird\n", encoding="utf-8")
+    summary = build(path, gpt2, tmp_path / "lines", dtype="int32", progress=False)
+    dataset = IndexedDataset(tmp_path / "lines")
+    assert dataset.dtype == np.int32 and summary.documents == 3
+    assert [gpt2.decode(ids) for ids in read_dataset(tmp_path / "lines")] == [
+        f"first line{EOT}", f"second, 第二行{EOT}", f"third{EOT}"]
+
+
+@pytest.mark.parametrize("content", ["", "\n\n  \n\t\n"])
+def test_an_empty_file_gives_an_empty_dataset(gpt2, tmp_path, content):
+    path = tmp_path / "empty.txt"
+    path.write_text(content, encoding="utf-8")
+    summary = build(path, gpt2, tmp_path / "empty", progress=False)
+    assert (summary.documents, summary.tokens) == (0, 0)
+    assert IndexedDataset(tmp_path / "empty").num_documents == 0
+    assert files_in(tmp_path) == ["empty.bin", "empty.idx", "empty.txt"]
+
+
+def test_a_file_that_is_not_utf8_leaves_no_output_and_the_old_dataset_intact(gpt2, tmp_path):
+    good, bad = tmp_path / "good.txt", tmp_path / "bad.txt"
+    good.write_text("an old dataset\n", encoding="utf-8")
+    build(good, gpt2, tmp_path / "out", progress=False)
+    old = (tmp_path / "out.bin").read_bytes(), (tmp_path / "out.idx").read_bytes()
+    bad.write_bytes("fine\n".encode() * 1000 + "caf\xe9\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"bad.txt is not UTF-8 text: byte 5003 \(b'\\xe9'\)"):
+        build([good, bad], gpt2, tmp_path / "out", progress=False)
+    assert files_in(tmp_path) == ["bad.txt", "good.txt", "out.bin", "out.idx"]
+    assert ((tmp_path / "out.bin").read_bytes(), (tmp_path / "out.idx").read_bytes()) == old
+
+
+def test_an_interrupted_build_leaves_nothing_behind(gpt2, tmp_path, monkeypatch, small_batches):
+    encode_batch, calls = pipeline._encode_batch, []
+
+    def interrupted(*args):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # as Ctrl-C would, in the middle of the corpus
+        return encode_batch(*args)
+
+    monkeypatch.setattr(pipeline, "_encode_batch", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build(TINYSTORIES, gpt2, tmp_path / "partial", split=EOT, progress=False)
+    assert files_in(tmp_path) == []
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_special_token_inside_a_document_is_an_error_that_says_where(gpt2, tmp_path, workers):
+    # Split by line, TinyStories' separator lines are documents that hold <|endoftext|> as text.
+    with pytest.raises(ValueError, match=r"tinystories_v2_sample.txt, the document at index 5: text contains the "
+                                         r"special token '<\|endoftext\|>' at index 0"):
+        build(TINYSTORIES, gpt2, tmp_path / "out", workers=workers, progress=False)
+    assert files_in(tmp_path) == []
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"paths": []}, ValueError, "paths must name at least one corpus file"),
+    ({"paths": "missing.txt"}, FileNotFoundError, "no such corpus file: missing.txt"),
+    ({"tokenizer": "gpt2"}, TypeError, "tokenizer must be a tutorial_lib Tokenizer"),
+    ({"split": ""}, ValueError, "split must be a non-empty str"),
+    ({"eod": "<|pad|>"}, ValueError, r"eod must be a special token of the tokenizer \(\['<\|endoftext\|>'\]\)"),
+    ({"dtype": "int64"}, ValueError, r"dtype must be one of \['auto', 'uint16', 'int32'\]"),
+    ({"workers": 0}, ValueError, "workers must be an int >= 1"),
+    ({"progress": "no"}, TypeError, "progress must be True or False"),
+])
+def test_build_checks_its_arguments_before_writing(gpt2, tmp_path, kwargs, error, message):
+    arguments = {"paths": TINYSTORIES, "tokenizer": gpt2, "prefix": tmp_path / "out"} | kwargs
+    with pytest.raises(error, match=message):
+        build(**arguments)
+    assert files_in(tmp_path) == []
+
+
+def test_summary_reads_as_one_line(gpt2, tmp_path):
+    path = tmp_path / "two.txt"
+    path.write_text("a b\nc\n", encoding="utf-8")
+    summary = build(path, gpt2, tmp_path / "two", progress=False)
+    assert str(summary).startswith(f"{tmp_path / 'two'}: 2 documents, 5 tokens from 6 bytes of text in ")
+    assert summary.mb_per_second > 0
+
+
+SCRIPT = ("from tutorial_lib import data, pipeline\n"
+          "from tutorial_lib.tokenization.tokenizer import Tokenizer\n"
+          "BUILD = lambda: print(pipeline.build(data.corpus_path('timemachine'), Tokenizer.from_gpt2_files("
+          "*data.gpt2_files(), special_tokens=[data.ENDOFTEXT]), 'out', workers=2, progress=False).documents)\n")
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+def test_a_script_without_the_main_guard_fails_fast_and_says_what_to_add(tmp_path, guarded):
+    script = tmp_path / "build.py"
+    script.write_text(SCRIPT + ('if __name__ == "__main__":\n    BUILD()\n' if guarded else "BUILD()\n"),
+                      encoding="utf-8")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    if guarded:
+        assert (run.returncode, run.stdout) == (0, "2848\n"), run.stderr
+    else:
+        assert run.returncode == 1 and run.stdout == ""
+        last_line = run.stderr.strip().splitlines()[-1]
+        assert last_line.startswith("RuntimeError: a worker process of the pipeline died")
+        assert 'put that call under `if __name__ == "__main__":`' in last_line
+        assert files_in(tmp_path) == ["build.py"]
+
+
+# ------------------------------------------------------------------------------------------------ command line
+
+
+def cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "tutorial_lib.pipeline", *map(str, args)], capture_output=True,
+                          text=True, timeout=300, cwd=cwd)
+
+
+def test_cli_builds_what_build_builds(gpt2, tmp_path):
+    run = cli("build", "--tokenizer", "gpt2", "--output", "cli", "--split", EOT, "--workers", "2", TINYSTORIES,
+              cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("cli: 1,727 documents, 347,005 tokens from 1,424,243 bytes of text in ")
+    assert "tokenizing: 100%" in run.stderr  # the progress bar
+    build(TINYSTORIES, gpt2, tmp_path / "api", split=EOT, progress=False)
+    assert read_dataset(tmp_path / "cli") == read_dataset(tmp_path / "api")
+
+
+def test_cli_takes_a_saved_tokenizer_and_a_dtype(tmp_path):
+    tokenizer = Tokenizer.train([data.load_text("timemachine")[:20_000]], 300, [EOT])
+    tokenizer.save(tmp_path / "tok.json")
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("Time travelling.\n\nA second paragraph,\nof two lines.\n", encoding="utf-8")
+    run = cli("build", "--tokenizer", "tok.json", "--output", "out", "--split", "blank", "--dtype", "int32",
+              "--quiet", "corpus.txt", cwd=tmp_path)
+    assert (run.returncode, run.stderr) == (0, "")
+    dataset = IndexedDataset(tmp_path / "out")
+    assert dataset.dtype == np.int32
+    assert [tokenizer.decode(ids) for ids in read_dataset(tmp_path / "out")] == [
+        f"Time travelling.{EOT}", f"A second paragraph,\nof two lines.{EOT}"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["build", "--output", "out", "c.txt"], "the following arguments are required: --tokenizer"),
+    (["build", "--tokenizer", "gpt2", "c.txt"], "the following arguments are required: --output"),
+    (["build", "--tokenizer", "gpt2", "--output", "out"], "the following arguments are required: FILES"),
+    (["build", "--tokenizer", "gpt2", "--output", "out", "--workers", "0", "c.txt"],
+     "argument --workers: must be an int >= 1, got '0'"),
+    (["build", "--tokenizer", "gpt2", "--output", "out", "--dtype", "int8", "c.txt"],
+     "argument --dtype: invalid choice: 'int8'"),
+    (["build", "--tokenizer", "gpt2", "--output", "out", "missing.txt"], "no such corpus file: missing.txt"),
+    (["build", "--tokenizer", "missing.json", "--output", "out", "c.txt"], "missing.json"),
+    (["convert"], "argument command: invalid choice: 'convert'"),
+    ([], "the following arguments are required: command"),
+])
+def test_cli_bad_usage_exits_with_2_and_says_why(tmp_path, args, message):
+    (tmp_path / "c.txt").write_text("text\n", encoding="utf-8")
+    run = cli(*args, cwd=tmp_path)
+    assert run.returncode == 2 and run.stdout == ""
+    assert message in run.stderr and "usage: tutorial-megatron" in run.stderr
+    assert files_in(tmp_path) == ["c.txt"]
+
+
+def test_ctrl_c_during_a_cli_build_with_workers_leaves_nothing_behind(tmp_path):
+    (tmp_path / "big.txt").write_text(data.load_text("tinystories") * 30, encoding="utf-8")  # 43 MB
+    command = [sys.executable, "-m", "tutorial_lib.pipeline", "build", "--tokenizer", "gpt2", "--output", "out",
+               "--split", EOT, "--workers", "2", "big.txt"]
+    run = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)  # its own process group, which Ctrl-C reaches as a whole
+    while run.poll() is None and not any(p.stat().st_size for p in tmp_path.glob(".out.bin.*.tmp")):
+        time.sleep(0.01)  # until the first batch is written
+    os.killpg(run.pid, signal.SIGINT)
+    stdout, stderr = run.communicate(timeout=300)
+    assert (run.returncode, stdout) == (130, "")
+    assert stderr.strip().splitlines()[-1] == "tutorial-megatron: interrupted; nothing was written"
+    assert "Traceback" not in stderr
+    assert files_in(tmp_path) == ["big.txt"]
+
+
+def test_cli_bad_input_exits_with_1_without_a_traceback(tmp_path):
+    (tmp_path / "bad.txt").write_bytes(b"caf\xe9\n")
+    run = cli("build", "--tokenizer", "gpt2", "--output", "out", "bad.txt", cwd=tmp_path)
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.stderr.strip().splitlines()[-1] == ("tutorial-megatron: error: bad.txt is not UTF-8 text: byte 3 "
+                                                   "(b'\\xe9') is invalid continuation byte; convert the file to "
+                                                   "UTF-8 first")
+    assert files_in(tmp_path) == ["bad.txt"]
+
+
+def test_the_console_script_is_the_same_command(tmp_path):
+    script = Path(sys.executable).with_name("tutorial-megatron")  # installed from pyproject's [project.scripts]
+    run = subprocess.run([str(script), "build", "--tokenizer", "gpt2"], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 2 and "usage: tutorial-megatron build" in run.stderr
