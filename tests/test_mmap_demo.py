@@ -112,3 +112,12 @@ def test_a_reader_that_cannot_open_says_why(tmp_path):
         mmap_demo.read_after(tmp_path / "none", lambda: None, 0)
     with pytest.raises(RuntimeError, match="no dataset"):
         mmap_demo.touch_report(tmp_path / "none")
+
+
+def test_reports_say_when_there_is_no_proc(tmp_path, monkeypatch):
+    monkeypatch.setattr(mmap_demo, "PROC", tmp_path / "no-proc")
+    assert mmap_demo.memory_kib() is None
+    with pytest.raises(RuntimeError, match="Linux's /proc"):
+        mmap_demo.open_report(tmp_path / "d", "mmap")
+    with pytest.raises(RuntimeError, match="Linux's /proc"):
+        mmap_demo.touch_report(tmp_path / "d")

@@ -33,6 +33,7 @@ PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 MEMORY_FIELDS = ("VmRSS", "RssAnon", "RssFile", "RssShmem")
 MAPPING_FIELDS = ("Rss", "Pss", "Shared_Clean", "Private_Clean")
 HOW = ("mmap", "fromfile")
+PROC = Path("/proc")  # Linux's view of each process's memory; other systems have none
 _MAPPING_HEADER = re.compile(r"[0-9a-f]+-[0-9a-f]+ ")  # "7f12-7f34 r--s ... /path": a new mapping in smaps
 
 
@@ -81,7 +82,7 @@ def hex_bytes(raw: bytes) -> str:
 def memory_kib(pid: int | str = "self") -> dict[str, int] | None:
     """Resident memory of a process in KiB: `VmRSS` in all, split into anonymous (the process's own),
     file-backed (mapped files, page cache) and shared memory. None where there is no /proc."""
-    return _kib_fields(Path(f"/proc/{pid}/status"), MEMORY_FIELDS, mapping=None)
+    return _kib_fields(PROC / str(pid) / "status", MEMORY_FIELDS, mapping=None)
 
 
 def mapping_kib(path: str | os.PathLike, pid: int | str = "self") -> dict[str, int] | None:
@@ -89,7 +90,7 @@ def mapping_kib(path: str | os.PathLike, pid: int | str = "self") -> dict[str, i
     present), `Pss` (each page divided by the number of processes that map it), and the split into pages
     shared with another process and pages only this one maps. None where there is no /proc."""
     path = os.path.realpath(check_path(path, "path"))
-    return _kib_fields(Path(f"/proc/{pid}/smaps"), MAPPING_FIELDS, mapping=path)
+    return _kib_fields(PROC / str(pid) / "smaps", MAPPING_FIELDS, mapping=path)
 
 
 def _kib_fields(source: Path, names: tuple[str, ...], mapping: str | None) -> dict[str, int] | None:
@@ -125,9 +126,10 @@ def open_report(prefix: str | os.PathLike, how: str, reads: int = 1000, length: 
     """Open the dataset at `prefix` in a fresh interpreter, by `np.memmap` (our reader) or by `np.fromfile`
     (the whole `.bin` read into memory), then read `reads` random windows of `length` tokens, then every page.
 
-    Returns the seconds each step took and `memory_kib()` after each step (None values without /proc).
+    Returns the seconds each step took and `memory_kib()` after each step; a RuntimeError without /proc.
     """
     check_choice(how, "how", HOW)
+    _require_proc()
     args = [str(check_int(reads, "reads", low=0)), str(check_int(length, "length", low=1)),
             str(check_int(seed, "seed", low=0))]
     return _run_script("open", prefix, how, *args)
@@ -136,7 +138,16 @@ def open_report(prefix: str | os.PathLike, how: str, reads: int = 1000, length: 
 def touch_report(prefix: str | os.PathLike, share: float = 1.0) -> dict:
     """Map the dataset at `prefix` in a fresh interpreter, touch the first `share` of its pages, and return
     that process's `mapping_kib` of the `.bin` file (pages shared with other processes show as Shared_Clean)."""
-    return _run_script("touch", prefix, repr(float(check_number(share, "share", low=0, high=1))))
+    share = check_number(share, "share", low=0, high=1)
+    _require_proc()
+    return _run_script("touch", prefix, repr(float(share)))
+
+
+def _require_proc() -> None:
+    """The reports are made of /proc readings: without /proc, say so now rather than return empty numbers."""
+    if not (PROC / "self" / "status").exists():
+        raise RuntimeError("these measurements read Linux's /proc, which this system does not have; run this "
+                           "chapter on Linux (a virtual machine, a container or WSL)")
 
 
 def _run_script(*args: object) -> dict:
