@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -246,8 +246,11 @@ def _encode_in_workers(batches: Iterator[list[Document]], tokenizer: Tokenizer, 
                                  initargs=(str(tokenizer_file), eod_id)) as pool:
             in_flight: deque[Future] = deque()
             try:
+                # First a task of a few bytes: a worker that cannot start (no main guard) breaks the pool here.
+                # With a megabyte batch already queued, Python 3.10's pool would wait forever to send it.
+                _submit(pool, abs, 0).result()
                 for batch in batches:
-                    in_flight.append(_submit(pool, batch))
+                    in_flight.append(_submit(pool, _encode_in_worker, batch))
                     if len(in_flight) > 2 * workers:
                         yield in_flight.popleft().result()
                 while in_flight:
@@ -263,8 +266,8 @@ def _encode_in_workers(batches: Iterator[list[Document]], tokenizer: Tokenizer, 
                     future.cancel()
 
 
-def _submit(pool: ProcessPoolExecutor, batch: list[Document]) -> Future:
-    """`pool.submit`, with Ctrl-C (SIGINT) held back meanwhile where the system can (not on Windows).
+def _submit(pool: ProcessPoolExecutor, fn: Callable, *args: object) -> Future:
+    """`pool.submit(fn, *args)`, with Ctrl-C (SIGINT) held back meanwhile where the system can (not on Windows).
 
     A submit may start a worker, and a worker inherits the signals held back at its start, for life. So Ctrl-C,
     which a terminal sends to every process of the job, reaches only this one: it cancels the batches, waits
@@ -272,10 +275,10 @@ def _submit(pool: ProcessPoolExecutor, batch: list[Document]) -> Future:
     traceback and could die inside the pool's queue protocol, which can leave the pool waiting forever.
     """
     if not hasattr(signal, "pthread_sigmask"):
-        return pool.submit(_encode_in_worker, batch)
+        return pool.submit(fn, *args)
     held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        return pool.submit(_encode_in_worker, batch)
+        return pool.submit(fn, *args)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C that came meanwhile is delivered now
 
