@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-TRAIN = 'vocab, merges = train_bpe(["hello world " * 200, "more text here"], 270, workers=2)'
+TRAIN = 'vocab, merges = train_bpe(["hello world " * 20000, "more text here"], 270, workers=2)  # a batch larger than a pipe'
 SCRIPTS = {
     "unguarded": f"{TRAIN}\nprint(len(merges))\n",
     "guarded": f'if __name__ == "__main__":\n    {TRAIN}\n    print(len(merges))\n',

@@ -240,6 +240,9 @@ def _count_in_workers(batches: Iterator[list[str]], special_tokens: tuple[str, .
     """
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         try:
+            # First a task of a few bytes: a worker that cannot start (no main guard) breaks the pool here.
+            # With a large batch already queued, Python 3.10's pool would wait forever to send it.
+            pool.submit(abs, 0).result()
             # A few batches per process at a time, so a large file is never all in memory at once.
             while wave := list(islice(batches, 2 * workers)):
                 yield from pool.map(_count_batch, wave, repeat(special_tokens), repeat(pattern))
