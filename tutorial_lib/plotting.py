@@ -235,15 +235,21 @@ def coverage_plot(curve: Sequence[float], marks: dict[float, int], *, title: str
     return fig
 
 
-def grouped_bar_chart(labels: Sequence[str], series: dict[str, Sequence[float]], *, title: str, ylabel: str):
-    """Bars grouped by label, one colour per series (e.g. tokenizers x evaluation sets), values on the bars."""
-    labels = check_str_list(labels, "labels")
+def _series(series: object, **axis: Sequence) -> dict[str, list[float]]:
+    """`series` checked as a non-empty dict of name -> numbers, each as long as the one `axis` given (labels or x)."""
     check_type(series, "series", dict, "a dict of name -> values")
     if not series:
         raise ValueError("series must contain at least one name -> values entry")
     series = {name: check_number_list(values, f"series[{name!r}]") for name, values in series.items()}
     for name, values in series.items():
-        check_same_length(labels=labels, **{f"series[{name!r}]": values})
+        check_same_length(**axis, **{f"series[{name!r}]": values})
+    return series
+
+
+def grouped_bar_chart(labels: Sequence[str], series: dict[str, Sequence[float]], *, title: str, ylabel: str):
+    """Bars grouped by label, one colour per series (e.g. tokenizers x evaluation sets), values on the bars."""
+    labels = check_str_list(labels, "labels")
+    series = _series(series, labels=labels)
     width = 0.8 / len(series)
     fig, ax = plt.subplots(figsize=(max(6.5, 1.3 * len(labels)), 3.8))
     for j, (name, values) in enumerate(series.items()):
@@ -340,12 +346,7 @@ def line_chart(x: Sequence[float], series: dict[str, Sequence[float]], *, title:
     `percent` draws values given as shares (0..1) as percentages.
     """
     x = check_number_list(x, "x")
-    check_type(series, "series", dict, "a dict of name -> values")
-    if not series:
-        raise ValueError("series must contain at least one name -> values entry")
-    series = {name: check_number_list(values, f"series[{name!r}]") for name, values in series.items()}
-    for name, values in series.items():
-        check_same_length(x=x, **{f"series[{name!r}]": values})
+    series = _series(series, x=x)
     check_bool(logx, "logx")
     check_bool(percent, "percent")
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
