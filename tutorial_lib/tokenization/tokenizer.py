@@ -342,9 +342,6 @@ class Tokenizer:
     def _ordinary_tuples(self, text: str, offset: int = 0) -> Iterator[tuple[int, ...]]:
         return map(self._cache.__getitem__, find_pretokens(self._regex, text, offset))
 
-    def _encode_ordinary(self, text: str, offset: int = 0) -> list[int]:
-        return self._collect(list, self._ordinary_tuples(text, offset))
-
     def encode_ordinary(self, text: str) -> list[int]:
         """Ids of `text` with every character treated as ordinary text, special-token look-alikes included.
 
@@ -352,7 +349,7 @@ class Tokenizer:
         it would break decode(encode_ordinary(x)) == x without a word.
         """
         check_str(text, "text")
-        return self._encode_ordinary(text)
+        return self._collect(list, self._ordinary_tuples(text))
 
     def encode(self, text: str, allowed_special: Iterable[str] | str = frozenset()) -> list[int]:
         """Ids of `text`; the special tokens named in `allowed_special` ("all" or a set) become their ids.
