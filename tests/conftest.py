@@ -17,3 +17,17 @@ def fresh_exercise_session():
     exercises.FAILURES.clear()
     yield
     exercises.FAILURES.clear()
+
+
+@pytest.fixture
+def chinese_figures():
+    """Plots drawn with the course's Chinese font inside their own matplotlib settings, closed afterwards.
+    Plot test files ask for it with `pytestmark = pytest.mark.usefixtures("chinese_figures")`."""
+    import matplotlib.pyplot as plt
+
+    from tutorial_lib import plotting
+
+    with matplotlib.rc_context():
+        plotting.setup_chinese()
+        yield
+    plt.close("all")

@@ -1,17 +1,11 @@
 """The plot of notebook 04: curves over vocabulary size, each series on its own sizes."""
 
-import matplotlib
 import matplotlib.pyplot as plt
 import pytest
 
 from tutorial_lib import plotting
 
-
-@pytest.fixture(autouse=True)
-def chinese_font():
-    with matplotlib.rc_context():
-        plotting.setup_chinese()
-        yield
+pytestmark = pytest.mark.usefixtures("chinese_figures")
 
 
 def test_vocab_size_curves_draw_each_series_on_its_own_sizes_with_power_of_two_ticks():

@@ -1,17 +1,11 @@
 """The plot of notebook 06: log-log panels that share the y axis and refuse bad data."""
 
-import matplotlib
 import matplotlib.pyplot as plt
 import pytest
 
 from tutorial_lib import plotting
 
-
-@pytest.fixture(autouse=True)
-def chinese_font():
-    with matplotlib.rc_context():
-        plotting.setup_chinese()
-        yield
+pytestmark = pytest.mark.usefixtures("chinese_figures")
 
 
 def test_loglog_panels_draw_one_panel_per_corpus_with_a_shared_y_axis():

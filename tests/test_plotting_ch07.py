@@ -1,6 +1,5 @@
 """The plots of notebook 07: mask heatmaps and line charts draw what they are given and refuse bad data."""
 
-import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -8,12 +7,7 @@ import pytest
 from tutorial_lib import plotting
 from tutorial_lib.packing.batch import causal_padding_mask
 
-
-@pytest.fixture(autouse=True)
-def chinese_font():
-    with matplotlib.rc_context():
-        plotting.setup_chinese()
-        yield
+pytestmark = pytest.mark.usefixtures("chinese_figures")
 
 
 def test_mask_heatmaps_draw_one_panel_per_mask_with_the_tokens_on_both_axes():

@@ -1,22 +1,12 @@
 """The chapter 09 plot: mask heatmaps coloured by what each cell lets a query see."""
 
-import matplotlib
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 from tutorial_lib import plotting
 from tutorial_lib.packing import doc_masks
 
-matplotlib.use("Agg")
-
-
-@pytest.fixture(autouse=True)
-def chinese_figures():
-    with matplotlib.rc_context():
-        plotting.setup_chinese()
-        yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("chinese_figures")
 
 
 def test_heatmap_titles_count_allowed_and_cross_document_cells():

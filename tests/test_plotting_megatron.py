@@ -1,18 +1,12 @@
 """Chapter 10's plot: the .bin as byte ranges with the .idx pointers under them."""
 
-import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 from tutorial_lib import plotting
 
-
-@pytest.fixture(autouse=True)
-def chinese_font():
-    with matplotlib.rc_context():
-        plotting.setup_chinese()
-        yield
+pytestmark = pytest.mark.usefixtures("chinese_figures")
 
 
 def test_bin_layout_one_box_per_sequence_and_the_pointers_in_bytes():

@@ -1,17 +1,11 @@
 """The packing chapter's plots: length histograms and the timing plot."""
 
-import matplotlib
 import matplotlib.pyplot as plt
 import pytest
 
 from tutorial_lib import plotting
 
-
-@pytest.fixture(autouse=True)
-def chinese_font():
-    with matplotlib.rc_context():
-        plotting.setup_chinese()
-        yield
+pytestmark = pytest.mark.usefixtures("chinese_figures")
 
 
 def test_length_histograms_one_line_per_corpus_and_a_mark_per_row_length():
