@@ -42,6 +42,11 @@ def test_token_html_groups_a_split_han_character_and_shows_ids_on_hover():
     assert "␣&lt;unk&gt;" in view  # escaped, whitespace visible
 
 
+def test_token_html_lets_a_line_break_between_tokens_but_not_inside_one():
+    view = display.token_html([b"One", b" day", b" the"])
+    assert view.count("<wbr>") == 2 and view.count("white-space:pre") == 3
+
+
 def test_token_html_takes_text_tokens_and_checks_its_arguments():
     assert ">␣love</span>" in display.token_html(["i", " love"])
     with pytest.raises(ValueError, match="one id per token"):

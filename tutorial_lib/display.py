@@ -64,7 +64,8 @@ def token_html(tokens: Sequence[bytes | str], ids: Sequence[int] | None = None) 
             text = show_token(b"".join(tokens[k] for k in group))
         spans.append(f'<span title="{html.escape(hover)}" style="{style};padding:1px 2px;margin:0 1px;'
                      f'border-radius:3px;white-space:pre">{html.escape(text)}</span>')
-    return Markup(f'<span style="line-height:1.9">{"".join(spans)}</span>')
+    # <wbr>: a line may break between two tokens (never inside one), so a long English run wraps like CJK does
+    return Markup(f'<span style="line-height:1.9">{"<wbr>".join(spans)}</span>')
 
 
 def segmentation_html(rows: Sequence[tuple[str, Sequence[bytes | str], Sequence[int] | None]],
