@@ -25,9 +25,9 @@ def chinese_figures():
     Plot test files ask for it with `pytestmark = pytest.mark.usefixtures("chinese_figures")`."""
     import matplotlib.pyplot as plt
 
-    from tutorial_lib import plotting
+    from tutorial_lib.plotting import setup_chinese
 
     with matplotlib.rc_context():
-        plotting.setup_chinese()
+        setup_chinese()
         yield
     plt.close("all")

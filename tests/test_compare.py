@@ -3,11 +3,12 @@ import tiktoken
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib import data, display, widgets
+from tutorial_lib import data, display
 from tutorial_lib.tokenization import compare, metrics
 from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, pretokenize
 from tutorial_lib.tokenization.d2l import UNK, Vocab
 from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.widgets.tokenization import tokenizer_comparison
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +90,7 @@ def test_segment_and_widget(ours, cl100k):
     rows = compare.segment("世界", [ours, cl100k])
     assert rows[1] == ("cl100k", [b"\xe4\xb8", b"\x96", "界".encode()], [3574, 244, 98220])
     assert rows[0][0] == "ours" and rows[0][2] == ours.encode("世界")
-    box = widgets.tokenizer_comparison([ours, cl100k], initial="世界")
+    box = tokenizer_comparison([ours, cl100k], initial="世界")
     control, view = box.children
     assert "id 244: \\x96" in view.value and "2 个字符，6 个 UTF-8 字节" in view.value
     control.value = "人工"

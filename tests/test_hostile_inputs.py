@@ -11,7 +11,10 @@ import numpy as np
 import pytest
 import tiktoken
 
-from tutorial_lib import display, plotting, widgets
+from tutorial_lib import display
+from tutorial_lib.plotting import bar_chart
+from tutorial_lib.plotting.tokenization import zipf_plot
+from tutorial_lib.widgets.tokenization import bpe_steps, utf8_explorer
 from tutorial_lib.exercises import check
 from tutorial_lib.tokenization import bpe_toy, compare, d2l, metrics, trainer
 from tutorial_lib.tokenization.tokenizer import Tokenizer
@@ -89,16 +92,16 @@ CASES = [
     ("segment(None)", lambda t, p: compare.segment(None, []), TypeError, "text"),
     ("surrogate in utf8_breakdown", lambda t, p: metrics.utf8_breakdown("\ud800"), ValueError, "surrogate"),
     ("surrogate in compression", lambda t, p: metrics.compression(list, ["\ud800"]), ValueError, "surrogate"),
-    ("surrogate in utf8_explorer", lambda t, p: widgets.utf8_explorer("\ud800"), ValueError, "surrogate"),
+    ("surrogate in utf8_explorer", lambda t, p: utf8_explorer("\ud800"), ValueError, "surrogate"),
     ("surrogate in train_sentencepiece", lambda t, p: compare.train_sentencepiece(["\ud800"], 1000, "bpe"),
      ValueError, "surrogate"),
     # plotting and widgets
-    ("bar chart of None", lambda t, p: plotting.bar_chart(["a"], None, title="t", ylabel="y"), TypeError, "values"),
-    ("bar chart with NaN", lambda t, p: plotting.bar_chart(["a"], [NAN], title="t", ylabel="y"), ValueError,
+    ("bar chart of None", lambda t, p: bar_chart(["a"], None, title="t", ylabel="y"), TypeError, "values"),
+    ("bar chart with NaN", lambda t, p: bar_chart(["a"], [NAN], title="t", ylabel="y"), ValueError,
      "finite"),
-    ("Zipf plot with float ranks", lambda t, p: plotting.zipf_plot({"x": [3.5, 1]}, title="t"), TypeError,
+    ("Zipf plot with float ranks", lambda t, p: zipf_plot({"x": [3.5, 1]}, title="t"), TypeError,
      r"series\['x'\]\[0\]"),
-    ("widget given None", lambda t, p: widgets.bpe_steps(None), TypeError, "result"),
+    ("widget given None", lambda t, p: bpe_steps(None), TypeError, "result"),
     # review findings
     ("toy merge_pair with a list pair", lambda t, p: bpe_toy.merge_pair(["a", "a", "b"], ["a", 1]), TypeError,
      "pair"),

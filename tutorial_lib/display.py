@@ -15,6 +15,7 @@ from typing import Sequence
 
 from IPython.display import HTML
 
+from tutorial_lib import palette
 from tutorial_lib._checks import check_int_list, check_sequence, check_type
 
 _VISIBLE = str.maketrans({" ": "␣", "\n": "\\n", "\t": "\\t", "\r": "\\r"})
@@ -32,7 +33,6 @@ def show_token(token: bytes | str) -> str:
 
 
 # Light colors that keep black text readable; neighbouring tokens always differ.
-PALETTE = ("#ffd7a8", "#bde0fe", "#c7f0c2", "#f9c6d3", "#e2d1f9", "#fff3a3", "#b9f2ef", "#f6d0b1")
 
 
 class Markup(str):
@@ -53,7 +53,7 @@ def token_html(tokens: Sequence[bytes | str], ids: Sequence[int] | None = None) 
         raise ValueError(f"ids must have one id per token: {len(ids)} ids for {len(tokens)} tokens")
     spans = []
     for group in _groups([t.encode("utf-8") if isinstance(t, str) else t for t in tokens]):
-        colors = [PALETTE[k % len(PALETTE)] for k in group]
+        colors = [palette.TOKENS[k % len(palette.TOKENS)] for k in group]
         hover = " | ".join(_describe(tokens[k], None if ids is None else ids[k]) for k in group)
         if len(group) == 1:
             style, text = f"background:{colors[0]}", show_token(tokens[group[0]])

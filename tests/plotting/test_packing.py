@@ -1,0 +1,128 @@
+"""The figures of chapters 07-10 draw what they are given and refuse bad data."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from tutorial_lib.packing import doc_masks
+from tutorial_lib.packing.batch import causal_padding_mask
+from tutorial_lib.plotting import line_chart
+from tutorial_lib.plotting.packing import bin_layout, length_histograms, mask_heatmaps, sample_documents, timing_plot
+
+pytestmark = pytest.mark.usefixtures("chinese_figures")
+
+
+def test_mask_heatmaps_draw_one_panel_per_mask_with_the_tokens_on_both_axes():
+    allowed = causal_padding_mask([[1, 1, 0]])[0]
+    fig = mask_heatmaps({"因果": np.tril(np.ones((3, 3), bool)), "因果 + 填充": allowed}, [0, 0, -1],
+                                 title="掩码", labels=["i", "love", "<pad>"])
+    left, right = fig.axes
+    assert [ax.get_title() for ax in fig.axes] == ["因果\n允许 6 格，其中跨文档 0 格", "因果 + 填充\n允许 5 格，其中跨文档 0 格"]
+    assert [t.get_text() for t in right.get_xticklabels()] == ["i", "love", "<pad>"]
+    plt.close(fig)
+
+
+def test_line_chart_draws_percentages_on_a_log2_axis():
+    fig = line_chart([1, 2, 4], {"随机": [0.0, 0.25, 0.5], "分桶": [0.0, 0.05, 0.1]}, title="t",
+                              xlabel="批大小", ylabel="填充（%）", logx=True, percent=True)
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "4"]
+    assert ax.lines[0].get_ydata().tolist() == [0.0, 25.0, 50.0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["随机", "分桶"]
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    "draw, error, words",
+    [
+        (lambda: mask_heatmaps({}, title="t"), ValueError, "at least one"),
+        (lambda: mask_heatmaps({"m": [[0, 2]]}, title="t"), ValueError, "masks['m'] must be a 2-D array of bool or 0/1"),
+        (lambda: mask_heatmaps({"m": [1, 0]}, title="t"), ValueError, "got shape (2,)"),
+        (lambda: mask_heatmaps({"m": [[1, 0], [1, 1]]}, title="t", labels=["a"]), ValueError,
+         "labels and doc_ids must have the same length"),
+        (lambda: line_chart([1, 2], {"a": [1]}, title="t", xlabel="x", ylabel="y"), ValueError,
+         "must have the same length"),
+        (lambda: line_chart([1], {}, title="t", xlabel="x", ylabel="y"), ValueError, "at least one"),
+        (lambda: line_chart([1], {"a": [1]}, title="t", xlabel="x", ylabel="y", logx=1), TypeError,
+         "logx must be True or False"),
+    ],
+)
+def test_bad_data_raises_a_clear_error(draw, error, words):
+    with pytest.raises(error) as info:
+        draw()
+    assert words in str(info.value)
+
+
+def test_heatmap_titles_count_allowed_and_cross_document_cells():
+    ids = [0, 0, 1, -1]
+    causal = np.tril(np.ones((4, 4), dtype=bool))
+    fig = mask_heatmaps({"因果": causal, "文档": doc_masks.document_mask(ids)}, ids, title="t")
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles == ["因果\n允许 10 格，其中跨文档 2 格", "文档\n允许 4 格，其中跨文档 0 格"]
+
+
+@pytest.mark.parametrize("masks, error", [
+    ({"m": np.ones((3, 3), dtype=bool)}, ValueError),  # wrong shape for 4 positions
+    ({"m": np.full((4, 4), 2)}, ValueError),  # neither bool nor 0/1
+    ({"m": [[True]]}, ValueError),  # one position, the row has four
+    ([np.ones((4, 4), dtype=bool)], TypeError),
+])
+def test_heatmap_refuses_masks_that_do_not_fit(masks, error):
+    with pytest.raises(error):
+        mask_heatmaps(masks, [0, 0, 1, -1], title="t")
+
+
+def test_bin_layout_one_box_per_sequence_and_the_pointers_in_bytes():
+    fig = bin_layout([3, 5, 2], 2, title="布局")
+    ax = fig.axes[0]
+    assert [(p.get_x(), p.get_width()) for p in ax.patches] == [(0, 6), (6, 10), (16, 4)]
+    assert [t.get_text() for t in ax.texts if "\n" not in t.get_text()] == ["0", "6", "16"]
+    assert ax.get_xlim() == (0, 20)
+    plt.close(fig)
+
+
+def test_bin_layout_refuses_bad_input():
+    with pytest.raises(ValueError, match="at least one"):
+        bin_layout([], 2, title="x")
+    with pytest.raises(ValueError):
+        bin_layout([1], 0, title="x")
+
+
+def test_sample_documents_one_panel_per_method_and_a_line_per_boundary():
+    ids = np.array([[0, 0, 1, 1], [1, 2, 2, -1]])
+    fig = sample_documents({"甲": ids, "乙": ids[:1]}, title="样本")
+    top, bottom = fig.axes[:2]
+    assert [top.get_title(), bottom.get_title()] == ["甲", "乙"]
+    assert len(top.collections[0].get_segments()) == 3  # 0|1, 1|2, 2|padding
+    assert len(bottom.collections[0].get_segments()) == 1
+    plt.close(fig)
+
+
+def test_sample_documents_refuses_bad_input():
+    with pytest.raises(ValueError, match="at least one"):
+        sample_documents({}, title="x")
+    with pytest.raises(ValueError, match="2-D"):
+        sample_documents({"a": np.array([0, 1])}, title="x")
+
+
+def test_length_histograms_one_line_per_corpus_and_a_mark_per_row_length():
+    fig = length_histograms({"a": [1, 5, 30], "b": [100, 200]}, title="长度", marks=[64, 512])
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a（3 篇）", "b（2 篇）"]
+    assert len(ax.lines) == 2 and ax.get_xscale() == "log"
+    plt.close(fig)
+
+
+def test_timing_plot_is_log_log_with_one_line_per_method():
+    fig = timing_plot({"scan": ([10, 100], [0.1, 10.0]), "bfd": ([10, 100, 1000], [0.01, 0.02, 0.1])},
+                               title="时间")
+    ax = fig.axes[0]
+    assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log") and len(ax.lines) == 2
+    plt.close(fig)
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ValueError, match="at least one"):
+        length_histograms({}, title="x")
+    with pytest.raises(ValueError, match="must have the same length"):
+        timing_plot({"a": ([1, 2], [0.1])}, title="x")
