@@ -1,11 +1,90 @@
-from tutorial_lib import course
+"""The course map: chapters in order, held to their notebooks, README and the exercise modules."""
+
+import ast
+import importlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tutorial_lib import course, exercises
+
+ROOT = Path(__file__).resolve().parent.parent
+AVAILABLE = [c for c in course.CHAPTERS if c.available]
+TOOLS = {"data", "display", "exercises", "course", "palette"}  # what every notebook may use without teaching it
+
+
+def notebook_imports(stem: str) -> tuple[set[str], set[str]]:
+    """(library modules, widget functions) that a notebook's code cells import, read from its source."""
+    nb = json.loads((course.NOTEBOOK_DIR / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    modules, widgets = set(), set()
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        for node in ast.walk(ast.parse("".join(cell["source"]))):
+            if not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tutorial_lib")):
+                continue
+            for alias in node.names:
+                name = f"{node.module}.{alias.name}"
+                try:
+                    importlib.import_module(name)  # `from tutorial_lib.packing import batch`: a module
+                except ImportError:
+                    name = node.module  # `from tutorial_lib.packing.batch import pad`: a name in a module
+                name = name.removeprefix("tutorial_lib.")
+                if name.startswith("widgets."):
+                    widgets.add(alias.name)
+                elif not name.startswith("plotting") and name not in TOOLS:
+                    modules.add(name)
+    return modules, widgets
 
 
 def test_chapters_are_numbered_in_order_and_name_their_notebooks():
     numbers = [c.number for c in course.CHAPTERS]
     assert numbers == [f"{i:02d}" for i in range(len(numbers))]
     assert all(c.stem.startswith(c.number + "_") for c in course.CHAPTERS)
+    assert all(c.part in course.PARTS for c in course.CHAPTERS)
+    assert [course.PARTS.index(c.part) for c in course.CHAPTERS] == sorted(course.PARTS.index(c.part)
+                                                                           for c in course.CHAPTERS)
     assert course.CHAPTERS[0].available  # notebook 00 ships with the repo
+
+
+@pytest.mark.parametrize("chapter", AVAILABLE, ids=lambda c: c.number)
+def test_a_chapter_teaches_modules_its_notebook_imports_and_lists_exactly_its_widgets(chapter):
+    modules, widgets = notebook_imports(chapter.stem)
+    for name in chapter.modules:
+        importlib.import_module(f"tutorial_lib.{name}")
+    assert set(chapter.modules) <= modules | {"course"}, f"{chapter.stem} does not import {chapter.modules}"
+    assert set(chapter.widgets) == widgets
+
+
+def test_every_module_a_notebook_imports_is_taught_by_one_chapter():
+    taught = [name for c in course.CHAPTERS for name in c.modules]
+    assert len(taught) == len(set(taught)), "a module is taught by one chapter"
+    imported = set().union(*(notebook_imports(c.stem)[0] for c in AVAILABLE))
+    assert imported <= set(taught), f"no chapter teaches {sorted(imported - set(taught))}"
+
+
+@pytest.mark.parametrize("chapter", AVAILABLE, ids=lambda c: c.number)
+def test_a_notebook_checks_exactly_the_exercises_of_its_chapter(chapter):
+    nb = (course.NOTEBOOK_DIR / f"{chapter.stem}.ipynb").read_text(encoding="utf-8")
+    checked = set(re.findall(r'check\(\\"([^"\\]+)\\"', nb))
+    registered = {key for key in exercises.REGISTRY if key.startswith(chapter.number + ".")}
+    assert checked == registered and registered, chapter.stem
+    module = importlib.import_module(chapter.exercise_module)
+    assert {e.key for e in exercises.REGISTRY.values() if e.make_cases.__module__ == module.__name__} <= registered
+
+
+def test_exercise_and_solution_modules_are_exactly_the_chapters():
+    numbers = {c.number for c in course.CHAPTERS}
+    for folder in (ROOT / "tutorial_lib" / "exercises", ROOT / "solutions"):
+        found = {p.stem.removeprefix("ch") for p in folder.glob("ch*.py")}
+        assert found == numbers, folder
+
+
+def test_readme_table_is_generated_from_the_map():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert course.readme_table() in readme, "run `python -m tutorial_lib.course` and paste its table into README"
 
 
 def test_environment_report_checks_font_and_widgets():

@@ -12,13 +12,14 @@ Chinese with one verdict:
 Whatever the function returns or raises (a numpy array, a generator, an object whose == or repr raises),
 `check` answers and lets no traceback escape, so a notebook with unsolved exercises still runs clean. Hints
 come in two tiers: first the concept, then, after repeated failures of the same exercise in this session,
-the recipe. The cases live in one module per chapter (ch00 ... ch03), mirroring `solutions/chNN.py` at the
+the recipe. The cases live in one module per chapter (`course.Chapter.exercise_module`), mirroring `solutions/chNN.py` at the
 top of the repository, which holds the reference solutions outside the student notebooks.
 """
 
 from __future__ import annotations
 
 import copy
+import importlib
 import math
 import re
 import reprlib
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from numbers import Number
 from typing import Any, Callable
 
+from tutorial_lib import course
 from tutorial_lib._checks import check_callable, check_choice, check_number
 
 TIME_LIMIT = 3.0  # seconds per case: ample for any sensible solution, short enough to wait for
@@ -305,4 +307,6 @@ def check(key: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Feedback
     return _failed(exercise, "未通过", f"{len(failures)}/{len(cases)} 个用例不对，这是输入最短的一个：", case, detail)
 
 
-from tutorial_lib.exercises import ch00, ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08, ch09, ch10  # noqa: E402,F401
+# Each chapter's cases register themselves when its module is imported; the course map says which exist.
+for _chapter in course.CHAPTERS:
+    importlib.import_module(_chapter.exercise_module)
