@@ -1,4 +1,4 @@
-"""The shape of tutorial_lib: packing/ stands on its own, no name shadows another module, the wheel is whole."""
+"""The shape of tutorial_lib: who imports whom (a table), module and function sizes, names, the wheel."""
 
 import ast
 import shutil
@@ -17,16 +17,80 @@ def library_files(under: Path = LIB) -> list[Path]:
     return sorted(p for p in under.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-# --- (a) packing/ imports nothing from tokenization/ ---------------------------------------------------------
+# --- (a) who may import whom: the table, and the rules it must keep -----------------------------------------
+
+# Every module of tutorial_lib (dotted, without "tutorial_lib.") and the library modules it imports. A new
+# arrow, a dropped one or a new module fails test_imports_are_the_table until this table is edited on purpose;
+# `python tests/test_layout.py` prints the table the code has now.
+IMPORTS: dict[str, set[str]] = {
+    '_checks': set(),
+    '_files': set(),
+    'course': {'plotting'},
+    'data': {'_checks'},
+    'display': {'_checks', 'palette'},
+    'exercises': {'_checks', 'course'},
+    'exercises.ch00': {'exercises'},
+    'exercises.ch01': {'exercises', 'tokenization.d2l'},
+    'exercises.ch02': {'exercises', 'tokenization.bpe_toy'},
+    'exercises.ch03': {'exercises', 'tokenization.metrics'},
+    'exercises.ch04': {'exercises', 'tokenization.bpe_toy', 'tokenization.vocab_size'},
+    'exercises.ch05': {'data', 'exercises', 'tokenization.pretokenize', 'tokenization.tokenizer', 'tokenization.trainer'},
+    'exercises.ch06': {'exercises', 'tokenization.trainer'},
+    'exercises.ch07': {'exercises', 'packing.batch'},
+    'exercises.ch08': {'exercises', 'packing.strategies'},
+    'exercises.ch09': {'exercises', 'packing.doc_masks'},
+    'exercises.ch10': {'exercises', 'packing.gpt_samples', 'packing.megatron'},
+    'packing': set(),
+    'packing.attention': {'_checks', 'packing.doc_masks'},
+    'packing.batch': {'_checks'},
+    'packing.doc_masks': {'_checks'},
+    'packing.gpt_samples': {'_checks', 'packing.doc_masks', 'packing.strategies'},
+    'packing.megatron': {'_checks', '_files'},
+    'packing.mmap_demo': {'_checks', 'packing.megatron'},
+    'packing.strategies': {'_checks'},
+    'palette': set(),
+    'pipeline': {'_checks', 'data', 'packing.megatron', 'tokenization.tokenizer'},
+    'plotting': {'_checks', 'palette'},
+    'plotting.packing': {'_checks', 'palette'},
+    'plotting.tokenization': {'_checks', 'palette'},
+    'tokenization': set(),
+    'tokenization.bpe_toy': {'_checks', 'packing.batch', 'tokenization.d2l'},
+    'tokenization.chat': {'_checks', 'packing.batch'},
+    'tokenization.compare': {'_checks', 'display', 'tokenization.d2l', 'tokenization.metrics'},
+    'tokenization.d2l': {'_checks', 'data'},
+    'tokenization.metrics': {'_checks', 'tokenization.pretokenize'},
+    'tokenization.pretokenize': {'_checks'},
+    'tokenization.tokenizer': {'_checks', '_files', 'tokenization.pretokenize', 'tokenization.trainer'},
+    'tokenization.trainer': {'_checks', 'tokenization.pretokenize'},
+    'tokenization.trainer_stages': {'_checks', 'tokenization.pretokenize', 'tokenization.trainer'},
+    'tokenization.unigram': {'_checks'},
+    'tokenization.vocab_size': {'_checks', 'tokenization.metrics', 'tokenization.tokenizer'},
+    'tutorial_lib': set(),
+    'widgets': set(),
+    'widgets.packing': {'_checks', 'display', 'packing.batch', 'packing.doc_masks', 'packing.megatron', 'packing.strategies', 'palette', 'tokenization.tokenizer', 'widgets'},
+    'widgets.tokenization': {'_checks', 'display', 'tokenization.bpe_toy', 'tokenization.compare', 'tokenization.d2l', 'tokenization.metrics', 'tokenization.pretokenize', 'tokenization.tokenizer', 'tokenization.trainer_stages', 'tokenization.vocab_size', 'widgets'},
+}
+
+PRESENTATION = ("display", "palette", "plotting", "widgets", "exercises", "course")
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root / "tutorial_lib").with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts) or "tutorial_lib"
+
+
+def library_modules(root: Path = ROOT) -> set[str]:
+    return {module_name(p, root) for p in library_files(root / "tutorial_lib")}
 
 
 def imported_modules(path: Path, root: Path = ROOT) -> set[str]:
-    """Every module an import statement in `path` names, relative imports resolved to absolute dotted names.
+    """The tutorial_lib modules an import statement in `path` names (relative imports resolved).
 
-    `from .. import tokenization` gives both "tutorial_lib" and "tutorial_lib.tokenization": the imported name
-    may be a module, and which one it is does not matter here.
+    `from tutorial_lib.tokenization import d2l` imports the module d2l; `from tutorial_lib.packing.batch import
+    pad` imports the module batch.
     """
-    package = list(path.relative_to(root).parts[:-1])  # what `from . import x` is relative to, __init__ or not
+    package = list(path.relative_to(root).parts[:-1])  # what `from . import x` is relative to
+    known = {f"tutorial_lib.{m}" if m != "tutorial_lib" else m for m in library_modules(root)}
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -34,40 +98,57 @@ def imported_modules(path: Path, root: Path = ROOT) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             anchor = package[: len(package) - node.level + 1] if node.level else []
             base = ".".join(anchor + ([node.module] if node.module else []))
-            names.add(base)
-            names.update(f"{base}.{alias.name}" if base else alias.name for alias in node.names)
-    return names
+            for alias in node.names:
+                names.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base)
+    return {n.removeprefix("tutorial_lib.") for n in names if n in known}
 
 
-def imports_tokenization(path: Path, root: Path = ROOT) -> list[str]:
-    return sorted(name for name in imported_modules(path, root)
-                  if name == "tutorial_lib.tokenization" or name.startswith("tutorial_lib.tokenization."))
+def current_table(root: Path = ROOT) -> dict[str, set[str]]:
+    return {module_name(p, root): imported_modules(p, root) - {module_name(p, root)}
+            for p in library_files(root / "tutorial_lib")}
 
 
-@pytest.mark.parametrize("path", library_files(LIB / "packing"), ids=lambda p: p.name)
-def test_packing_imports_nothing_from_tokenization(path):
-    assert imports_tokenization(path) == [], f"{path.relative_to(ROOT)} works on ids and must not need a tokenizer"
+def test_imports_are_the_table():
+    table = current_table()
+    assert set(table) == set(IMPORTS), "add the new module to IMPORTS (or drop the removed one)"
+    wrong = {m: (sorted(table[m] - IMPORTS[m]), sorted(IMPORTS[m] - table[m])) for m in table
+             if table[m] != IMPORTS[m]}
+    assert wrong == {}, "module: (new arrows, arrows no longer there); edit IMPORTS on purpose"
 
 
-@pytest.mark.parametrize("source, flagged", [
-    ("from ..tokenization import d2l", True),
-    ("from ..tokenization.bpe_toy import EOW", True),
-    ("from .. import tokenization", True),
-    ("from .. import _checks", False),
-    ("import tutorial_lib.tokenization.d2l as d2l", True),
-    ("from tutorial_lib import tokenization", True),
-    ("from tutorial_lib.tokenization import bpe_toy", True),
-    ("def f():\n    from tutorial_lib.tokenization import d2l", True),
-    ("from tutorial_lib._checks import check_int", False),
-    ("from . import batch", False),
-    ("from .batch import pad", False),
-    ("import tutorial_lib.tokenizations", False),
+def test_the_table_keeps_the_layers():
+    for module, imports in IMPORTS.items():
+        if module.startswith("packing"):
+            assert not any(m.startswith("tokenization") for m in imports), f"{module} works on ids only"
+        if not module.startswith(PRESENTATION):
+            assert not any(m.startswith(PRESENTATION) for m in imports), f"{module} computes; it shows nothing"
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("from ..tokenization import d2l", {"tokenization.d2l"}),
+    ("from ..tokenization.bpe_toy import EOW", {"tokenization.bpe_toy"}),
+    ("from .. import tokenization", {"tokenization"}),
+    ("from .. import _checks", {"_checks"}),
+    ("import tutorial_lib.tokenization.d2l as d2l", {"tokenization.d2l"}),
+    ("from tutorial_lib import tokenization", {"tokenization"}),
+    ("def f():\n    from tutorial_lib.tokenization import d2l", {"tokenization.d2l"}),
+    ("from tutorial_lib._checks import check_int", {"_checks"}),
+    ("from . import batch", {"packing.batch"}),
+    ("from .batch import pad", {"packing.batch"}),
+    ("import tutorial_lib.tokenizations", set()),
+    ("import numpy", set()),
 ])
-def test_the_import_reader_resolves_relative_and_absolute_imports(tmp_path, source, flagged):
+def test_the_import_reader_resolves_relative_and_absolute_imports(tmp_path, source, expected):
+    for name in ("__init__", "_checks"):
+        (tmp_path / "tutorial_lib").mkdir(exist_ok=True)
+        (tmp_path / "tutorial_lib" / f"{name}.py").write_text("")
+    for folder, files in {"packing": ("__init__", "batch", "strategies"), "tokenization": ("__init__", "d2l", "bpe_toy")}.items():
+        (tmp_path / "tutorial_lib" / folder).mkdir()
+        for name in files:
+            (tmp_path / "tutorial_lib" / folder / f"{name}.py").write_text("")
     module = tmp_path / "tutorial_lib" / "packing" / "strategies.py"
-    module.parent.mkdir(parents=True)
     module.write_text(source, encoding="utf-8")
-    assert bool(imports_tokenization(module, tmp_path)) == flagged
+    assert imported_modules(module, tmp_path) == expected
 
 
 # --- (b) no module or package name shadows another ---------------------------------------------------------
@@ -112,3 +193,23 @@ def test_the_wheel_holds_every_module_of_tutorial_lib(wheel):
     packed = {name for name in wheel.namelist() if name.endswith(".py")}
     assert expected - packed == set()
     assert {"tutorial_lib/packing/batch.py", "tutorial_lib/exercises/ch03.py"} <= packed
+
+
+# --- (d) short modules and functions -------------------------------------------------------------------------
+
+MAX_MODULE_LINES, MAX_FUNCTION_LINES = 400, 60
+
+
+@pytest.mark.parametrize("path", library_files(), ids=lambda p: p.relative_to(LIB).as_posix())
+def test_modules_and_functions_stay_short(path):
+    text = path.read_text(encoding="utf-8")
+    assert text.count("\n") <= MAX_MODULE_LINES, f"split {path.name}: one concept per module"
+    long = [f"{node.name} ({node.end_lineno - node.lineno + 1} lines)" for node in ast.walk(ast.parse(text))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
+    assert long == []
+
+
+if __name__ == "__main__":
+    for name, imports in sorted(current_table().items()):
+        print(f"    {name!r}: {{{', '.join(repr(m) for m in sorted(imports))}}}," if imports else f"    {name!r}: set(),")
