@@ -46,7 +46,7 @@ from pathlib import Path
 
 import tiktoken
 
-from tutorial_lib.tokenization import tokenizer
+from tutorial_lib.tokenization import fast_encode
 from tutorial_lib.tokenization.trainer import train_bpe, train_bpe_naive
 from tutorial_lib.data import ENDOFTEXT, list_corpora, load_text, tinystories_documents
 from tutorial_lib.tokenization.tokenizer import Tokenizer
@@ -199,21 +199,22 @@ def merge_loops(gpt4: Tokenizer) -> None:
     for corpus in list_corpora():
         for piece in sorted(set(gpt4._regex.findall(load_text(corpus.name)))):
             utf8 = piece.encode()
-            by_length.setdefault(len(utf8), []).append([gpt4._byte_ids[b] for b in utf8])
-    print(f"\nThe two merge loops of apply_merges on cl100k, on the distinct pre-tokens of every bundled corpus; "
-          f"microseconds per piece, best of {REPEATS}.\nThe heap is used above HEAP_ABOVE = {tokenizer.HEAP_ABOVE} "
-          "bytes.")
+            by_length.setdefault(len(utf8), []).append([gpt4._pieces.byte_ids[b] for b in utf8])
+    print("\nThe two merge loops of apply_merges on cl100k, on the distinct pre-tokens of every "
+          f"bundled corpus; microseconds per piece, best of {REPEATS}.\nThe heap is used above "
+          f"HEAP_ABOVE = {fast_encode.HEAP_ABOVE} bytes.")
     print(f"{'bytes':>6} {'pieces':>6} {'scan us':>8} {'heap us':>8} {'heap/scan':>9}")
     for length in (4, 8, 12, 15, 18, 24, 33, 48, 63):
         pieces = by_length.get(length, [])[:2000]
         times = {}
-        for name, merge in (("scan", tokenizer._merge_by_scan), ("heap", tokenizer._merge_with_heap)):
+        loops = (("scan", fast_encode.merge_by_scan), ("heap", fast_encode.merge_with_heap))
+        for name, merge in loops:
             runs = []
             for _ in range(REPEATS):
                 copies = [list(ids) for ids in pieces]  # both loops work in the list they are given
                 start = time.perf_counter()
                 for ids in copies:
-                    merge(ids, gpt4._pair_ranks, gpt4._merged)
+                    merge(ids, gpt4._pieces.pair_ranks, gpt4._pieces.merged)
                 runs.append(time.perf_counter() - start)
             times[name] = min(runs) / len(pieces) * 1e6
         print(f"{length:>6} {len(pieces):>6} {times['scan']:>8.1f} {times['heap']:>8.1f} "
@@ -267,18 +268,18 @@ def stream_memory() -> None:
         done = checkpoint
         rate = done / (time.perf_counter() - start)
         print(f"peak RSS after {checkpoint:>2} MB: {peak_rss_mb():.0f} MB ({rate:.2f} MB/s)")
-    print(f"cache: {len(tok._cache)} entries")
+    print(f"cache: {len(tok._pieces)} entries")
 
     # The pieces a cache can hold that cost the most: merged whole, not cut into segments as encoding would.
-    cache = tokenizer.PieceCache(tok._merged_ids)
+    cache = fast_encode.BoundedCache(tok._pieces.merge)
     rare = [chr(c) for c in range(0x20000, 0x2A6DF)]  # 4 bytes each, no merges: 4 ids per character
     tracemalloc.start()
-    for seed in range(tokenizer.CACHE_SIZE):
-        cache[random_word(rare, tokenizer.CACHED_CHARS, seed)]
+    for seed in range(fast_encode.CACHE_SIZE):
+        cache[random_word(rare, fast_encode.CACHED_CHARS, seed)]
     size = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
-    print(f"a cache filled with {len(cache):,} worst-case pre-tokens ({tokenizer.CACHED_CHARS} characters of "
-          f"4 bytes, no merges; tracemalloc): {size / 1e6:.0f} MB")
+    print(f"a cache filled with {len(cache):,} worst-case pre-tokens ({fast_encode.CACHED_CHARS} "
+          f"characters of 4 bytes, no merges; tracemalloc): {size / 1e6:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from tutorial_lib.tokenization import trainer
 from tutorial_lib.tokenization.trainer import (corpus_digest, count_pretokens, iter_texts, merge, train_bpe, train_bpe_naive)
 from tutorial_lib.data import CORPORA, ENDOFTEXT, corpus_path, load_text, tinystories_documents
-from tutorial_lib.tokenization.tokenizer import GPT2_BYTE_DECODER
+from tutorial_lib.tokenization.formats import GPT2_BYTE_DECODER
 from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, compile_pattern, split_special
 
 BOTH = pytest.mark.parametrize("train", [train_bpe_naive, train_bpe], ids=["naive", "fast"])

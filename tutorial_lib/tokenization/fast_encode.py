@@ -1,0 +1,289 @@
+"""How `Tokenizer` encodes fast in pure Python, with exactly the ids of the plain merge loop.
+
+The plain algorithm (minbpe's): take a pre-token's bytes, and while some adjacent pair is a merge,
+merge the lowest-ranked one. Three things make it fast without changing a single id:
+
+1. Two merge loops (`apply_merges`): a scan of a list, fastest on short pieces, and a heap, whose
+   O(n log n) keeps a pre-token of a million bytes affordable (`HEAP_ABOVE` picks between them).
+2. A cache pre-token -> ids (`PieceEncoder`): English repeats a few thousand pre-tokens, so most
+   pre-tokens are a dict lookup and never reach the merge loop.
+3. Exact cuts (`Boundaries`): Chinese under cl100k comes in long runs of Han characters that seldom
+   repeat, but almost no merge spans two Han characters; such a run is cut where no merge can reach
+   across, and its short segments, which do repeat, come from the same cache.
+
+benchmarks/bench_bpe.py times each of them (the two loops per piece length, encode against tiktoken
+cold and warm, the cache's memory); tests/tokenization/test_fast_encode.py checks that every
+shortcut gives the plain loop's ids.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain, compress
+from typing import Any
+
+CACHE_SIZE = 1 << 16  # pre-tokens whose ids are remembered: English repeats a few thousand
+CACHED_CHARS = 16  # only pre-tokens up to this length are remembered: bounds the cache in bytes
+HEAP_ABOVE = 16  # longer pieces (in bytes) merge with the heap, faster than the scan there
+_NO_MERGE = 1 << 62  # the "rank" of a pair that is not a merge: above every real rank, still an int
+
+Ranks = dict[tuple[int, int], int]
+
+
+# ----------------------------------------------------------------------------------- the merge loop
+
+
+def apply_merges(ids: list[int], pair_ranks: Ranks, merged: list[int]) -> list[int]:
+    """Merge `ids`: while some adjacent pair is a merge, replace the lowest-ranked one by its token.
+
+    `pair_ranks[(left, right)]` is the rank of a merge and `merged[rank]` the id it makes. Like
+    tiktoken, one step merges the leftmost occurrence of the best pair. minbpe merges all
+    occurrences at once; that is the same whenever each merge makes a new token, since every merge
+    that uses the new token comes later in the list (true for trained and tiktoken vocabularies).
+    Both loops give the same ids and work in the list `ids`, so pass a copy if you still need it.
+    """
+    if len(ids) > HEAP_ABOVE:
+        return merge_with_heap(ids, pair_ranks, merged)
+    return merge_by_scan(ids, pair_ranks, merged)
+
+
+def merge_by_scan(ids: list[int], pair_ranks: Ranks, merged: list[int]) -> list[int]:
+    """Keep the rank of each adjacent pair in a list: a step finds the best with `min` and `index`
+    (in C) and looks up only the two pairs next to the merge. A step costs O(n), a piece O(n^2)."""
+    get = pair_ranks.get
+    ranks = [get(pair, _NO_MERGE) for pair in zip(ids, ids[1:])]
+    while ranks:
+        rank = min(ranks)
+        if rank == _NO_MERGE:  # no adjacent pair is a merge: done
+            break
+        i = ranks.index(rank)  # the leftmost pair of the best rank
+        ids[i : i + 2] = (merged[rank],)
+        del ranks[i]
+        # Only the pairs on either side of the new token changed.
+        if i:
+            ranks[i - 1] = get((ids[i - 1], ids[i]), _NO_MERGE)
+        if i < len(ranks):
+            ranks[i] = get((ids[i], ids[i + 1]), _NO_MERGE)
+    return ids
+
+
+def merge_with_heap(ids: list[int], pair_ranks: Ranks, merged: list[int]) -> list[int]:
+    """The same merges in O(n log n): tokens in a linked list, pairs in a heap of (rank, position).
+
+    A token keeps the position of its first byte, so the smallest (rank, position) is the leftmost
+    best pair. `ranks[i]` is the rank of the pair that starts at position i now; a heap entry is
+    stale (skipped) unless it still shows that rank: once a pair at i changes it spans more bytes,
+    so its old rank never comes back.
+    """
+    get = pair_ranks.get
+    n = len(ids)
+    ranks = [get(pair, _NO_MERGE) for pair in zip(ids, ids[1:])]
+    heap = [(rank, i) for i, rank in enumerate(ranks) if rank != _NO_MERGE]
+    heapq.heapify(heap)
+    ranks.append(_NO_MERGE)  # the last token starts no pair
+    after = list(range(1, n + 1))  # position of the next token; n past the end
+    before = list(range(-1, n - 1))  # position of the previous token; -1 before the start
+    while heap:
+        rank, i = heapq.heappop(heap)
+        if ranks[i] != rank:  # stale: the pair at i has changed since this entry was pushed
+            continue
+        # Merge the token at i with the one after it (at j), and unlink j.
+        j = after[i]
+        ids[i] = merged[rank]
+        ranks[j] = _NO_MERGE
+        k = after[i] = after[j]
+        if k < n:
+            before[k] = i
+        # The pairs that now start at i and at the token before it (h) get their new ranks.
+        ranks[i] = get((ids[i], ids[k]), _NO_MERGE) if k < n else _NO_MERGE
+        h = before[i]
+        if h >= 0:
+            ranks[h] = get((ids[h], ids[i]), _NO_MERGE)
+        for start in (i, h):
+            if start >= 0 and ranks[start] != _NO_MERGE:
+                heapq.heappush(heap, (ranks[start], start))
+    # Walk the linked list from the first token.
+    out = []
+    i = 0
+    while i < n:
+        out.append(ids[i])
+        i = after[i]
+    return out
+
+
+# --------------------------------------------------------------------------------------- the cache
+
+
+def _keep(cache: dict[str, Any], key: str, value: Any) -> Any:
+    """Remember key -> value in `cache` if the key is short enough; give back `value`.
+
+    Only keys of at most CACHED_CHARS characters are kept, and once CACHE_SIZE are kept the cache
+    starts afresh (the common keys are back at once): bounded in entries and in bytes.
+    """
+    if len(key) <= CACHED_CHARS:
+        if len(cache) >= CACHE_SIZE:
+            cache.clear()
+        cache[key] = value
+    return value
+
+
+class BoundedCache(dict):
+    """key -> value, computed by `compute` on first look-up and kept by `_keep`'s bounds.
+
+    A dict with `__missing__`, not functools.lru_cache: a hit is one dict lookup, in C, and no entry
+    needs unlinking from a recency list. `Boundaries` keeps its character classes in two of them.
+    """
+
+    def __init__(self, compute: Callable[[str], Any]) -> None:
+        super().__init__()
+        self._compute = compute
+
+    def __missing__(self, key: str) -> Any:
+        return _keep(self, key, self._compute(key))
+
+
+class PieceEncoder(dict):
+    """pre-token -> ids: `encoder[piece]` is the fast path, `encoder.merge(piece)` the plain loop.
+
+    What the fast path skips, and why its ids are still exactly `merge(piece)`'s:
+
+    - a pre-token seen before skips the merge loop altogether: its ids depend on its own bytes
+      alone, since merging happens inside each pre-token, never across two;
+    - a new pre-token that `Boundaries` can cut skips being merged whole: each segment's ids come
+      from the cache, and segments merge alone exactly as they merge side by side;
+    - a long piece is merged by the heap, which makes the scan's merges in the scan's order.
+
+    Entries are kept within `_keep`'s bounds: a str of at most CACHED_CHARS characters (4 bytes
+    each at most) and a tuple of at most 4 * CACHED_CHARS ids, so the whole cache stays small even
+    if every byte is its own token (benchmarks/bench_bpe.py fills one with worst-case entries and
+    measures it). Without the length cap, unique long words would fill it with large entries; and
+    long pre-tokens seldom repeat, so little is lost by merging them each time.
+    """
+
+    def __init__(self, id_of: dict[bytes, int], merges: list[tuple[bytes, bytes]]) -> None:
+        super().__init__()
+        self.byte_ids = [id_of[bytes([b])] for b in range(256)]  # cl100k permutes the byte ids
+        self.pair_ranks = {(id_of[a], id_of[b]): rank for rank, (a, b) in enumerate(merges)}
+        self.merged = [id_of[a + b] for a, b in merges]  # merged[rank]: the id that merge makes
+        self.boundaries = Boundaries(a + b for a, b in merges)
+
+    def merge(self, piece: str) -> tuple[int, ...]:
+        """The plain path: `piece`'s bytes merged whole by `apply_merges`, no cuts, no cache."""
+        ids = [self.byte_ids[b] for b in piece.encode("utf-8")]
+        return tuple(apply_merges(ids, self.pair_ranks, self.merged))
+
+    def __missing__(self, piece: str) -> tuple[int, ...]:
+        """The ids of a pre-token not in the cache: from its exact cuts if it has any, else merged.
+
+        ASCII pieces are merged whole: a cut between two ASCII characters is almost never allowed
+        (English merges span them), so looking for one would cost more than it saves.
+        """
+        if not piece.isascii():
+            segments = self.boundaries.segments(piece)
+            if len(segments) > 1:  # each segment's ids from the cache (short ones are kept there)
+                ids = tuple(chain.from_iterable(map(self.__getitem__, segments)))
+                return _keep(self, piece, ids)
+        return _keep(self, piece, self.merge(piece))
+
+
+# -------------------------------------------------------------------------------------- exact cuts
+
+
+class Boundaries:
+    """Where a pre-token can be cut without changing its ids: a class per character, from merges.
+
+    Why a cut can be exact. Merging only ever joins two adjacent tokens into a merge result. Take a
+    boundary between two characters where no merge result can cover bytes on both sides. Then the
+    pair across it is never merged, and a merge on one side changes no pair of the other. Each step
+    merges the lowest-ranked pair (the leftmost among equals), which is also the lowest-ranked
+    (leftmost) pair of its own side; so each side goes through exactly the merges it would go
+    through alone, and encoding the two sides apart gives the same ids. A long run of Han characters
+    that never repeats thus becomes short segments that do, and that the pre-token cache already
+    holds (under cl100k almost every boundary between two Han characters can be cut).
+
+    When a merge result t can cover the boundary between x and y, with its first k bytes before it:
+    t[:k] must end the text before the boundary, so it ends with x's bytes or is a proper suffix of
+    them, and t[k:] must start with y's bytes or be a proper prefix of them. Each split of each
+    merge result gives such a pair of keys (a character, or the bytes of a partial one); what lies
+    before x or after y is not looked at, which can only forbid a cut, never allow a wrong one. The
+    class of x is the set of right keys that its own left keys pair with; the class of y is its set
+    of right keys; the cut is allowed when the two are disjoint. Classes are computed on first sight
+    of a character and kept in a BoundedCache, which bounds their memory.
+    """
+
+    def __init__(self, merged: Iterable[bytes]) -> None:
+        partners: dict[str | bytes, set[str | bytes]] = defaultdict(set)
+        for token in merged:
+            for left, right in _splits(token):
+                partners[left].add(right)
+        self._partners = partners
+        self._right_keys = set().union(*partners.values())
+        self._interned: dict[frozenset, frozenset] = {}  # few distinct classes: one object each
+        self._left = BoundedCache(self._left_class)
+        self._right = BoundedCache(self._right_class)
+
+    def segments(self, piece: str) -> list[str]:
+        """`piece` cut at every boundary that no merge can cover; "".join(segments) == piece."""
+        # cuts[i]: may the boundary between piece[i] and piece[i + 1] be cut?
+        cuts = list(map(frozenset.isdisjoint, map(self._left.__getitem__, piece),
+                        map(self._right.__getitem__, piece[1:])))
+        if all(cuts):  # the usual case for Han text: one character per segment
+            return list(piece)
+        starts = [0, *compress(range(1, len(piece)), cuts)]
+        return [piece[start:end] for start, end in zip(starts, [*starts[1:], len(piece)])]
+
+    def _left_class(self, char: str) -> frozenset:
+        data = char.encode("utf-8", "surrogatepass")  # a lone surrogate is refused later, by merge
+        keys = [char, *(data[j:] for j in range(1, len(data)))]
+        partners = (self._partners[k] for k in keys if k in self._partners)
+        return self._intern(frozenset().union(*partners))
+
+    def _right_class(self, char: str) -> frozenset:
+        data = char.encode("utf-8", "surrogatepass")
+        keys = [char, *(data[:j] for j in range(1, len(data)))]
+        return self._intern(frozenset(k for k in keys if k in self._right_keys))
+
+    def _intern(self, keys: frozenset) -> frozenset:
+        return self._interned.setdefault(keys, keys)
+
+
+def _splits(token: bytes) -> Iterator[tuple[str | bytes, str | bytes]]:
+    """(left key, right key) of each split of `token` that could lie between two characters.
+
+    A key is the character a part ends (left) or starts (right) with or, for a part with no whole
+    character there, the part's bytes if they can be the tail (head) of a character. In a token that
+    is valid UTF-8, a split inside a character leaves on its left a lead byte with too few
+    continuation bytes after it: neither the end of a whole character nor a tail of one. So only its
+    splits between characters count.
+    """
+    try:
+        text = token.decode("utf-8")
+    except UnicodeDecodeError:
+        for k in range(1, len(token)):
+            left, right = _key(token[:k], -1), _key(token[k:], 0)
+            if left is not None and right is not None:
+                yield left, right
+        return
+    yield from zip(text, text[1:])
+
+
+def _key(part: bytes, end: int) -> str | bytes | None:
+    """The whole character at `part`'s end (end=-1) or start (end=0); else `part` itself if it can
+    be the tail (end=-1) or head (end=0) of a character; else None.
+
+    Decoding four bytes from that end with surrogateescape finds it: an undecodable byte becomes a
+    lone surrogate, and UTF-8 resynchronizes, so a whole last (or first) character always decodes as
+    itself.
+    """
+    near = (part[-4:] if end else part[:4]).decode("utf-8", "surrogateescape")[end]
+    if not "\udc80" <= near <= "\udcff":
+        return near
+    # A tail is continuation bytes (10xxxxxx); a head is a lead byte (11xxxxxx), then those.
+    continuation = part if end else part[1:]
+    if len(part) > 3 or (not end and part[0] < 0xC0):
+        return None
+    if not all(0x80 <= b < 0xC0 for b in continuation):
+        return None
+    return part
