@@ -67,3 +67,11 @@ def test_widget_ids_are_stable(path):
     """`make notebooks` renames widget models 1, 2, 3, ... so re-running it leaves the file unchanged."""
     ids = re.findall(r'"model_id": "([0-9a-f]{32})"', path.read_text(encoding="utf-8"))
     assert all(int(i, 16) < 10**6 for i in ids), f"{path.name}: run `make notebooks` (random widget ids)"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_files_a_notebook_names_exist(path):
+    """A notebook that sends the learner to `tests/...py` or `tutorial_lib/...py` names a file that is there."""
+    text = path.read_text(encoding="utf-8")  # (tools/ is left out: Megatron-LM has a tools/ of its own)
+    named = set(re.findall(r"\b((?:tests|tutorial_lib|benchmarks|solutions)/[\w/]+\.py)\b", text))
+    assert sorted(p for p in named if not (ROOT / p).is_file()) == []
