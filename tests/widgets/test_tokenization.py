@@ -2,7 +2,7 @@
 
 import pytest
 
-from tutorial_lib.tokenization import bpe_toy, compare, d2l
+from tutorial_lib.tokenization import bpe_toy, compare, d2l, measure
 from tutorial_lib.tokenization import vocab_size as vs
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 from tutorial_lib.tokenization.trainer_stages import merge_work
@@ -38,7 +38,7 @@ def test_bpe_steps_slider_shows_that_step():
 
 def test_segmentation_explorer_follows_text_and_choice():
     vocab = d2l.Vocab(d2l.tokenize(["i love cats", "i love dogs"], "word"))
-    upper = compare.Segmenter("upper-bytes", 256, lambda s: list(s.upper().encode()), lambda i: bytes([i]))
+    upper = measure.Segmenter("upper-bytes", 256, lambda s: list(s.upper().encode()), lambda i: bytes([i]))
     explorer = segmentation_explorer(vocab, [upper], initial="i love")
     choice, box, view = explorer.children
     assert choice.value == "upper-bytes" and ">␣</span>" in view.value and ">L</span>" in view.value
@@ -53,6 +53,14 @@ def test_trace_rows_list_the_other_tied_pairs_not_the_chosen_one():
         assert chosen not in tied.split("，")
         assert tied == ("，".join(others) or "—")
     assert any(row[4] != "—" for row in bpe_trace_rows(result))  # this corpus does tie
+
+def test_tokenizer_comparison_redraws_the_tokens_and_the_two_units():
+    as_bytes = measure.Segmenter("bytes", 256, lambda s: list(s.encode()), lambda i: bytes([i]))
+    control, view = tokenizer_comparison([as_bytes], initial="世界").children
+    assert "id 150: \\x96" in view.value and "2 个字符，6 个 UTF-8 字节" in view.value
+    control.value = "人a"
+    assert "2 个字符，4 个 UTF-8 字节" in view.value and "id 150:" not in view.value
+
 
 
 def test_a_refused_value_shows_its_error_and_the_widget_keeps_working():
@@ -91,6 +99,7 @@ def test_the_report_shows_the_library_numbers_and_the_sample_as_tokens(corpora):
     point = vs.measure_sizes(tokenizer, held_out, [266])[0]
     assert f"{point.compression.bytes_per_token:.3f}" in html
     assert f"{point.learned.used} / {point.learned.tokens}" in html
+    assert f"{point.learned.rare_or_unused}（{point.learned.rare_or_unused_share:.1%}）" in html
     ids = vs.first_merges(tokenizer, 10).encode_ordinary(sample)
     assert f"样例切成 {len(ids)} 个 token" in html and 'title="id ' in html
 
@@ -109,7 +118,7 @@ def test_the_explorer_follows_the_corpus_and_the_size(corpora):
 
 
 def test_the_explorer_refuses_bad_corpora():
-    with pytest.raises(ValueError, match="corpora"):
+    with pytest.raises(ValueError, match="corpora must contain at least one"):
         vocab_size_explorer({})
     with pytest.raises(TypeError, match="tokenizer"):
         vocab_size_explorer({"x": ("not a tokenizer", ["a"], "a")})
@@ -157,8 +166,10 @@ def test_explorer_follows_corpus_and_merge():
 
 
 def test_explorer_refuses_bad_input():
-    with pytest.raises(ValueError, match="at least one corpus"):
+    with pytest.raises(ValueError, match="works must contain at least one corpus"):
         merge_work_explorer({}, {})
+    with pytest.raises(ValueError, match="at least one merge for each corpus"):
+        merge_work_explorer({"英文": []}, {"英文": 4})
     with pytest.raises(ValueError, match="works key"):
         merge_work_explorer(WORKS, {"英文": 4})
     with pytest.raises(ValueError, match="distinct_words"):

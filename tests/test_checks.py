@@ -1,11 +1,13 @@
-"""The sequence checks added for plotting data: lists of finite numbers and sequences of one length."""
+"""The shared argument checks: lists of finite numbers, sequences of one length, non-empty dicts."""
+
+from collections import Counter
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib._checks import check_number_list, check_same_length
+from tutorial_lib._checks import check_non_empty_dict, check_number_list, check_same_length
 
 
 def test_number_list_gives_floats_and_takes_arrays():
@@ -49,3 +51,23 @@ def test_same_length_names_every_sequence():
 @given(st.lists(st.floats(allow_nan=False, allow_infinity=False) | st.integers(-10**6, 10**6)))
 def test_finite_numbers_pass_unchanged_in_value(values):
     assert check_number_list(values, "xs") == [float(v) for v in values]
+
+
+def test_non_empty_dict_is_returned_as_given():
+    series = {"a": [1]}
+    assert check_non_empty_dict(series, "series", "name -> values") is series
+    assert check_non_empty_dict(Counter({1: 2}), "counts", "id -> count") == {1: 2}
+
+
+@pytest.mark.parametrize(
+    "value, error, words",
+    [
+        ({}, ValueError, "series must contain at least one name -> values entry, got {}"),
+        ([("a", [1])], TypeError, "series must be a dict of name -> values, got list"),
+        (None, TypeError, "series must be a dict of name -> values, got NoneType None"),
+    ],
+)
+def test_non_empty_dict_refuses(value, error, words):
+    with pytest.raises(error) as info:
+        check_non_empty_dict(value, "series", "name -> values")
+    assert words in str(info.value)
