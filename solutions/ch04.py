@@ -17,7 +17,8 @@ def utilization(ids: list[int], vocab_size: int) -> float:
 
 
 def _straight_line(corpus: dict[str, int], num_merges: int) -> int:
-    # Takes the number of merges asked for as the number learned: wrong once training runs out of pairs.
+    # Takes the number of merges asked for as the number learned: wrong once training runs out of
+    # pairs.
     return len(set("".join(corpus))) + 1 + num_merges
 
 

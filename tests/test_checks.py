@@ -44,7 +44,8 @@ def test_same_length_names_every_sequence():
     assert check_same_length(a=[1, 2], b="xy", c=(3, 4)) == 2
     with pytest.raises(ValueError, match="a, b and c must have the same length, got 2, 2 and 1"):
         check_same_length(a=[1, 2], b=[1, 2], c=[1])
-    with pytest.raises(ValueError, match=r"labels and series\['s'\] must have the same length, got 1 and 0"):
+    words = r"labels and series\['s'\] must have the same length, got 1 and 0"
+    with pytest.raises(ValueError, match=words):
         check_same_length(labels=["x"], **{"series['s']": []})
 
 

@@ -56,15 +56,18 @@ def test_bar_chart_checks_lengths():
 
 def test_grouped_bar_chart():
     setup_chinese()
-    fig = grouped_bar_chart(["甲", "乙", "丙"], {"鲁迅": [1.0, 1.3, 0.8], "FLORES": [1.1, 1.0, 0.9]},
+    fig = grouped_bar_chart(["甲", "乙", "丙"],
+                            {"鲁迅": [1.0, 1.3, 0.8], "FLORES": [1.1, 1.0, 0.9]},
                                      title="每 token 字符数", ylabel="字符/token")
     ax = fig.axes[0]
-    assert len(ax.patches) == 6 and [t.get_text() for t in ax.get_legend().get_texts()] == ["鲁迅", "FLORES"]
+    assert len(ax.patches) == 6
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["鲁迅", "FLORES"]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["甲", "乙", "丙"]
     plt.close(fig)
     with pytest.raises(ValueError, match="at least one"):
         grouped_bar_chart(["a"], {}, title="t", ylabel="y")
-    with pytest.raises(ValueError, match=r"labels and series\['s'\] must have the same length, got 2 and 1"):
+    words = r"labels and series\['s'\] must have the same length, got 2 and 1"
+    with pytest.raises(ValueError, match=words):
         grouped_bar_chart(["a", "b"], {"s": [1.0]}, title="t", ylabel="y")
 
 

@@ -20,11 +20,13 @@ pytestmark = pytest.mark.usefixtures("chinese_figures")
 
 
 def test_vocab_size_curves_draw_each_series_on_its_own_sizes_with_power_of_two_ticks():
-    fig = vocab_size_curves({"英文": ([256, 1024, 7910], [1.0, 3.1, 4.1]), "中文": ([256, 8192], [0.2, 0.5])},
+    fig = vocab_size_curves({"英文": ([256, 1024, 7910], [1.0, 3.1, 4.1]),
+                             "中文": ([256, 8192], [0.2, 0.5])},
                                      title="压缩率", ylabel="字节/token", percent=True)
     (ax,) = fig.axes
     english, chinese = ax.get_lines()
-    assert list(english.get_xdata()) == [256, 1024, 7910] and list(chinese.get_ydata()) == [20.0, 50.0]
+    assert list(english.get_xdata()) == [256, 1024, 7910]
+    assert list(chinese.get_ydata()) == [20.0, 50.0]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["256", "512", "1K", "2K", "4K", "8K"]
     assert ax.get_xscale() == "log" and ax.get_yscale() == "linear"
     plt.close(fig)
@@ -39,7 +41,7 @@ def test_vocab_size_curves_refuse_bad_series():
 
 def test_loglog_panels_draw_one_panel_per_corpus_with_a_shared_y_axis():
     fig = loglog_panels({"英文": {"重数": ([1, 2, 4], [1, 2, 4]), "增量": ([1, 2, 4], [1, 1, 1])},
-                                  "中文": {"重数": ([1, 2], [3, 6])}}, title="t", xlabel="KB", ylabel="秒")
+                         "中文": {"重数": ([1, 2], [3, 6])}}, title="t", xlabel="KB", ylabel="秒")
     left, right = fig.axes
     assert [ax.get_title() for ax in fig.axes] == ["英文", "中文"]
     assert left.get_xscale() == right.get_yscale() == "log"
@@ -57,7 +59,6 @@ def test_loglog_panels_refuse_bad_data():
     with pytest.raises(ValueError, match=r"panels\['a'\]\['s'\] y\[0\]"):
         loglog_panels({"a": {"s": ([1], [-1])}}, title="t", xlabel="x", ylabel="y")
     plt.close("all")
-
 
 
 def test_zipf_plot_draws_each_series_and_the_reference_without_missing_glyphs():
@@ -100,9 +101,11 @@ def test_tradeoff_scatter():
         tradeoff_scatter(["a"], [1, 2], [3], title="t")
     with pytest.raises(ValueError, match=r"vocab_sizes\[0\] must be an int >= 1"):
         tradeoff_scatter(["a"], [0], [3], title="t")
-    with pytest.raises(ValueError, match="labels and flagged must have the same length, got 1 and 2"):
+    words = "labels and flagged must have the same length, got 1 and 2"
+    with pytest.raises(ValueError, match=words):
         tradeoff_scatter(["a"], [1], [3], title="t", flagged=[True, False])
-    fig = tradeoff_scatter(["字符", "词"], [28, 4345], [30000, 6000], title="t", flagged=[False, True])
+    fig = tradeoff_scatter(["字符", "词"], [28, 4345], [30000, 6000], title="t",
+                           flagged=[False, True])
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["有 OOV"]
     plt.close(fig)
 
@@ -129,7 +132,8 @@ def test_coverage_plot_marks_each_level():
 def test_merge_progress_draws_both_axes_and_checks_lengths():
     fig = merge_progress([0, 1, 2], [10, 8, 7], [11, 12, 13], title="合并", mark=1)
     left, right = fig.axes
-    assert list(left.lines[0].get_ydata()) == [10, 8, 7] and list(right.lines[0].get_ydata()) == [11, 12, 13]
+    assert list(left.lines[0].get_ydata()) == [10, 8, 7]
+    assert list(right.lines[0].get_ydata()) == [11, 12, 13]
     plt.close(fig)
     with pytest.raises(ValueError, match="same length"):
         merge_progress([0, 1], [10], [11, 12], title="t")
@@ -155,27 +159,36 @@ NAN = float("nan")
     [
         (lambda: zipf_plot({"x": [3.5, None]}, title="t"), TypeError,
          "series['x'][0] must be an int >= 1"),
-        (lambda: zipf_plot({"x": [3, None]}, title="t"), TypeError, "series['x'][1] must be an int >= 1"),
+        (lambda: zipf_plot({"x": [3, None]}, title="t"), TypeError,
+         "series['x'][1] must be an int >= 1"),
         (lambda: zipf_plot({"x": [3, NAN]}, title="t"), TypeError, "series['x'][1] must be an int"),
-        (lambda: zipf_plot({"x": []}, title="t"), ValueError, "series['x'] must be a non-empty list"),
-        (lambda: zipf_plot({"x": [1, 5]}, title="t"), ValueError, "from the most to the least frequent"),
+        (lambda: zipf_plot({"x": []}, title="t"), ValueError,
+         "series['x'] must be a non-empty list"),
+        (lambda: zipf_plot({"x": [1, 5]}, title="t"), ValueError,
+         "from the most to the least frequent"),
         (lambda: zipf_plot([[3, 1]], title="t"), TypeError, "series must be a dict"),
         (lambda: zipf_plot({"x": [3]}, title="t", reference_exponent=NAN), ValueError,
          "reference_exponent must be a finite number > 0"),
-        (lambda: merge_progress([0, 1], [10, 8.5], [11, 12], title="t"), TypeError, "tokens[1] must be an int"),
+        (lambda: merge_progress([0, 1], [10, 8.5], [11, 12], title="t"), TypeError,
+         "tokens[1] must be an int"),
         (lambda: merge_progress([0, 1], [10, 8], [11], title="t"), ValueError,
          "merges, tokens and vocab must have the same length, got 2, 2 and 1"),
-        (lambda: merge_progress([0], [10], [11], title="t", mark=1.5), TypeError, "mark must be an int"),
-        (lambda: pair_count_bars(["a", "b"], [3, None], title="t"), TypeError, "counts[1] must be an int"),
+        (lambda: merge_progress([0], [10], [11], title="t", mark=1.5), TypeError,
+         "mark must be an int"),
+        (lambda: pair_count_bars(["a", "b"], [3, None], title="t"), TypeError,
+         "counts[1] must be an int"),
         (lambda: pair_count_bars(["a", "b"], [3], title="t"), ValueError,
          "labels and counts must have the same length, got 2 and 1"),
-        (lambda: tradeoff_scatter(["a"], [10], [NAN], title="t"), TypeError, "lengths[0] must be an int"),
+        (lambda: tradeoff_scatter(["a"], [10], [NAN], title="t"), TypeError,
+         "lengths[0] must be an int"),
         (lambda: tradeoff_scatter(["a"], [10], [3], title="t", flagged=["yes"]), TypeError,
          "flagged[0] must be True or False"),
-        (lambda: coverage_plot([0.5, NAN], {}, title="t"), ValueError, "curve[1] must be a finite number"),
+        (lambda: coverage_plot([0.5, NAN], {}, title="t"), ValueError,
+         "curve[1] must be a finite number"),
         (lambda: coverage_plot([0.5, 1.5], {}, title="t"), ValueError,
          "curve[1] must be a finite number in [0, 1]"),
-        (lambda: coverage_plot([0.5, 1.0], {0.9: 1.5}, title="t"), TypeError, "marks[0.9] must be an int"),
+        (lambda: coverage_plot([0.5, 1.0], {0.9: 1.5}, title="t"), TypeError,
+         "marks[0.9] must be an int"),
         (lambda: coverage_plot([0.5, 1.0], {NAN: 1}, title="t"), ValueError, "each key of marks"),
     ],
 )

@@ -1,4 +1,4 @@
-"""A bpe_toy training step read as a table: its pairs ranked by count, and the pairs tied at the top."""
+"""A bpe_toy training step read as a table: its pairs ranked by count, the pairs tied at the top."""
 
 import pytest
 from hypothesis import given
@@ -15,7 +15,7 @@ def test_ranked_pairs_are_most_frequent_first_and_keep_first_met_order_among_tie
     rows = ranked_pairs(step)
     assert [(pair, count) for pair, count, _ in rows[:3]] == [
         (("e", "r"), 9), (("r", "</w>"), 9), (("w", "e"), 8)]
-    assert [position for _, _, position in rows[:2]] == sorted(position for _, _, position in rows[:2])
+    assert rows[0][2] < rows[1][2]  # the two tied at 9 stay in first-met order
     assert sorted(position for _, _, position in rows) == list(range(1, len(step.pair_counts) + 1))
     assert list(step.pair_counts)[rows[0][2] - 1] == rows[0][0]  # the position is where it was met
 

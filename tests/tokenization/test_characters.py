@@ -1,4 +1,4 @@
-"""The characters of a text: UTF-8, Han, inventory, coverage, unseen characters, pre-token lengths."""
+"""The characters of a text: UTF-8, Han, inventory, coverage, unseen characters, pre-tokens."""
 
 import pytest
 from hypothesis import given
@@ -109,7 +109,8 @@ def test_chars_and_bytes_agree_with_the_breakdown(text):
 
 def test_char_category():
     assert [characters.char_category(ch) for ch in "人〇7７aé，,（%°½ あΩ"] == [
-        "han", "han", "digit", "digit", "latin", "latin", "punctuation", "punctuation", "punctuation",
+        "han", "han", "digit", "digit", "latin", "latin", "punctuation", "punctuation",
+        "punctuation",
         "punctuation", "punctuation", "other", "other", "other", "other"]
     with pytest.raises(ValueError, match="single-character"):
         characters.char_category("ab")
@@ -122,7 +123,8 @@ def test_unseen_by_category():
     assert (by["han"].distinct, by["han"].occurrences, by["han"].examples) == (2, 3, "慧年")
     assert (by["digit"].distinct, by["digit"].occurrences, by["digit"].examples) == (3, 5, "240")
     assert (by["latin"].distinct, by["latin"].occurrences) == (3, 3)
-    assert (by["punctuation"].distinct, by["punctuation"].occurrences, by["punctuation"].examples) == (2, 3, "，-")
+    punctuation = by["punctuation"]
+    assert (punctuation.distinct, punctuation.occurrences, punctuation.examples) == (2, 3, "，-")
     assert by["other"] == characters.UnseenCategory("other", 0, 0, 0.0, "")
     assert by["han"].share == pytest.approx(3 / 18)
     with pytest.raises(ValueError, match="test_text must be a non-empty str"):

