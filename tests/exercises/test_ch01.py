@@ -15,7 +15,6 @@ KEYS = ["01.build_vocab", "01.clean_line", "01.oov_rate"]
 
 def test_chapter_01_registers_exactly_these_exercises():
     assert sorted(k for k in exercises.REGISTRY if k.startswith("01.")) == KEYS
-    assert set(ch01.WRONG_ANSWERS) == {exercises.REGISTRY[k].function_name for k in KEYS}
 
 
 @pytest.mark.parametrize("key, wrong", [

