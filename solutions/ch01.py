@@ -9,7 +9,7 @@ def clean_line(line: str) -> str:
 
 
 def build_vocab(tokens: list[str], min_freq: int) -> list[str]:
-    counts = Counter(tokens)  # remembers first appearance; sorted() below is stable, so ties keep it
+    counts = Counter(tokens)  # remembers first appearance; the stable sort below keeps it in ties
     ranked = sorted(counts.items(), key=lambda kv: kv[1], reverse=True)
     return ["<unk>"] + [token for token, n in ranked if n >= min_freq and token != "<unk>"]
 
@@ -24,11 +24,29 @@ def _clean_line_without_plus(line: str) -> str:
 
 def _build_vocab_alphabetical_ties(tokens: list[str], min_freq: int) -> list[str]:
     counts = Counter(tokens)
-    return ["<unk>"] + sorted((t for t, n in counts.items() if n >= min_freq), key=lambda t: (-counts[t], t))
+    kept = (t for t, n in counts.items() if n >= min_freq)
+    return ["<unk>"] + sorted(kept, key=lambda t: (-counts[t], t))
 
 
 def _oov_rate_by_type(vocab, tokens: list[str]) -> float:
-    return len({t for t in tokens if t not in vocab}) / len(set(tokens))  # distinct words, not tokens
+    # distinct words, not tokens
+    return len({t for t in tokens if t not in vocab}) / len(set(tokens))
+
+
+def clean_line_keeping_case(line: str) -> str:
+    """Forgets lower(): "The" and "the" would become two words of the vocabulary."""
+    return re.sub(r"[^A-Za-z]+", " ", line).strip()
+
+
+def build_vocab_without_unk(tokens: list[str], min_freq: int) -> list[str]:
+    """Forgets to reserve index 0 for '<unk>', so every index is off by one."""
+    ranked = sorted(Counter(tokens).items(), key=lambda kv: kv[1], reverse=True)
+    return [token for token, n in ranked if n >= min_freq]
+
+
+def oov_rate_of_known_tokens(vocab, tokens: list[str]) -> float:
+    """Returns the share of known tokens, the complement of the OOV rate."""
+    return sum(1 for t in tokens if t in vocab) / len(tokens)
 
 
 WRONG_ANSWERS = {

@@ -51,6 +51,33 @@ def _invalid_tokens(tokens: list[bytes]) -> int:
     return count
 
 
+def chars_for_coverage_strictly_above(text: str, fraction: float) -> int:
+    """Waits for the running share to pass `fraction` instead of reaching it (> for >=)."""
+    counts = sorted(Counter(text).values(), reverse=True)
+    total = sum(counts)
+    for k, covered in enumerate(accumulate(counts), start=1):
+        if covered / total > fraction:
+            return k
+    return len(counts)
+
+
+def bytes_per_token_mean_of_lines(lines: list[str], encode) -> float:
+    """Averages the per-line ratios, so a short line weighs as much as a long one."""
+    ratios = [len(line.encode("utf-8")) / len(encode(line)) for line in lines if line]
+    return sum(ratios) / len(ratios)
+
+
+def count_cut_boundaries(tokens: list[bytes]) -> int:
+    """Counts token boundaries inside characters: a character cut in three is counted twice."""
+    ends = set(accumulate(len(t) for t in tokens))
+    cut, start = 0, 0
+    for ch in b"".join(tokens).decode("utf-8"):
+        end = start + len(ch.encode("utf-8"))
+        cut += sum(i in ends for i in range(start + 1, end))
+        start = end
+    return cut
+
+
 WRONG_ANSWERS = {
     "chars_for_coverage": _share_of_alphabet,
     "bytes_per_token": _chars_not_bytes,

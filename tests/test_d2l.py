@@ -222,18 +222,20 @@ def test_frequencies_by_rank():
 
 
 def test_time_machine_trade_off_figures(lines):
-    """Word-level OOV on the last 10% of lines, none for characters or byte-level BPE (compare.measure)."""
-    from tutorial_lib.tokenization import compare
+    """Word-level OOV on the last 10% of lines, none for characters or byte-level BPE
+    (measure.measure)."""
+    from tutorial_lib.tokenization import compare, measure
     from tutorial_lib.tokenization.tokenizer import Tokenizer
     from tutorial_lib.tokenization.trainer import train_bpe
 
     train, held_out = d2l.split_lines(lines)
-    word = compare.measure(compare.from_vocab("word", Vocab(d2l.tokenize(train))), held_out)
-    char = compare.measure(compare.from_vocab("char", Vocab(d2l.tokenize(train, "char")), "char"), held_out)
+    word = measure.measure(compare.from_vocab("word", Vocab(d2l.tokenize(train))), held_out)
+    by_char = compare.from_vocab("char", Vocab(d2l.tokenize(train, "char")), "char")
+    char = measure.measure(by_char, held_out)
     assert (word.tokens, word.unknown, word.restored_lines) == (3141, 248, 171)
     assert (char.vocab_size, char.tokens, char.unknown, char.lossless) == (28, 15830, 0, True)
     bpe = compare.from_tokenizer("bpe", Tokenizer(*train_bpe(train, 1000)))
-    m = compare.measure(bpe, held_out)
+    m = measure.measure(bpe, held_out)
     assert m.unknown == 0 and m.lossless and word.tokens < m.tokens < char.tokens
     raw = data.load_text("timemachine").splitlines()[len(train):]  # punctuation, digits, capitals: still lossless
-    assert compare.measure(bpe, raw + ["分词 🙂"]).lossless
+    assert measure.measure(bpe, raw + ["分词 🙂"]).lossless

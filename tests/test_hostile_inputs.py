@@ -16,7 +16,7 @@ from tutorial_lib.plotting import bar_chart
 from tutorial_lib.plotting.tokenization import zipf_plot
 from tutorial_lib.widgets.tokenization import bpe_steps, utf8_explorer
 from tutorial_lib.exercises import check
-from tutorial_lib.tokenization import bpe_toy, compare, d2l, metrics, trainer
+from tutorial_lib.tokenization import bpe_toy, characters, compare, d2l, measure, trainer
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 NAN, INF = math.nan, math.inf
@@ -71,17 +71,19 @@ CASES = [
      "tiktoken Encoding"),
     ("merge with a 1-tuple pair", lambda t, p: trainer.merge([1, 2], (1,), 3), ValueError, "pair"),
     ("merge with a 2-D array", lambda t, p: trainer.merge(np.zeros((2, 2), dtype=int), (0, 0), 3), ValueError, "1-D"),
-    # text, metrics, comparison
+    # text, measurements, comparison
     ("split_lines with NaN", lambda t, p: d2l.split_lines(["a", "b"], NAN), ValueError, "train_fraction"),
     ("split_lines with inf", lambda t, p: d2l.split_lines(["a", "b"], INF), ValueError, "train_fraction"),
-    ("encode returning None", lambda t, p: metrics.compression(lambda s: None, ["a"]), TypeError, r"encode\(line\)"),
-    ("encode returning an iterator", lambda t, p: metrics.compression(lambda s: iter([1]), ["a"]), TypeError,
+    ("encode returning None", lambda t, p: measure.compression(lambda s: None, ["a"]), TypeError,
      r"encode\(line\)"),
+    ("encode returning an iterator", lambda t, p: measure.compression(lambda s: iter([1]), ["a"]),
+     TypeError, r"encode\(line\)"),
     ("segmentations with a list as vocab", lambda t, p: compare.segmentations("a", ["a"], []), TypeError,
      "word_vocab"),
     ("token view of None", lambda t, p: display.token_html(None), TypeError, "tokens"),
-    ("length_summary(None)", lambda t, p: metrics.length_summary(None), TypeError, "lengths"),
-    ("length_summary([1, 'a'])", lambda t, p: metrics.length_summary([1, "a"]), TypeError, r"lengths\[1\]"),
+    ("length_summary(None)", lambda t, p: characters.length_summary(None), TypeError, "lengths"),
+    ("length_summary([1, 'a'])", lambda t, p: characters.length_summary([1, "a"]), TypeError,
+     r"lengths\[1\]"),
     ("sentencepiece vocab_size=10**6", lambda t, p: compare.train_sentencepiece(["一二三四五"] * 5, 10**6, "bpe"),
      ValueError, "SentencePiece cannot train"),
     ("sentencepiece character_coverage=2",
@@ -90,8 +92,10 @@ CASES = [
     ("sentencepiece seed=-1", lambda t, p: compare.train_sentencepiece(["一二三"], 1000, "bpe", seed=-1), ValueError,
      "seed"),
     ("segment(None)", lambda t, p: compare.segment(None, []), TypeError, "text"),
-    ("surrogate in utf8_breakdown", lambda t, p: metrics.utf8_breakdown("\ud800"), ValueError, "surrogate"),
-    ("surrogate in compression", lambda t, p: metrics.compression(list, ["\ud800"]), ValueError, "surrogate"),
+    ("surrogate in utf8_breakdown", lambda t, p: characters.utf8_breakdown("\ud800"), ValueError,
+     "surrogate"),
+    ("surrogate in compression", lambda t, p: measure.compression(list, ["\ud800"]), ValueError,
+     "surrogate"),
     ("surrogate in utf8_explorer", lambda t, p: utf8_explorer("\ud800"), ValueError, "surrogate"),
     ("surrogate in train_sentencepiece", lambda t, p: compare.train_sentencepiece(["\ud800"], 1000, "bpe"),
      ValueError, "surrogate"),

@@ -193,6 +193,19 @@ def check_path(value: object, name: str) -> Path:
     return Path(value)
 
 
+def check_non_empty_dict(value: object, name: str, entries: str) -> dict:
+    """A dict with at least one entry: ``check_non_empty_dict(series, "series", "name -> values")``.
+
+    `entries` says what a key and its value are, and both errors quote it: "series must be a dict
+    of name -> values" (TypeError), "series must contain at least one name -> values entry"
+    (ValueError). A figure or a widget with nothing to show is a mistake, not a blank.
+    """
+    check_type(value, name, dict, f"a dict of {entries}")
+    if not value:
+        raise ValueError(f"{name} must contain at least one {entries} entry, got {describe(value)}")
+    return value
+
+
 def check_mapping_keys(value: object, name: str, types: type, allowed: str) -> dict:
     """A dict whose keys are all of `types`; returns a copy."""
     check_type(value, name, dict, "a dict")

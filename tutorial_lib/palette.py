@@ -1,15 +1,19 @@
-"""The course's colours, one home for all of them: tokens, documents, padding, leaks.
+"""The course's colours, one home for all of them: tokens, documents, padding, leaks, guides.
 
 Plots, widgets and the token view draw the same thing the same way in every chapter: document k is
-DOCUMENTS[k % 8] in a mask heatmap, a packed row and a sample, padding is always PADDING, and a cell that
-lets one document see another is always LEAK.
+DOCUMENTS[k % 8] in a mask heatmap, a packed row and a sample, padding is always PADDING, and a
+cell that lets one document see another is always LEAK.
 """
 
-# Light backgrounds of token spans; the span's own dark text stays readable on them in light and dark themes.
+# Light backgrounds of token spans; the span's own dark text stays readable on them in light and
+# dark themes.
 TOKENS = ("#ffd7a8", "#bde0fe", "#c7f0c2", "#f9c6d3", "#e2d1f9", "#fff3a3", "#b9f2ef", "#f6d0b1")
 
-# One colour per document (seaborn's "deep"); the first two are also the plots' first and second series.
+# One colour per document (seaborn's "deep"); the first two are also the plots' first and second
+# series.
 DOCUMENTS = ("#4C72B0", "#DD8452", "#55A868", "#8172B3", "#937860", "#DA8BC3", "#CCB974", "#64B5CD")
 LEAK = "#C44E52"  # attention that crosses from one document into another
 PADDING = "#BBBBBB"
 BLOCKED = "#FFFFFF"  # a mask cell that allows nothing
+GUIDE = "#808080"  # reference and guide lines drawn over a plot (a ratio of 1, a chosen size)
+BACKGROUND = "#FFFFFF"  # the paper behind a plot's own labels, e.g. a box of notes

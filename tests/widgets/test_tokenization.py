@@ -2,7 +2,7 @@
 
 import pytest
 
-from tutorial_lib.tokenization import bpe_toy, compare, d2l
+from tutorial_lib.tokenization import bpe_toy, compare, d2l, measure
 from tutorial_lib.tokenization import vocab_size as vs
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 from tutorial_lib.tokenization.trainer_stages import merge_work
@@ -38,7 +38,8 @@ def test_bpe_steps_slider_shows_that_step():
 
 def test_segmentation_explorer_follows_text_and_choice():
     vocab = d2l.Vocab(d2l.tokenize(["i love cats", "i love dogs"], "word"))
-    upper = compare.Segmenter("upper-bytes", 256, lambda s: list(s.upper().encode()), lambda i: bytes([i]))
+    upper = measure.Segmenter("upper-bytes", 256, lambda s: list(s.upper().encode()),
+                              lambda i: bytes([i]))
     explorer = segmentation_explorer(vocab, [upper], initial="i love")
     choice, box, view = explorer.children
     assert choice.value == "upper-bytes" and ">␣</span>" in view.value and ">L</span>" in view.value
@@ -49,10 +50,19 @@ def test_segmentation_explorer_follows_text_and_choice():
 def test_trace_rows_list_the_other_tied_pairs_not_the_chosen_one():
     result = bpe_toy.train({"low": 5, "lowest": 2, "newer": 6, "wider": 3}, 3)
     for (step, chosen, _, count, tied, _), trace in zip(bpe_trace_rows(result), result.steps):
-        others = [f"{a} + {b}" for (a, b), n in trace.pair_counts.items() if n == count and (a, b) != trace.chosen]
+        others = [f"{a} + {b}" for (a, b), n in trace.pair_counts.items()
+                  if n == count and (a, b) != trace.chosen]
         assert chosen not in tied.split("，")
         assert tied == ("，".join(others) or "—")
     assert any(row[4] != "—" for row in bpe_trace_rows(result))  # this corpus does tie
+
+def test_tokenizer_comparison_redraws_the_tokens_and_the_two_units():
+    as_bytes = measure.Segmenter("bytes", 256, lambda s: list(s.encode()), lambda i: bytes([i]))
+    control, view = tokenizer_comparison([as_bytes], initial="世界").children
+    assert "id 150: \\x96" in view.value and "2 个字符，6 个 UTF-8 字节" in view.value
+    control.value = "人a"
+    assert "2 个字符，4 个 UTF-8 字节" in view.value and "id 150:" not in view.value
+
 
 
 def test_a_refused_value_shows_its_error_and_the_widget_keeps_working():
@@ -91,6 +101,7 @@ def test_the_report_shows_the_library_numbers_and_the_sample_as_tokens(corpora):
     point = vs.measure_sizes(tokenizer, held_out, [266])[0]
     assert f"{point.compression.bytes_per_token:.3f}" in html
     assert f"{point.learned.used} / {point.learned.tokens}" in html
+    assert f"{point.learned.rare_or_unused}（{point.learned.rare_or_unused_share:.1%}）" in html
     ids = vs.first_merges(tokenizer, 10).encode_ordinary(sample)
     assert f"样例切成 {len(ids)} 个 token" in html and 'title="id ' in html
 
@@ -99,17 +110,19 @@ def test_the_explorer_follows_the_corpus_and_the_size(corpora):
     corpus, size, view = vocab_size_explorer(corpora, initial=10_000).children
     en_top = 256 + len(corpora["英文"][0].merges)
     zh_top = 257 + len(corpora["中文"][0].merges)
-    assert (size.min, size.max, size.value) == (256, en_top, en_top)  # clamped to the size training reached
+    # clamped to the size training reached
+    assert (size.min, size.max, size.value) == (256, en_top, en_top)
     assert f"词表大小 {en_top}" in view.value
     size.value = 256
-    assert "词表大小 256" in view.value and "合并次数</td><td style=\"text-align:left\">0<" in view.value
+    assert "词表大小 256" in view.value
+    assert "合并次数</td><td style=\"text-align:left\">0<" in view.value
     corpus.value = "中文"
     assert (size.min, size.max) == (257, zh_top) and f"词表大小 {size.value}" in view.value
     assert "字符/token" in view.value
 
 
 def test_the_explorer_refuses_bad_corpora():
-    with pytest.raises(ValueError, match="corpora"):
+    with pytest.raises(ValueError, match="corpora must contain at least one"):
         vocab_size_explorer({})
     with pytest.raises(TypeError, match="tokenizer"):
         vocab_size_explorer({"x": ("not a tokenizer", ["a"], "a")})
@@ -120,7 +133,8 @@ def test_the_explorer_shows_each_pattern_and_each_tokenizer_and_follows_the_text
     box, view = pretokenize_explorer([tok], initial="1234567").children
     for name in ["预切分·gpt2", "预切分·gpt4", "预切分·nanochat", "小 BPE"]:
         assert name in view.value
-    assert ">1234567<" in view.value and ">123<" in view.value and ">12<" in view.value  # digit grouping
+    # digit grouping
+    assert ">1234567<" in view.value and ">123<" in view.value and ">12<" in view.value
     box.value = "x\ud800"
     assert "lone surrogate" in view.value  # the library's message, and the widget keeps working
     box.value = "人工智能"
@@ -134,7 +148,8 @@ def test_bad_arguments():
         pretokenize_explorer([], initial=3)
 
 
-WORKS = {"英文": merge_work(["ab ab ab xab xab cab"], 258), "中文": merge_work(["人工智能，人工"], 259)}
+WORKS = {"英文": merge_work(["ab ab ab xab xab cab"], 258),
+         "中文": merge_work(["人工智能，人工"], 259)}
 DISTINCT = {"英文": 4, "中文": 3}
 
 
@@ -142,8 +157,10 @@ def test_html_shows_the_pair_the_words_and_the_work():
     html = merge_work_html(WORKS["英文"][0], 1, 4)
     assert "第 1 次合并" in html and "4 / 4（100.0%）" in html
     assert html.count("<tr>") == 1 + 6 + 1 + 3  # header + 6 rows, header + 3 example words
-    assert ">␣</span>" in html and ">ab</span>" in html  # " xab" after the merge: ␣ x ab, whitespace visible
-    assert "<td style=\"text-align:left\">4</td><td" in html and ">3</td></tr>" in html  # " xab": 4 -> 3 tokens
+    # " xab" after the merge: ␣ x ab, whitespace visible
+    assert ">␣</span>" in html and ">ab</span>" in html
+    # " xab": 4 -> 3 tokens
+    assert "<td style=\"text-align:left\">4</td><td" in html and ">3</td></tr>" in html
 
 
 def test_explorer_follows_corpus_and_merge():
@@ -157,8 +174,10 @@ def test_explorer_follows_corpus_and_merge():
 
 
 def test_explorer_refuses_bad_input():
-    with pytest.raises(ValueError, match="at least one corpus"):
+    with pytest.raises(ValueError, match="works must contain at least one corpus"):
         merge_work_explorer({}, {})
+    with pytest.raises(ValueError, match="at least one merge for each corpus"):
+        merge_work_explorer({"英文": []}, {"英文": 4})
     with pytest.raises(ValueError, match="works key"):
         merge_work_explorer(WORKS, {"英文": 4})
     with pytest.raises(ValueError, match="distinct_words"):

@@ -1,4 +1,5 @@
-"""The figures of the tokenization half (chapters 01-06): merges, Zipf, coverage, vocabulary size, timing."""
+"""The figures of the tokenization half (chapters 01-06): merges, Zipf, coverage, vocabulary size,
+timing."""
 
 from __future__ import annotations
 
@@ -7,18 +8,23 @@ from typing import Sequence
 import matplotlib.pyplot as plt
 
 from tutorial_lib import palette
-from tutorial_lib._checks import (check_bool, check_choice, check_int, check_int_list, check_number,
-                                  check_number_list, check_same_length, check_sequence, check_str_list, check_type)
+from tutorial_lib._checks import (check_bool, check_choice, check_int, check_int_list,
+                                  check_non_empty_dict, check_number, check_number_list,
+                                  check_same_length, check_sequence, check_str_list, check_type)
 
 FIRST, SECOND = palette.DOCUMENTS[:2]  # a plot's first and second series
 
-def merge_progress(merges: Sequence[int], tokens: Sequence[int], vocab: Sequence[int], *, title: str,
-                   mark: int | None = None):
-    """Corpus length in tokens (left axis, falling) and vocabulary size (right axis, rising) per merge count.
 
-    `mark` draws a dotted vertical line at one merge count, e.g. the number of merges a chapter stops at.
+def merge_progress(merges: Sequence[int], tokens: Sequence[int], vocab: Sequence[int], *,
+                   title: str, mark: int | None = None):
+    """Corpus length in tokens (left axis, falling) and vocabulary size (right axis, rising) per
+    merge count.
+
+    `mark` draws a dotted vertical line at one merge count, e.g. the number of merges a chapter
+    stops at.
     """
-    merges, tokens = check_int_list(merges, "merges", low=0), check_int_list(tokens, "tokens", low=0)
+    merges = check_int_list(merges, "merges", low=0)
+    tokens = check_int_list(tokens, "tokens", low=0)
     vocab = check_int_list(vocab, "vocab", low=0)
     check_same_length(merges=merges, tokens=tokens, vocab=vocab)
     if mark is not None:
@@ -28,7 +34,7 @@ def merge_progress(merges: Sequence[int], tokens: Sequence[int], vocab: Sequence
     left.plot(merges, tokens, "o-", color=FIRST, label="语料总 token 数（按词频加权）")
     right.plot(merges, vocab, "s--", color=SECOND, label="词表大小")
     if mark is not None:
-        left.axvline(mark, color="gray", linestyle=":", linewidth=1)
+        left.axvline(mark, color=palette.GUIDE, linestyle=":", linewidth=1)
     left.set_xlabel("合并次数")
     left.set_ylabel("语料总 token 数", color=FIRST)
     right.set_ylabel("词表大小", color=SECOND)
@@ -38,8 +44,11 @@ def merge_progress(merges: Sequence[int], tokens: Sequence[int], vocab: Sequence
     fig.tight_layout()
     return fig
 
-def pair_count_bars(labels: Sequence[str], counts: Sequence[int], *, title: str, chosen: str | None = None):
-    """Bars of pair counts; the bars tied at the maximum are orange, and `chosen` (one label) gets a hatch."""
+
+def pair_count_bars(labels: Sequence[str], counts: Sequence[int], *, title: str,
+                    chosen: str | None = None):
+    """Bars of pair counts; the bars tied at the maximum are orange, and `chosen` (one label) gets
+    a hatch."""
     labels, counts = check_str_list(labels, "labels"), check_int_list(counts, "counts", low=0)
     check_same_length(labels=labels, counts=counts)
     if chosen is not None:
@@ -58,20 +67,24 @@ def pair_count_bars(labels: Sequence[str], counts: Sequence[int], *, title: str,
     fig.tight_layout()
     return fig
 
-def zipf_plot(series: dict[str, Sequence[int]], *, title: str, reference_exponent: float | None = 1.0):
-    """Frequency against rank on log-log axes, one line per series (e.g. words, BPE tokens, characters).
 
-    Zipf's law says frequency ~ 1 / rank^a with a close to 1, which is a straight line of slope -a here;
-    `reference_exponent` draws that line through the first series' most frequent token for comparison.
+def zipf_plot(series: dict[str, Sequence[int]], *, title: str,
+              reference_exponent: float | None = 1.0):
+    """Frequency against rank on log-log axes, one line per series (e.g. words, BPE tokens,
+    characters).
+
+    Zipf's law says frequency ~ 1 / rank^a with a close to 1, which is a straight line of slope -a
+    here; `reference_exponent` draws that line through the first series' most frequent token for
+    comparison.
     """
-    check_type(series, "series", dict, "a dict of name -> frequencies")
-    if not series:
-        raise ValueError("series must contain at least one name -> frequencies entry")
-    series = {name: check_int_list(freqs, f"series[{name!r}]", low=1) for name, freqs in series.items()}
+    check_non_empty_dict(series, "series", "name -> frequencies")
+    series = {name: check_int_list(freqs, f"series[{name!r}]", low=1)
+              for name, freqs in series.items()}
     for name, freqs in series.items():
         if not freqs or freqs != sorted(freqs, reverse=True):
-            raise ValueError(f"series[{name!r}] must be a non-empty list of counts from the most to the least "
-                             f"frequent (rank 1 first), e.g. sorted(counts.values(), reverse=True)")
+            raise ValueError(f"series[{name!r}] must be a non-empty list of counts from the most "
+                             "to the least frequent (rank 1 first), e.g. "
+                             "sorted(counts.values(), reverse=True)")
     if reference_exponent is not None:
         check_number(reference_exponent, "reference_exponent", low=0, low_open=True)
     fig, ax = plt.subplots(figsize=(6.5, 4))
@@ -80,8 +93,8 @@ def zipf_plot(series: dict[str, Sequence[int]], *, title: str, reference_exponen
     if reference_exponent is not None:
         first = next(iter(series.values()))
         ranks = range(1, len(first) + 1)
-        ax.loglog(ranks, [first[0] / r ** reference_exponent for r in ranks], color="gray", linestyle="--",
-                  linewidth=1, label=_zipf_label(reference_exponent))
+        ax.loglog(ranks, [first[0] / r ** reference_exponent for r in ranks], color=palette.GUIDE,
+                  linestyle="--", linewidth=1, label=_zipf_label(reference_exponent))
     ax.set_xlabel("排名（rank，对数坐标）")
     ax.set_ylabel("出现次数（对数坐标）")
     ax.set_title(title)
@@ -89,22 +102,27 @@ def zipf_plot(series: dict[str, Sequence[int]], *, title: str, reference_exponen
     fig.tight_layout()
     return fig
 
+
 def _zipf_label(exponent: float) -> str:
-    """The reference line's legend: "频率 ∝ 1/排名" for Zipf's own exponent 1, "1/排名^a" otherwise."""
+    """The reference line's legend: "频率 ∝ 1/排名" for Zipf's own exponent 1, else "1/排名^a"."""
     return "齐普夫定律：频率 ∝ 1/排名" + ("" if exponent == 1 else f"^{exponent:g}")
 
-def tradeoff_scatter(labels: Sequence[str], vocab_sizes: Sequence[int], lengths: Sequence[int], *, title: str,
-                     flagged: Sequence[bool] | None = None, flag_label: str = "有 OOV",
-                     xlabel: str = "词表大小（对数坐标）", ylabel: str = "同一段文本的 token 数"):
-    """One labelled point per tokenizer: vocabulary size (log x) against the token count of the same text.
 
-    `flagged` marks some points in orange (e.g. the tokenizers that produce `<unk>`), named `flag_label`.
+def tradeoff_scatter(labels: Sequence[str], vocab_sizes: Sequence[int], lengths: Sequence[int], *,
+                     title: str, flagged: Sequence[bool] | None = None, flag_label: str = "有 OOV",
+                     xlabel: str = "词表大小（对数坐标）", ylabel: str = "同一段文本的 token 数"):
+    """One labelled point per tokenizer: vocabulary size (log x) against the token count of the
+    same text.
+
+    `flagged` marks some points in orange (e.g. the tokenizers that produce `<unk>`), named
+    `flag_label`.
     """
     labels = check_str_list(labels, "labels")
     vocab_sizes = check_int_list(vocab_sizes, "vocab_sizes", low=1)  # the x axis is logarithmic
     lengths = check_int_list(lengths, "lengths", low=0)
     check_same_length(labels=labels, vocab_sizes=vocab_sizes, lengths=lengths)
-    flags = [False] * len(labels) if flagged is None else check_sequence(flagged, "flagged", "a list of bool")
+    flags = ([False] * len(labels) if flagged is None
+             else check_sequence(flagged, "flagged", "a list of bool"))
     for i, flag in enumerate(flags):
         check_bool(flag, f"flagged[{i}]")
     check_same_length(labels=labels, flagged=flags)
@@ -127,11 +145,13 @@ def tradeoff_scatter(labels: Sequence[str], vocab_sizes: Sequence[int], lengths:
     fig.tight_layout()
     return fig
 
+
 def coverage_plot(curve: Sequence[float], marks: dict[float, int], *, title: str):
     """Share of a text covered by its k most frequent characters, against k (log x axis).
 
-    `marks` maps a coverage level to the k that reaches it (metrics.chars_for_coverage); each gets a dot and a
-    dotted guide, and a box in the empty lower right lists them, so the plot shows how long the rare tail is.
+    `marks` maps a coverage level to the k that reaches it (characters.chars_for_coverage); each
+    gets a dot and a dotted guide, and a box in the empty lower right lists them, so the plot shows
+    how long the rare tail is.
     """
     curve = check_number_list(curve, "curve", low=0, high=1)
     if not curve:
@@ -142,12 +162,12 @@ def coverage_plot(curve: Sequence[float], marks: dict[float, int], *, title: str
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
     ax.plot(range(1, len(curve) + 1), [100 * c for c in curve], color=FIRST)
     for level, k in sorted(marks.items()):
-        ax.axvline(k, color="gray", linestyle=":", linewidth=1)
+        ax.axvline(k, color=palette.GUIDE, linestyle=":", linewidth=1)
         ax.plot([k], [100 * curve[k - 1]], "o", color=SECOND)
     if marks:
-        ax.text(0.97, 0.06, "\n".join(f"覆盖 {100 * level:g}%：{k} 个字" for level, k in sorted(marks.items())),
-                transform=ax.transAxes, ha="right", va="bottom", fontsize=9,
-                bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": SECOND})
+        notes = "\n".join(f"覆盖 {100 * level:g}%：{k} 个字" for level, k in sorted(marks.items()))
+        ax.text(0.97, 0.06, notes, transform=ax.transAxes, ha="right", va="bottom", fontsize=9,
+                bbox={"boxstyle": "round", "facecolor": palette.BACKGROUND, "edgecolor": SECOND})
     ax.set_xscale("log")
     ax.set_xlim(1, len(curve) * 1.05)
     ax.set_xlabel("按频率排名的前 k 个不同字符（对数坐标）")
@@ -157,26 +177,30 @@ def coverage_plot(curve: Sequence[float], marks: dict[float, int], *, title: str
     fig.tight_layout()
     return fig
 
-def vocab_size_curves(series: dict[str, tuple[Sequence[int], Sequence[float]]], *, title: str, ylabel: str,
-                      xlabel: str = "词表大小（对数坐标）", logy: bool = False, percent: bool = False):
-    """One line per series over its own vocabulary sizes (log x, ticks at powers of two: 256, 1K, 8K, ...).
 
-    Each series is (sizes, values): training runs on different corpora stop at different sizes. `percent`
-    draws shares (0..1) as percentages; `logy` shows a quantity that falls by orders of magnitude.
+def vocab_size_curves(series: dict[str, tuple[Sequence[int], Sequence[float]]], *, title: str,
+                      ylabel: str, xlabel: str = "词表大小（对数坐标）", logy: bool = False,
+                      percent: bool = False):
+    """One line per series over its own vocabulary sizes (log x, ticks at powers of two: 256, 1K,
+    8K, ...).
+
+    Each series is (sizes, values): training runs on different corpora stop at different sizes.
+    `percent` draws shares (0..1) as percentages; `logy` shows a quantity that falls by orders of
+    magnitude.
     """
-    check_type(series, "series", dict, "a dict of name -> (vocab sizes, values)")
-    if not series:
-        raise ValueError("series must contain at least one name -> (sizes, values) entry")
+    check_non_empty_dict(series, "series", "name -> (vocab sizes, values)")
     check_bool(logy, "logy")
     check_bool(percent, "percent")
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
     low, high = float("inf"), 0
     for (name, pair), marker in zip(series.items(), "osD^vx*+"):
-        sizes, values = check_sequence(pair, f"series[{name!r}]", "a pair (vocab sizes, values)")
+        sizes, values = check_sequence(pair, f"series[{name!r}]",
+                                       "a pair (vocab sizes, values)")
         sizes = check_int_list(sizes, f"series[{name!r}] sizes", low=1)
         values = check_number_list(values, f"series[{name!r}] values")
         check_same_length(sizes=sizes, values=values)
-        ax.plot(sizes, [100 * v if percent else v for v in values], marker=marker, markersize=4, label=name)
+        ax.plot(sizes, [100 * v if percent else v for v in values], marker=marker, markersize=4,
+                label=name)
         low, high = min(low, *sizes), max(high, *sizes)
     ax.set_xscale("log", base=2)
     ticks = [2 ** k for k in range(20) if low <= 2 ** k <= high]
@@ -191,23 +215,25 @@ def vocab_size_curves(series: dict[str, tuple[Sequence[int], Sequence[float]]], 
     fig.tight_layout()
     return fig
 
-def loglog_panels(panels: dict[str, dict[str, tuple[Sequence[float], Sequence[float]]]], *, title: str, xlabel: str,
-                  ylabel: str):
-    """Side-by-side log-log panels sharing the y axis, one line per series: {panel: {series: (x, y)}}.
 
-    On log-log axes a line of slope 1 grows in proportion to x, a flat line not at all; the shared y axis
-    lets the panels (English, Chinese) be compared directly.
+def loglog_panels(panels: dict[str, dict[str, tuple[Sequence[float], Sequence[float]]]], *,
+                  title: str, xlabel: str, ylabel: str):
+    """Side-by-side log-log panels sharing the y axis, one line per series:
+    {panel: {series: (x, y)}}.
+
+    On log-log axes a line of slope 1 grows in proportion to x, a flat line not at all; the shared
+    y axis lets the panels (English, Chinese) be compared directly.
     """
-    check_type(panels, "panels", dict, "a dict of panel title -> {series name: (x, y)}")
-    if not panels:
-        raise ValueError("panels must contain at least one panel")
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), sharey=True, squeeze=False)
+    check_non_empty_dict(panels, "panels", "panel title -> {series name: (x, y)}")
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), sharey=True,
+                             squeeze=False)
     for ax, (name, series) in zip(axes[0], panels.items()):
         check_type(series, f"panels[{name!r}]", dict, "a dict of series name -> (x, y)")
         for (label, pair), marker in zip(series.items(), "osD^vx*+"):
-            x, y = check_sequence(pair, f"panels[{name!r}][{label!r}]", "a pair (x, y)")
-            x = check_number_list(x, f"panels[{name!r}][{label!r}] x", low=0)
-            y = check_number_list(y, f"panels[{name!r}][{label!r}] y", low=0)
+            where = f"panels[{name!r}][{label!r}]"
+            x, y = check_sequence(pair, where, "a pair (x, y)")
+            x = check_number_list(x, f"{where} x", low=0)
+            y = check_number_list(y, f"{where} y", low=0)
             check_same_length(x=x, y=y)
             ax.plot(x, y, marker=marker, markersize=4, label=label)
         ax.set_xscale("log")

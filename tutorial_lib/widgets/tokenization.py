@@ -1,4 +1,5 @@
-"""The widgets of the tokenization half (chapters 00-06): each shows what a library function computes."""
+"""The widgets of the tokenization half (chapters 00-06): each lays out what a library function
+computes."""
 
 from __future__ import annotations
 
@@ -7,149 +8,166 @@ from typing import Sequence
 
 import ipywidgets as w
 
-from tutorial_lib._checks import (check_choice, check_int, check_sequence, check_str, check_str_list,
-                                  check_type)
+from tutorial_lib._checks import (check_choice, check_int, check_non_empty_dict, check_sequence,
+                                  check_str, check_str_list, check_type)
 from tutorial_lib.display import Markup, html_table, segmentation_html, token_html
-from tutorial_lib.tokenization import compare, d2l, metrics, vocab_size
-from tutorial_lib.tokenization.bpe_toy import BPEResult, MergeStep
-from tutorial_lib.tokenization.pretokenize import PATTERNS, pretokenize
+from tutorial_lib.tokenization import characters, compare, d2l, vocab_size
+from tutorial_lib.tokenization.bpe_toy import BPEResult, MergeStep, Pair
+from tutorial_lib.tokenization.bpe_toy_trace import ranked_pairs, tied_pairs
+from tutorial_lib.tokenization.measure import RARE_BELOW, Segmenter
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 from tutorial_lib.tokenization.trainer_stages import MergeWork
 from tutorial_lib.widgets import live
 
+
 def utf8_explorer(initial: str = "分词 token 🙂") -> w.VBox:
-    """Type any text and see each character's code point and UTF-8 bytes (metrics.utf8_breakdown)."""
-    box = w.Text(value=check_str(initial, "initial", utf8=True), description="文本", continuous_update=True)
+    """Type any text and see each character's code point and UTF-8 bytes
+    (characters.utf8_breakdown)."""
+    box = w.Text(value=check_str(initial, "initial", utf8=True), description="文本",
+                 continuous_update=True)
 
     def render(value: str) -> str:
-        rows = metrics.utf8_breakdown(value)
-        total = sum(len(hexes.split()) for _, _, hexes in rows)
-        return (html_table(["字符", "码点", "UTF-8 字节"], rows)
-                + f"<p>{len(rows)} 个字符，{total} 个字节</p>")
+        chars, size = characters.chars_and_bytes(value)
+        return (html_table(["字符", "码点", "UTF-8 字节"], characters.utf8_breakdown(value))
+                + f"<p>{chars} 个字符，{size} 个字节</p>")
 
     return w.VBox([box, live(render, box)])
 
 
-def segmentation_explorer(word_vocab: d2l.Vocab, segmenters: list[compare.Segmenter],
+def segmentation_explorer(word_vocab: d2l.Vocab, segmenters: list[Segmenter],
                           initial: str = "i love cats and i love dogs") -> w.VBox:
-    """Type a sentence, pick a BPE tokenizer: its char, word and BPE segmentations with token counts."""
+    """Type a sentence, pick a BPE tokenizer: its char, word and BPE segmentations with counts."""
     by_name = {s.name: s for s in check_sequence(segmenters, "segmenters", "a list of Segmenter")}
     if not by_name:
         raise ValueError("segmenters must hold at least one BPE tokenizer")
     choice = w.Dropdown(options=list(by_name), description="BPE")
-    box = w.Text(value=check_str(initial, "initial", utf8=True), description="句子", continuous_update=True)
+    box = w.Text(value=check_str(initial, "initial", utf8=True), description="句子",
+                 continuous_update=True)
 
     def render(bpe: str, sentence: str) -> str:
         return segmentation_html(compare.segmentations(sentence, word_vocab, [by_name[bpe]]))
 
     return w.VBox([choice, box, live(render, choice, box)])
 
-def _ch02_pair(pair: tuple[str, str]) -> str:
+
+def _ch02_pair(pair: Pair) -> str:
     return f"{pair[0]} + {pair[1]}"
 
-def bpe_pair_rows(step: MergeStep) -> list[tuple[str, int, int, str]]:
-    """Rows (pair, count, first-met position, note) of one training step, most frequent first.
 
-    The sort is stable, so pairs with the same count keep their first-met order: the order the "first"
-    tie-break rule reads them in.
-    """
-    order = {pair: i for i, pair in enumerate(step.pair_counts, start=1)}
-    ranked = sorted(step.pair_counts.items(), key=lambda item: -item[1])
-    return [(_ch02_pair(pair), count, order[pair],
-             "选中" if pair == step.chosen else ("并列最多" if count == step.count else ""))
-            for pair, count in ranked]
+def bpe_pair_rows(step: MergeStep) -> list[tuple[str, int, int, str]]:
+    """Rows (pair, count, first-met position, note) of one training step, most frequent first
+    (bpe_toy_trace.ranked_pairs): pairs with one count keep the order the "first" rule reads."""
+    tied = tied_pairs(step)
+    return [(_ch02_pair(pair), count, position,
+             "选中" if pair == step.chosen else ("并列最多" if pair in tied else ""))
+            for pair, count, position in ranked_pairs(step)]
+
 
 def bpe_corpus_rows(corpus: dict[tuple[str, ...], int]) -> list[tuple[Markup, int, int]]:
-    """Rows (current split of the word as colored symbols, frequency, symbols in it) of a corpus in training form."""
+    """Rows (current split of the word as colored symbols, frequency, symbols in it) of a corpus
+    in training form."""
     return [(token_html(list(symbols)), freq, len(symbols)) for symbols, freq in corpus.items()]
 
-def bpe_trace_rows(result: BPEResult, start: int = 0) -> list[tuple[int, str, str, int, str, Markup]]:
-    """One row per merge step from step `start + 1` on: (step, pair, new symbol, count, the other pairs tied at
-    that count, the corpus after the step with each word drawn as tokens)."""
+
+def bpe_trace_rows(result: BPEResult, start: int = 0
+                   ) -> list[tuple[int, str, str, int, str, Markup]]:
+    """One row per merge step from step `start + 1` on: (step, pair, new symbol, count, the other
+    pairs tied at that count, the corpus after the step with each word drawn as tokens)."""
+    steps = check_type(result, "result", BPEResult, "a BPEResult").steps
     rows = []
-    for step in check_type(result, "result", BPEResult, "a BPEResult").steps[check_int(start, "start", low=0):]:
-        tied = [_ch02_pair(p) for p, c in step.pair_counts.items() if c == step.count and p != step.chosen]
+    for step in steps[check_int(start, "start", low=0):]:
+        others = [_ch02_pair(p) for p in tied_pairs(step) if p != step.chosen]
         corpus = Markup("；".join(token_html(list(symbols)) for symbols in step.corpus))
-        rows.append((step.step, _ch02_pair(step.chosen), "".join(step.chosen), step.count, "，".join(tied) or "—",
-                     corpus))
+        rows.append((step.step, _ch02_pair(step.chosen), "".join(step.chosen), step.count,
+                     "，".join(others) or "—", corpus))
     return rows
 
+
 def bpe_steps(result: BPEResult) -> w.VBox:
-    """A slider over the merge steps of bpe_toy.train: that step's pair counts, its choice, the corpus after."""
+    """A slider over the merge steps of bpe_toy.train: that step's pair counts, its choice, the
+    corpus after."""
     check_type(result, "result", BPEResult, "a BPEResult (from bpe_toy.train)")
     if not result.steps:
         raise ValueError("result must contain at least one merge step (train with num_merges >= 1)")
-    slider = w.IntSlider(value=1, min=1, max=len(result.steps), description="第几步", continuous_update=True)
+    slider = w.IntSlider(value=1, min=1, max=len(result.steps), description="第几步",
+                         continuous_update=True)
 
     def render(k: int) -> str:
         step = result.steps[k - 1]
         head = (f"<p>第 {k} 步：合并 <b>{html.escape(_ch02_pair(step.chosen))}</b> → "
                 f"<b>{html.escape(''.join(step.chosen))}</b>（出现 {step.count} 次）</p>")
         return (head + html_table(["符号对", "次数", "首次出现序号", "备注"], bpe_pair_rows(step))
-                + "<p>合并之后的语料：</p>" + html_table(["当前切分", "词频", "符号数"], bpe_corpus_rows(step.corpus)))
+                + "<p>合并之后的语料：</p>"
+                + html_table(["当前切分", "词频", "符号数"], bpe_corpus_rows(step.corpus)))
 
     return w.VBox([slider, live(render, slider)])
 
 
-def tokenizer_comparison(segmenters: list[compare.Segmenter], initial: str = "人工智能改变世界。") -> w.VBox:
-    """Type Chinese text and see it cut by several tokenizers side by side, with token counts (compare.segment).
+def tokenizer_comparison(segmenters: list[Segmenter], initial: str = "人工智能改变世界。"
+                         ) -> w.VBox:
+    """Type Chinese text and see it cut by several tokenizers side by side, with token counts
+    (compare.segment).
 
-    A character split over several byte tokens is drawn as one striped group; hover shows the ids and bytes.
+    A character split over several byte tokens is drawn as one striped group; hover shows the ids
+    and bytes.
     """
     check_sequence(segmenters, "segmenters", "a list of Segmenter")
-    box = w.Textarea(value=check_str(initial, "initial", utf8=True), description="文本", continuous_update=True,
-                     layout=w.Layout(width="95%", height="4em"))
+    box = w.Textarea(value=check_str(initial, "initial", utf8=True), description="文本",
+                     continuous_update=True, layout=w.Layout(width="95%", height="4em"))
 
     def render(value: str) -> str:
-        chars, size = len(value), len(value.encode("utf-8"))
-        return segmentation_html(compare.segment(value, segmenters)) + f"<p>{chars} 个字符，{size} 个 UTF-8 字节</p>"
+        rows = compare.segment(value, segmenters)
+        chars, size = characters.chars_and_bytes(value)
+        return segmentation_html(rows) + f"<p>{chars} 个字符，{size} 个 UTF-8 字节</p>"
 
     return w.VBox([box, live(render, box)])
 
 
-def vocab_size_report(tokenizer: Tokenizer, held_out: Sequence[str], size: int, sample: str) -> str:
-    """Compression and utilization of one vocabulary size on held-out lines, and the sample cut by it."""
+def vocab_size_report(tokenizer: Tokenizer, held_out: Sequence[str], size: int,
+                      sample: str) -> str:
+    """Compression and utilization of one vocabulary size on held-out lines
+    (vocab_size.measure_sizes), and the sample cut by it (vocab_size.segment_at_size)."""
     point = vocab_size.measure_sizes(tokenizer, held_out, [size])[0]
-    small = vocab_size.first_merges(tokenizer, point.merges)
-    ids = small.encode_ordinary(check_str(sample, "sample", utf8=True))
+    tokens, ids = vocab_size.segment_at_size(tokenizer, size, sample)
     learned = point.learned
-    rows = [("合并次数", point.merges), ("字节/token", f"{point.compression.bytes_per_token:.3f}"),
+    used = rare = "—"
+    if learned is not None:
+        used = f"{learned.used} / {learned.tokens}（{learned.used_share:.1%}）"
+        rare = f"{learned.rare_or_unused}（{learned.rare_or_unused_share:.1%}）"
+    rows = [("合并次数", point.merges),
+            ("字节/token", f"{point.compression.bytes_per_token:.3f}"),
             ("字符/token", f"{point.compression.chars_per_token:.3f}"),
-            ("学到的 token 在留出文本里用到的", "—" if learned is None else f"{learned.used} / {learned.tokens}"
-             f"（{learned.used_share:.1%}）"),
-            (f"用到不足 {vocab_size.RARE_BELOW} 次（含没用到）", "—" if learned is None
-             else f"{learned.rare + learned.unused}（{learned.rare_or_unused_share:.1%}）")]
+            ("学到的 token 在留出文本里用到的", used),
+            (f"用到不足 {RARE_BELOW} 次（含没用到）", rare)]
     return (html_table(["词表大小 " + str(point.vocab_size), "留出文本上的实测"], rows)
-            + f"<p>样例切成 {len(ids)} 个 token：</p>" + token_html([small.token_bytes(i) for i in ids], ids))
+            + f"<p>样例切成 {len(ids)} 个 token：</p>" + token_html(tokens, ids))
 
-def vocab_size_explorer(corpora: dict[str, tuple[Tokenizer, Sequence[str], str]], initial: int = 1024,
-                        step: int = 64) -> w.VBox:
-    """Pick a corpus and a vocabulary size: compression, utilization and a sample segmentation at that size.
 
-    `corpora` maps a name to (tokenizer trained at the largest size, held-out lines, sample text); every
-    smaller size is the first merges of that tokenizer (vocab_size.first_merges), so nothing is retrained.
+def vocab_size_explorer(corpora: dict[str, tuple[Tokenizer, Sequence[str], str]],
+                        initial: int = 1024, step: int = 64) -> w.VBox:
+    """Pick a corpus and a vocabulary size: compression, utilization and a sample segmentation at
+    that size.
+
+    `corpora` maps a name to (tokenizer trained at the largest size, held-out lines, sample text);
+    every smaller size is the first merges of that tokenizer (vocab_size.first_merges), so nothing
+    is retrained; the slider spans vocab_size.size_range.
     """
-    check_type(corpora, "corpora", dict, "a dict of name -> (tokenizer, held-out lines, sample text)")
-    if not corpora:
-        raise ValueError("corpora must name at least one corpus")
+    check_non_empty_dict(corpora, "corpora", "name -> (tokenizer, held-out lines, sample text)")
     for name, entry in corpora.items():
-        tokenizer, held_out, sample = check_sequence(entry, f"corpora[{name!r}]", "a (tokenizer, lines, sample)")
-        check_type(tokenizer, f"corpora[{name!r}] tokenizer", Tokenizer, "a Tokenizer")
-        check_str_list(held_out, f"corpora[{name!r}] held-out lines", non_empty=True)
-        check_str(sample, f"corpora[{name!r}] sample", utf8=True)
-
-    def bounds(name: str) -> tuple[int, int]:
-        tokenizer = corpora[name][0]
-        base = 256 + len(tokenizer.special_tokens)
-        return base, base + len(tokenizer.merges)
+        where = f"corpora[{name!r}]"
+        tokenizer, held_out, sample = check_sequence(entry, where, "a (tokenizer, lines, sample)")
+        check_type(tokenizer, f"{where} tokenizer", Tokenizer, "a Tokenizer")
+        check_str_list(held_out, f"{where} held-out lines", non_empty=True)
+        check_str(sample, f"{where} sample", utf8=True)
 
     corpus = w.Dropdown(options=list(corpora), description="语料")
-    low, high = bounds(corpus.value)
-    size = w.IntSlider(value=min(max(check_int(initial, "initial", low=1), low), high), min=low, max=high,
-                       step=check_int(step, "step", low=1), description="词表大小", continuous_update=False)
+    low, high = vocab_size.size_range(corpora[corpus.value][0])
+    size = w.IntSlider(value=min(max(check_int(initial, "initial", low=1), low), high), min=low,
+                       max=high, step=check_int(step, "step", low=1), description="词表大小",
+                       continuous_update=False)
 
     def switch(_: object) -> None:
-        low, high = bounds(corpus.value)
+        low, high = vocab_size.size_range(corpora[corpus.value][0])
         if low > size.max:  # a slider refuses min > max even for a moment
             size.max, size.min = high, low
         else:
@@ -162,33 +180,38 @@ def vocab_size_explorer(corpora: dict[str, tuple[Tokenizer, Sequence[str], str]]
     corpus.observe(switch, names="value")  # before the view's own observer: the bounds move first
     return w.VBox([corpus, size, live(render, corpus, size)])
 
-def pretokenize_explorer(segmenters: Sequence[compare.Segmenter] = (),
-                         initial: str = "I've paid $1234567 for 3 GPUs! 价格是12345元。") -> w.VBox:
-    """Type text and see it cut by the GPT-2, GPT-4 and nanochat split patterns, then by whole tokenizers.
 
-    The patterns give pre-tokens (the pieces BPE merges inside, no ids); each segmenter gives its tokens.
+def pretokenize_explorer(segmenters: Sequence[Segmenter] = (),
+                         initial: str = "I've paid $1234567 for 3 GPUs! 价格是12345元。") -> w.VBox:
+    """Type text and see it cut by the GPT-2, GPT-4 and nanochat split patterns, then by whole
+    tokenizers.
+
+    The patterns give pre-tokens (compare.pretokenizations: the pieces BPE merges inside, no ids);
+    each segmenter gives its tokens (compare.segment).
     """
     segmenters = check_sequence(segmenters, "segmenters", "a list of Segmenter")
-    box = w.Textarea(value=check_str(initial, "initial", utf8=True), description="文本", continuous_update=True,
-                     layout=w.Layout(width="95%", height="4em"))
+    box = w.Textarea(value=check_str(initial, "initial", utf8=True), description="文本",
+                     continuous_update=True, layout=w.Layout(width="95%", height="4em"))
 
     def render(value: str) -> str:
-        check_str(value, "text", utf8=True)
-        rows = [(f"预切分·{name}", [p.encode("utf-8") for p in pretokenize(value, name)], None) for name in PATTERNS]
-        return segmentation_html(rows + compare.segment(value, segmenters), first="切分方式（片段或 token）")
+        rows = [(f"预切分·{name}", *rest) for name, *rest in compare.pretokenizations(value)]
+        return segmentation_html(rows + compare.segment(value, segmenters),
+                                 first="切分方式（片段或 token）")
 
     return w.VBox([box, live(render, box)])
 
 
 def merge_work_html(work: MergeWork, number: int, distinct_words: int) -> str:
-    """One merge of `trainer_stages.merge_work` as the inverted index sees it: the pair, how many distinct
-    pre-tokens it hands to the update (of `distinct_words`), the pair-count changes against what a recount
-    scans, and the most frequent of those pre-tokens before and after the merge."""
+    """One merge of `trainer_stages.merge_work` as the inverted index sees it: the pair, how many
+    distinct pre-tokens it hands to the update (of `distinct_words`), the pair-count changes
+    against what a recount scans, and the most frequent of those pre-tokens before and after."""
     check_type(work, "work", MergeWork, "a MergeWork")
     number = check_int(number, "number", low=1)
     distinct_words = check_int(distinct_words, "distinct_words", low=work.words)
-    rows = [("合并的一对", token_html(list(work.pair))), ("它在语料中出现的次数", f"{work.count:,}"),
-            ("倒排索引交给更新的预切分词（去重）", f"{work.words:,} / {distinct_words:,}（{work.words / distinct_words:.1%}）"),
+    handed = f"{work.words:,} / {distinct_words:,}（{work.words / distinct_words:.1%}）"
+    rows = [("合并的一对", token_html(list(work.pair))),
+            ("它在语料中出现的次数", f"{work.count:,}"),
+            ("倒排索引交给更新的预切分词（去重）", handed),
             ("增量更新改动的 pair 计数", f"{work.updates:,}"),
             ("聚合后重数一遍要扫的相邻对", f"{work.distinct_pairs:,}"),
             ("不聚合、重数一遍要扫的相邻对", f"{work.corpus_pairs:,}")]
@@ -197,12 +220,14 @@ def merge_work_html(work: MergeWork, number: int, distinct_words: int) -> str:
     return (f"<p>第 {number} 次合并</p>" + html_table(["", "值"], rows)
             + html_table(["最常见的受影响词：合并前", "token 数", "合并后", "token 数"], examples))
 
-def merge_work_explorer(works: dict[str, Sequence[MergeWork]], distinct_words: dict[str, int]) -> w.VBox:
+
+def merge_work_explorer(works: dict[str, Sequence[MergeWork]],
+                        distinct_words: dict[str, int]) -> w.VBox:
     """Pick a corpus and step through its merges (merge_work_html of each); `works` from
     trainer_stages.merge_work, `distinct_words` the number of distinct pre-tokens of each corpus."""
-    check_type(works, "works", dict, "a dict of corpus name -> list of MergeWork")
-    if not works or not all(works.values()):
-        raise ValueError("works must name at least one corpus, each with at least one merge")
+    check_non_empty_dict(works, "works", "corpus name -> list of MergeWork")
+    if not all(works.values()):
+        raise ValueError("works must hold at least one merge for each corpus")
     check_type(distinct_words, "distinct_words", dict, "a dict of corpus name -> int")
     for name in works:
         check_choice(name, "works key", sorted(distinct_words))
@@ -213,5 +238,6 @@ def merge_work_explorer(works: dict[str, Sequence[MergeWork]], distinct_words: d
     def render(name: str, number: int) -> str:
         return merge_work_html(works[name][number - 1], number, distinct_words[name])
 
-    corpus.observe(lambda _: setattr(step, "max", len(works[corpus.value])), names="value")  # bounds first
+    # the slider's bounds follow the corpus before the view redraws
+    corpus.observe(lambda _: setattr(step, "max", len(works[corpus.value])), names="value")
     return w.VBox([w.HBox([corpus, step]), live(render, corpus, step)])

@@ -1,4 +1,4 @@
-from collections import Counter
+"""Every smaller vocabulary from one training run, measured on held-out text; what a size costs."""
 
 import pytest
 import tiktoken
@@ -28,7 +28,8 @@ def test_a_prefix_of_the_merges_is_the_smaller_training_run(large, num_merges):
     assert prefix.vocab == small.vocab
     assert prefix.special_tokens == small.special_tokens
     sample = TEXTS[0][-2000:] + TEXTS[1][-500:]
-    assert prefix.encode(sample + EOT, allowed_special="all") == small.encode(sample + EOT, allowed_special="all")
+    text = sample + EOT
+    assert prefix.encode(text, allowed_special="all") == small.encode(text, allowed_special="all")
 
 
 def test_all_merges_give_the_same_tokenizer(large):
@@ -61,23 +62,19 @@ def test_more_merges_never_need_more_tokens(large, merges):
     counts = [len(vs.first_merges(large, k).encode_ordinary(text)) for k in sorted(merges)]
     assert counts == sorted(counts, reverse=True)
 
-
-def test_token_counts_encode_each_line_on_its_own():
-    counts = vs.token_counts(lambda line: [len(line)] * 2, ["ab", "c", "ab"])
-    assert counts == Counter({2: 4, 1: 2})
-    with pytest.raises(TypeError, match="encode"):
-        vs.token_counts("encode", ["a"])
-
-
-def test_utilization_counts_used_rare_and_unused_entries():
-    u = vs.utilization({1: 10, 2: 1, 3: 4, 9: 7}, [1, 2, 3, 4, 5], rare_below=5)
-    assert (u.tokens, u.used, u.rare, u.unused) == (5, 3, 2, 2)
-    assert u.used_share == 0.6 and u.rare_or_unused_share == 0.8
-    assert vs.utilization(Counter(), [0, 0, 1]).tokens == 2  # each entry once
-    with pytest.raises(ValueError, match="ids"):
-        vs.utilization({}, [])
-    with pytest.raises(ValueError, match="rare_below"):
-        vs.utilization({}, [1], rare_below=0)
+def test_size_range_at_size_and_segment_at_size(large):
+    assert vs.size_range(large) == (257, LARGE)
+    assert vs.at_size(large, 300).merges == large.merges[:43]
+    assert vs.at_size(large, 257).merges == []
+    tokens, ids = vs.segment_at_size(large, 300, "the 人")
+    assert ids == vs.first_merges(large, 43).encode_ordinary("the 人")
+    assert b"".join(tokens) == "the 人".encode() and len(tokens) == len(ids)
+    with pytest.raises(ValueError, match=f"between 257 .* and {LARGE}"):
+        vs.at_size(large, LARGE + 1)
+    with pytest.raises(TypeError, match="tokenizer"):
+        vs.size_range("gpt2")
+    with pytest.raises(ValueError, match="lone surrogate"):
+        vs.segment_at_size(large, 300, "\ud800")
 
 
 def test_learned_ids_are_the_merge_results_in_merge_order(large):
@@ -94,7 +91,8 @@ def test_measure_sizes_from_bytes_up(large):
     assert points[0].compression.bytes_per_token == 1.0 and points[0].learned is None
     assert points[-1].compression.tokens == sum(len(large.encode_ordinary(line)) for line in lines)
     assert points[1].learned.tokens == 43 and 0 < points[-1].learned.used <= 160
-    assert points[0].compression.tokens > points[1].compression.tokens > points[2].compression.tokens
+    tokens = [p.compression.tokens for p in points]
+    assert tokens[0] > tokens[1] > tokens[2]
 
 
 def test_measure_sizes_refuses_a_size_the_run_did_not_reach(large):
@@ -104,9 +102,13 @@ def test_measure_sizes_refuses_a_size_the_run_did_not_reach(large):
         vs.measure_sizes(large, ["a"], [256])
 
 
-def test_embedding_params_and_share():
+def test_embedding_params_bytes_and_share():
     assert vs.embedding_params(32768, 4096) == 134_217_728
     assert vs.embedding_params(32768, 4096, tied=False) == 2 * 134_217_728
+    assert vs.embedding_bytes(32768, 4096) == 2 * 134_217_728  # bf16 by default
+    assert vs.embedding_bytes(32768, 4096, tied=False, bytes_per_param=4) == 8 * 134_217_728
+    with pytest.raises(ValueError, match="bytes_per_param"):
+        vs.embedding_bytes(10, 10, bytes_per_param=0)
     assert vs.embedding_share(32768, 4096, 7e9) == pytest.approx(0.01917, abs=1e-5)
     with pytest.raises(ValueError, match="total_params"):
         vs.embedding_share(32768, 4096, 1e6)

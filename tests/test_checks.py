@@ -1,11 +1,13 @@
-"""The sequence checks added for plotting data: lists of finite numbers and sequences of one length."""
+"""The shared argument checks: lists of finite numbers, sequences of one length, non-empty dicts."""
+
+from collections import Counter
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib._checks import check_number_list, check_same_length
+from tutorial_lib._checks import check_non_empty_dict, check_number_list, check_same_length
 
 
 def test_number_list_gives_floats_and_takes_arrays():
@@ -42,10 +44,31 @@ def test_same_length_names_every_sequence():
     assert check_same_length(a=[1, 2], b="xy", c=(3, 4)) == 2
     with pytest.raises(ValueError, match="a, b and c must have the same length, got 2, 2 and 1"):
         check_same_length(a=[1, 2], b=[1, 2], c=[1])
-    with pytest.raises(ValueError, match=r"labels and series\['s'\] must have the same length, got 1 and 0"):
+    words = r"labels and series\['s'\] must have the same length, got 1 and 0"
+    with pytest.raises(ValueError, match=words):
         check_same_length(labels=["x"], **{"series['s']": []})
 
 
 @given(st.lists(st.floats(allow_nan=False, allow_infinity=False) | st.integers(-10**6, 10**6)))
 def test_finite_numbers_pass_unchanged_in_value(values):
     assert check_number_list(values, "xs") == [float(v) for v in values]
+
+
+def test_non_empty_dict_is_returned_as_given():
+    series = {"a": [1]}
+    assert check_non_empty_dict(series, "series", "name -> values") is series
+    assert check_non_empty_dict(Counter({1: 2}), "counts", "id -> count") == {1: 2}
+
+
+@pytest.mark.parametrize(
+    "value, error, words",
+    [
+        ({}, ValueError, "series must contain at least one name -> values entry, got {}"),
+        ([("a", [1])], TypeError, "series must be a dict of name -> values, got list"),
+        (None, TypeError, "series must be a dict of name -> values, got NoneType None"),
+    ],
+)
+def test_non_empty_dict_refuses(value, error, words):
+    with pytest.raises(error) as info:
+        check_non_empty_dict(value, "series", "name -> values")
+    assert words in str(info.value)
