@@ -47,14 +47,15 @@ CHAPTERS = [
             ("course",), ("utf8_explorer",)),
     Chapter("01", "01_char_word_subword", "字符、词与子词", "Characters, words and subwords", PARTS[1],
             "《时间机器》的清洗与 `Vocab`，词表大小、序列长度、未登录词率和 Zipf 分布的实测对比",
-            ("tokenization.d2l", "tokenization.compare"), ("segmentation_explorer",)),
+            ("tokenization.d2l", "tokenization.compare", "tokenization.measure"),
+            ("segmentation_explorer",)),
     Chapter("02", "02_bpe_step_by_step", "BPE 逐步合并", "BPE step by step", PARTS[1],
             "滑块逐步查看计数与合并、平局规则、按排名编码、`<unk>` 与打乱合并顺序的实验，从 `</w>` 到前导空格；"
             "亲手写出 BPE 训练循环",
             ("tokenization.bpe_toy",), ("bpe_pair_rows", "bpe_steps", "bpe_trace_rows")),
     Chapter("03", "03_chinese_corpora", "中文语料", "Chinese corpora", PARTS[1],
             "鲁迅小说的字符覆盖率、UTF-8 字节视角、GPT-2 正则对汉字的影响，与 sentencepiece、cl100k 的压缩率对比",
-            ("tokenization.metrics", "tokenization.pretokenize", "tokenization.unigram"),
+            ("tokenization.characters", "tokenization.pretokenize", "tokenization.unigram"),
             ("tokenizer_comparison",)),
     Chapter("04", "04_vocab_size", "词表大小", "Vocabulary size", PARTS[1],
             "词表 = 初始符号 + 合并次数的直线及其失效处；英文与中文的压缩率随词表增大的边际收益，留出文本上的词表"
