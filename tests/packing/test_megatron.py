@@ -258,6 +258,19 @@ def test_builder_refuses_unfinished_documents_and_reuse(tmp_path):
 # --- where a sequence lives -------------------------------------------------------------------------------
 
 
+def test_byte_offsets_are_the_pointers_and_the_size_of_the_bin(tmp_path):
+    ds = write_dataset(tmp_path / "d", [[1, 2, 3], [], [4, 5]], np.int32)
+    offsets = megatron.byte_offsets(ds.sequence_lengths, ds.dtype.itemsize)
+    assert offsets.tolist() == [0, 12, 12, 20]
+    assert offsets[:-1].tolist() == ds.sequence_pointers.tolist()
+    assert offsets[-1] == bin_path(tmp_path / "d").stat().st_size
+    assert megatron.byte_offsets([], 2).tolist() == [0]
+    with pytest.raises(ValueError, match=r"lengths\[1\] must be an int >= 0"):
+        megatron.byte_offsets([1, -1], 2)
+    with pytest.raises(ValueError, match="itemsize"):
+        megatron.byte_offsets([1], 0)
+
+
 def test_document_of_and_byte_range_follow_the_idx_arrays(tmp_path):
     prefix = tmp_path / "d"
     with IndexedDatasetBuilder(prefix, np.int32) as b:

@@ -38,7 +38,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import check_choice, check_int, check_path, check_type, describe
+from tutorial_lib._checks import (check_choice, check_int, check_int_rows, check_path, check_type,
+                                  describe)
 from tutorial_lib._files import AtomicFile
 
 MAGIC = b"MMIDIDX\x00\x00"
@@ -71,6 +72,15 @@ def bin_path(prefix: str | os.PathLike) -> Path:
 
 def idx_path(prefix: str | os.PathLike) -> Path:
     return Path(f"{os.fspath(check_path(prefix, 'prefix'))}.idx")
+
+
+def byte_offsets(lengths: object, itemsize: int) -> np.ndarray:
+    """Where each sequence of these lengths starts in `.bin`, in bytes, and where the last ends:
+    n + 1 int64 offsets. The first n are the `.idx` pointers, the last is the size of `.bin`."""
+    lengths = check_int_rows(lengths, "lengths", low=0, ndim=(1,))
+    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets * check_int(itemsize, "itemsize", low=1)
 
 
 class Header(NamedTuple):
@@ -146,15 +156,15 @@ class IndexedDataset:
         lengths, itemsize = self.sequence_lengths, self.dtype.itemsize
         if (lengths < 0).any():
             raise ValueError(f"{idx_file} has a negative sequence length")
-        ends = np.cumsum(lengths, dtype=np.int64) * itemsize
-        starts = ends - lengths.astype(np.int64) * itemsize
+        offsets = byte_offsets(lengths, itemsize)
+        starts = offsets[:-1]
         if not np.array_equal(self.sequence_pointers, starts):
             bad = int(np.flatnonzero(self.sequence_pointers != starts)[0])
             raise ValueError(f"{idx_file}: sequence {bad} points to byte "
                              f"{int(self.sequence_pointers[bad])}, but the lengths before it put "
                              f"it at byte {int(starts[bad])}")
         size = bin_file.stat().st_size
-        needed = int(ends[-1]) if len(ends) else 0
+        needed = int(offsets[-1])
         if size != needed:
             raise ValueError(f"{bin_file} has {size} bytes, but {idx_file} describes {needed} "
                              f"({len(lengths)} sequences of {self.dtype}): the pair does not "
@@ -294,7 +304,7 @@ class IndexedDatasetBuilder:
             if len(lengths) and lengths.max() > np.iinfo(np.int32).max:
                 raise ValueError("a sequence longer than 2**31 - 1 tokens does not fit the int32 "
                                  "length field")
-            pointers = (np.cumsum(lengths) - lengths) * self.dtype.itemsize
+            pointers = byte_offsets(lengths, self.dtype.itemsize)[:-1]
             idx.file.write(_HEADER.pack(MAGIC, VERSION, dtype_code(self.dtype), len(lengths),
                                         len(self.document_indices)))
             idx.file.write(lengths.astype(np.int32).tobytes())

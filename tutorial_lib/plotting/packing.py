@@ -18,6 +18,7 @@ from matplotlib.patches import Patch
 from tutorial_lib._checks import (check_int, check_int_list, check_number_list, check_same_length,
                                   check_sequence, check_str_list, check_type)
 from tutorial_lib.packing.masks import PAD, mask_cells, runs
+from tutorial_lib.packing.megatron import byte_offsets
 from tutorial_lib.palette import BLOCKED, DOCUMENTS, LEAK, PADDING
 
 def mask_heatmaps(masks: dict[str, object], doc_ids: Sequence[int] | None = None, *, title: str,
@@ -119,7 +120,7 @@ def bin_layout(lengths: Sequence[int], itemsize: int, *, title: str):
     if not lengths:
         raise ValueError("lengths must hold at least one sequence")
     itemsize = check_int(itemsize, "itemsize", low=1)
-    pointers = np.concatenate([[0], np.cumsum(lengths)]) * itemsize
+    pointers = byte_offsets(lengths, itemsize)  # the .idx pointers, then the end of the last
     fig, ax = plt.subplots(figsize=(8, 2.2))
     for i, (start, end) in enumerate(zip(pointers[:-1], pointers[1:])):
         ax.barh(0, end - start, left=start, height=0.6, color=DOCUMENTS[i % len(DOCUMENTS)],
