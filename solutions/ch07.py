@@ -1,5 +1,7 @@
 """Chapter 07: reference solutions, and the typical wrong answer each checker must reject."""
 
+from tutorial_lib.packing.batch import IGNORE_INDEX
+
 
 def attention_mask(lengths: list[int], width: int, padding_side: str) -> list[list[int]]:
     if padding_side == "left":
@@ -8,10 +10,11 @@ def attention_mask(lengths: list[int], width: int, padding_side: str) -> list[li
 
 
 def labels(input_ids: list[list[int]], attention_mask: list[list[int]]) -> list[list[int]]:
-    return [[i if m else -100 for i, m in zip(ids, mask)] for ids, mask in zip(input_ids, attention_mask)]
+    return [[i if m else IGNORE_INDEX for i, m in zip(ids, mask)]
+            for ids, mask in zip(input_ids, attention_mask)]
 
 
-def padding_ratio(lengths: list[int], batch_size: int) -> float:
+def padding_share(lengths: list[int], batch_size: int) -> float:
     chunks = [lengths[i:i + batch_size] for i in range(0, len(lengths), batch_size)]
     cells = sum(len(chunk) * max(chunk) for chunk in chunks)
     return 1 - sum(lengths) / cells if cells else 0.0
@@ -24,7 +27,7 @@ def _always_right(lengths: list[int], width: int, padding_side: str) -> list[lis
 
 def _pad_id_is_zero(input_ids: list[list[int]], attention_mask: list[list[int]]) -> list[list[int]]:
     # Finds padding by its id (0), so a real token 0 loses its label.
-    return [[-100 if i == 0 else i for i in ids] for ids in input_ids]
+    return [[IGNORE_INDEX if i == 0 else i for i in ids] for ids in input_ids]
 
 
 def _per_real_token(lengths: list[int], batch_size: int) -> float:
@@ -37,5 +40,5 @@ def _per_real_token(lengths: list[int], batch_size: int) -> float:
 WRONG_ANSWERS = {
     "attention_mask": _always_right,
     "labels": _pad_id_is_zero,
-    "padding_ratio": _per_real_token,
+    "padding_share": _per_real_token,
 }

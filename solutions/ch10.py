@@ -20,8 +20,8 @@ def samples_with_document(lengths: list[int], seq_len: int, k: int) -> list[int]
 
 
 def _four_byte_version(raw: bytes) -> tuple[int, int, int, int]:
-    # Reads the version as a 4-byte int, as a simplified description of the format has it: every later field
-    # is then read 4 bytes too early.
+    # Reads the version as a 4-byte int, as a simplified description of the format has it: every
+    # later field is then read 4 bytes too early.
     _, version, dtype_code, sequences, documents = struct.unpack_from("<9sIBQQ", raw)
     return version, dtype_code, sequences, documents
 
@@ -32,7 +32,8 @@ def _token_offset(lengths: list[int], itemsize: int, i: int) -> int:
 
 
 def _without_the_extra_token(lengths: list[int], seq_len: int, k: int) -> list[int]:
-    # Forgets that a sample reads seq_len + 1 tokens: misses the sample whose last target is the document's first.
+    # Forgets that a sample reads seq_len + 1 tokens: misses the sample whose last target is the
+    # document's first.
     start = sum(lengths[:k])
     end = start + lengths[k]
     n = (sum(lengths) - 1) // seq_len

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+import numpy as np
+
 T = TypeVar("T")
 
 
@@ -173,6 +175,44 @@ def check_int_list(value: object, name: str, *, low: int | None = None) -> list[
     otherwise be read row by row and fail much later, or not at all.
     """
     return [check_int(item, f"{name}[{i}]", low=low) for i, item in enumerate(_flat(value, name, "a list of int"))]
+
+
+def check_int_rows(value: object, name: str, *, low: int | None = None,
+                   ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
+    """`value` as an int64 array: one row (1-D) or a rectangular batch of rows (2-D), as `ndim`
+    allows.
+
+    A list of ints, a list of equally long rows of ints, or a numpy integer array. Floats and bools
+    are a TypeError even when they hold whole numbers; ragged rows, other dimensions and ints below
+    `low` are a ValueError. With ndim=(2,) an empty list is a batch of no rows, shape (0, 0).
+    """
+    shapes = {1: "a list of int", 2: "a list of rows of int"}
+    allowed = " or ".join(shapes[n] for n in ndim)
+    if isinstance(value, np.ndarray):
+        array = check_dtype(value, name, "iu", "an array of int").astype(np.int64)
+        if low is not None and array.size and array.min() < low:
+            raise ValueError(f"{name} must hold ints >= {low}, got {int(array.min())}")
+    else:
+        rows = check_sequence(value, name, allowed)
+        nested = any(isinstance(row, (Sequence, np.ndarray)) and not isinstance(row, str)
+                     for row in rows)
+        if nested or (not rows and 1 not in ndim):
+            array = _int_matrix(rows, name, low)
+        else:
+            array = np.array(check_int_list(rows, name, low=low), dtype=np.int64)
+    if array.ndim not in ndim:
+        raise ValueError(f"{name} must be {' or '.join(f'{n}-D' for n in ndim)} ({allowed}), "
+                         f"got {array.ndim} dimensions")
+    return array
+
+
+def _int_matrix(rows: list, name: str, low: int | None) -> np.ndarray:
+    rows = [check_int_list(row, f"{name}[{i}]", low=low) for i, row in enumerate(rows)]
+    widths = sorted({len(row) for row in rows})
+    if len(widths) > 1:
+        raise ValueError(f"{name} must be rectangular (every row equally long), got rows of "
+                         f"lengths {describe(widths)}")
+    return np.array(rows, dtype=np.int64).reshape(len(rows), widths[0] if widths else 0)
 
 
 def _flat(value: object, name: str, allowed: str) -> list:

@@ -14,6 +14,7 @@ TOKENS = ("#ffd7a8", "#bde0fe", "#c7f0c2", "#f9c6d3", "#e2d1f9", "#fff3a3", "#b9
 DOCUMENTS = ("#4C72B0", "#DD8452", "#55A868", "#8172B3", "#937860", "#DA8BC3", "#CCB974", "#64B5CD")
 LEAK = "#C44E52"  # attention that crosses from one document into another
 PADDING = "#BBBBBB"
+CUT = "#CC0000"  # the edge where a document is cut off: cropped, truncated or carried on
 BLOCKED = "#FFFFFF"  # a mask cell that allows nothing
 GUIDE = "#808080"  # reference and guide lines drawn over a plot (a ratio of 1, a chosen size)
 BACKGROUND = "#FFFFFF"  # the paper behind a plot's own labels, e.g. a box of notes

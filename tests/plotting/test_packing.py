@@ -1,11 +1,13 @@
 """The figures of chapters 07-10 draw what they are given and refuse bad data."""
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from tutorial_lib.packing import doc_masks
-from tutorial_lib.packing.batch import causal_padding_mask
+from tutorial_lib import palette
+from tutorial_lib.packing import masks as dm
+from tutorial_lib.packing.masks import PAD, causal_mask, causal_padding_mask
 from tutorial_lib.plotting import line_chart
 from tutorial_lib.plotting.packing import bin_layout, length_histograms, mask_heatmaps, sample_documents, timing_plot
 
@@ -14,7 +16,7 @@ pytestmark = pytest.mark.usefixtures("chinese_figures")
 
 def test_mask_heatmaps_draw_one_panel_per_mask_with_the_tokens_on_both_axes():
     allowed = causal_padding_mask([[1, 1, 0]])[0]
-    fig = mask_heatmaps({"因果": np.tril(np.ones((3, 3), bool)), "因果 + 填充": allowed}, [0, 0, -1],
+    fig = mask_heatmaps({"因果": causal_mask(3), "因果 + 填充": allowed}, [0, 0, PAD],
                                  title="掩码", labels=["i", "love", "<pad>"])
     left, right = fig.axes
     assert [ax.get_title() for ax in fig.axes] == ["因果\n允许 6 格，其中跨文档 0 格", "因果 + 填充\n允许 5 格，其中跨文档 0 格"]
@@ -54,11 +56,29 @@ def test_bad_data_raises_a_clear_error(draw, error, words):
 
 
 def test_heatmap_titles_count_allowed_and_cross_document_cells():
-    ids = [0, 0, 1, -1]
-    causal = np.tril(np.ones((4, 4), dtype=bool))
-    fig = mask_heatmaps({"因果": causal, "文档": doc_masks.document_mask(ids)}, ids, title="t")
+    ids = [0, 0, 1, PAD]
+    masks = {"因果": causal_mask(4), "因果 + 填充": dm.row_mask(ids, "causal_padding"),
+             "文档": dm.document_mask(ids)}
+    fig = mask_heatmaps(masks, ids, title="t")
     titles = [ax.get_title() for ax in fig.axes]
-    assert titles == ["因果\n允许 10 格，其中跨文档 2 格", "文档\n允许 4 格，其中跨文档 0 格"]
+    # keys only: the padding query keeps its 3 real keys, so 9 of the causal mask's 10 cells stay
+    assert titles == ["因果\n允许 10 格，其中跨文档 2 格", "因果 + 填充\n允许 9 格，其中跨文档 2 格",
+                      "文档\n允许 4 格，其中跨文档 0 格"]
+    plt.close(fig)
+
+
+def test_heatmap_cells_are_coloured_by_the_library_classification():
+    ids = [0, 0, 1, PAD]
+    mask = dm.row_mask(ids, "causal_padding")
+    fig = mask_heatmaps({"m": mask}, ids, title="t")
+    image = fig.axes[0].get_images()[0]
+    drawn = image.cmap(image.norm(image.get_array()))[..., :3]
+    kinds = dm.mask_cells(ids, mask).kinds
+    expected = {dm.BLOCKED: palette.BLOCKED, dm.LEAK: palette.LEAK, PAD: palette.PADDING,
+                0: palette.DOCUMENTS[0], 1: palette.DOCUMENTS[1]}
+    for (i, j), kind in np.ndenumerate(kinds):
+        assert np.allclose(drawn[i, j], matplotlib.colors.to_rgb(expected[kind])), (i, j)
+    plt.close(fig)
 
 
 @pytest.mark.parametrize("masks, error", [
@@ -89,7 +109,7 @@ def test_bin_layout_refuses_bad_input():
 
 
 def test_sample_documents_one_panel_per_method_and_a_line_per_boundary():
-    ids = np.array([[0, 0, 1, 1], [1, 2, 2, -1]])
+    ids = np.array([[0, 0, 1, 1], [1, 2, 2, PAD]])
     fig = sample_documents({"甲": ids, "乙": ids[:1]}, title="样本")
     top, bottom = fig.axes[:2]
     assert [top.get_title(), bottom.get_title()] == ["甲", "乙"]

@@ -5,14 +5,16 @@ import re
 import numpy as np
 import pytest
 
-from tutorial_lib.packing import batch, doc_masks, gpt_samples, megatron, strategies
+from tutorial_lib import palette
+from tutorial_lib.packing import batch, gpt_samples, masks, megatron, strategies
+from tutorial_lib.packing.masks import PAD
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 from tutorial_lib.widgets import rendered
 from tutorial_lib.widgets.packing import (
     batch_grid_html,
     bucketing_explorer,
     document_mask_explorer,
-    mask_cells,
+    mask_grid_html,
     packed_rows_html,
     packing_explorer,
     sample_explorer,
@@ -28,13 +30,13 @@ def shares(html: str) -> dict[str, str]:
     return dict(re.findall(r"<td [^>]*>(随机分批|按长度分桶|全局排序)</td><td [^>]*>([\d.]+%)</td>", html))
 
 
-def test_the_explorer_shows_the_library_padding_ratios_and_follows_each_control():
+def test_the_explorer_shows_the_library_padding_shares_and_follows_each_control():
     corpus, how, width, size, view = bucketing_explorer(LENGTHS, batch_size=4, bucket_width=8).children
     lengths = LENGTHS["长短混合"]
     assert shares(view.value) == {
-        "随机分批": f"{batch.random_batches(lengths, 4).padding_ratio:.1%}",
-        "按长度分桶": f"{batch.bucketed_batches(lengths, 4, 8).padding_ratio:.1%}",
-        "全局排序": f"{batch.sorted_batches(lengths, 4).padding_ratio:.1%}",
+        "随机分批": f"{batch.random_batches(lengths, 4).padding_share:.1%}",
+        "按长度分桶": f"{batch.bucketed_batches(lengths, 4, 8).padding_share:.1%}",
+        "全局排序": f"{batch.sorted_batches(lengths, 4).padding_share:.1%}",
     }
     before = view.value
     width.value = 64  # one bucket holds every length: as much padding as random batching
@@ -53,6 +55,8 @@ def test_the_grid_draws_real_and_padding_widths_in_proportion():
     html = batch_grid_html(lengths, batch.Batching([[0, 1], [2]], 15, 20), width_px=100)
     assert re.findall(r"width:(\d+)px", html) == ["100", "0", "50", "50", "0", "0"]
     assert "第 1 批：2 行 × 10 个位置，填充 25%" in html and "第 2 批：1 行 × 0 个位置，填充 0%" in html
+    assert re.findall(r"background:(#\w+)", html) == [palette.DOCUMENTS[0], palette.PADDING] * 2 + [
+        palette.DOCUMENTS[1], palette.PADDING]  # alternate batches in the first two document colours
 
 
 def test_bad_arguments():
@@ -90,13 +94,33 @@ def test_every_control_redraws():
     assert "0 / 14" in view.value  # the first document is longer than the row
 
 
-def test_mask_cells_follow_the_mask_kind():
-    ids = np.array([0, 1, -1])
-    assert mask_cells(ids, "因果") == [["d0", "off", "off"], ["leak", "d1", "off"], ["pad", "pad", "pad"]]
-    assert mask_cells(ids, "因果+填充") == [["d0", "off", "off"], ["leak", "d1", "off"], ["off"] * 3]
-    cells = mask_cells(ids, "文档掩码")
-    allowed = [[c != "off" for c in row] for row in cells]
-    assert allowed == doc_masks.document_mask(ids).tolist()
+def grid(html: str) -> list[list[str]]:
+    """The cell classes of the mask grid in `html`, row by row."""
+    table = re.search(r'<table class="mg".*?</table>', html).group(0)
+    return [re.findall(r'<td class="(\w+)">', row) for row in re.findall(r"<tr>(.*?)</tr>", table)]
+
+
+def test_the_grid_draws_the_library_cells_of_each_mask():
+    ids = np.array([0, 1, PAD])
+    cells = {kind: masks.mask_cells(ids, masks.row_mask(ids, kind)) for kind in masks.KINDS}
+    assert grid(mask_grid_html(cells["causal"])) == [["d0", "off", "off"], ["leak", "d1", "off"],
+                                                     ["pad", "pad", "pad"]]
+    # keys only, as in chapter 07: the padding query keeps the real keys before it
+    assert grid(mask_grid_html(cells["causal_padding"])) == [["d0", "off", "off"], ["leak", "d1", "off"],
+                                                             ["pad", "pad", "off"]]
+    allowed = [[c != "off" for c in row] for row in grid(mask_grid_html(cells["document"]))]
+    assert allowed == masks.document_mask(ids).tolist()
+    assert f".mg .leak{{background:{palette.LEAK}}}" in mask_grid_html(cells["causal"])
+    with pytest.raises(TypeError, match="cells must be a masks.Cells"):
+        mask_grid_html([["d0"]])
+
+
+def test_the_explorer_grid_is_the_library_mask_of_its_row():
+    corpus, kind, slider, view = explorer(initial_length=8)
+    ids = masks.whole_documents([3, 2, 4, 5], 8)
+    for label, name in [("因果", "causal"), ("因果+填充", "causal_padding"), ("文档掩码", "document")]:
+        kind.value = label
+        assert grid(view.value) == grid(mask_grid_html(masks.mask_cells(ids, masks.row_mask(ids, name))))
 
 
 @pytest.mark.parametrize("kwargs, error", [
@@ -114,7 +138,7 @@ def test_bad_lengths():
     with pytest.raises(ValueError):
         document_mask_explorer({"x": [3, 0]})
     with pytest.raises(ValueError):
-        mask_cells(np.array([0, 1]), "没有这种")
+        document_mask_explorer({"x": [3]}, initial_length=0)
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +200,7 @@ def test_sample_html_has_one_row_per_document_run(samples, tok):
     assert html.count("<tr>") == runs + 1  # the header and one row per run
     packed = sample_html(samples["BFD"], tok, len(samples["BFD"]) - 1)
     rows = samples["BFD"].sample(len(samples["BFD"]) - 1)
-    assert ("填充" in packed) == bool((rows.document_ids == -1).any())
+    assert ("填充" in packed) == bool((rows.document_ids == PAD).any())
 
 
 def test_sample_explorer_follows_both_controls(samples, tok):
@@ -198,19 +222,29 @@ def test_sample_explorer_refuses_bad_input(tok):
 
 
 def test_rows_html_draws_segments_padding_and_cuts():
-    html = packed_rows_html(strategies.pad([5, 2], 4), [5, 2])
+    html = packed_rows_html(strategies.pad([5, 2], 4))
     assert "共 3 行" in html and "利用率 58.3%" in html and "填充 5 个" in html
-    assert html.count("border-right:3px solid #c00") == 1  # document 0's first chunk goes on in the next row
-    assert html.count("border-left:2px dashed") == 1  # ... and its second chunk continues it
-    assert html.count('title="填充') == 2
-    crop = packed_rows_html(strategies.bestfit_crop([5], 4), [5])
-    assert "丢弃 1 个 token（20.0%）" in crop and "border-right:3px solid #c00" in crop
+    cut = f"border-right:3px solid {palette.CUT}"
+    assert html.count(cut) == 1  # document 0's first chunk goes on in the next row
+    assert html.count(f"border-left:2px dashed {palette.CUT}") == 1  # ... and its second chunk continues it
+    assert html.count('title="填充') == 2 and html.count(f"background:{palette.PADDING}") == 2
+    crop = packed_rows_html(strategies.bestfit_crop([5], 4))
+    assert "丢弃 1 个 token（20.0%）" in crop and cut in crop
+
+
+def test_rows_html_draws_each_document_in_its_palette_colour():
+    result = strategies.greedy([3, 2, 4] * 4, 8)
+    html = packed_rows_html(result)
+    drawn = re.findall(r'title="文档 (\d+)：[^"]*" style="[^"]*background:(#\w+)', html)
+    assert [int(doc) for doc, _ in drawn] == [s.doc for r in range(result.n_rows) for s in result.segments(r)]
+    assert all(color == palette.DOCUMENTS[int(doc) % len(palette.DOCUMENTS)] for doc, color in drawn)
+    assert len({color for _, color in drawn}) == len(palette.DOCUMENTS)  # 12 documents: every colour
 
 
 def test_rows_html_shows_at_most_max_rows():
-    html = packed_rows_html(strategies.pad([1] * 20, 4), [1] * 20, max_rows=3)
+    html = packed_rows_html(strategies.pad([1] * 20, 4), max_rows=3)
     assert "前 3 行，共 20 行" in html and html.count('style="display:flex') == 3
-    assert "没有行" in packed_rows_html(strategies.pad([], 4), [])
+    assert "没有行" in packed_rows_html(strategies.pad([], 4))
 
 
 def test_explorer_follows_strategy_length_and_corpus():

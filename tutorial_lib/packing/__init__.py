@@ -1,5 +1,13 @@
-"""Token ids -> training rows: padding and masks, the packing strategies that waste less padding, and
-Megatron's .bin/.idx files with the samples a training run reads from them.
+"""Token ids -> training rows: padding and masks, the packing strategies that waste less padding,
+and Megatron's .bin/.idx files with the samples a training run reads from them.
+
+- `batch`: padding a batch, its labels (IGNORE_INDEX), bucketing, and the one padding share;
+- `masks`: causal, padding, causal + padding and document masks, doc_ids (PAD), position ids,
+  FlashAttention's varlen arguments;
+- `strategies` (with `fit_trees`): pad, greedy, concat-and-chunk, first/best-fit decreasing,
+  nanochat's best-fit crop;
+- `attention`: a numpy attention head that shows what a mask does;
+- `megatron`, `gpt_samples`, `mmap_demo`: the .bin/.idx pair, Megatron's samples, what mmap costs.
 
 Everything here works on lists of ids, whatever tokenizer made them, so nothing imports from
 `tutorial_lib.tokenization`.

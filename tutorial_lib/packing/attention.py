@@ -1,11 +1,11 @@
 """A tiny causal self-attention in numpy: one head, enough to see what a mask does to the outputs.
 
-    weights = softmax(Q K^T / sqrt(d) + bias),   bias = 0 where mask is True, -inf where it is False
+    weights = softmax(Q K^T / sqrt(d) + bias),   bias = 0 where mask is True, -inf where False
     output  = weights V
 
-`OneHead` puts a token embedding, a positional embedding and the three projections around it, with random
-weights: no training is needed to check that a document packed into a row, with the document mask and
-restarting position ids, gets exactly the outputs it gets alone.
+`OneHead` puts a token embedding, a positional embedding and the three projections around it, with
+random weights: no training is needed to check that a document packed into a row, with the document
+mask and restarting position ids, gets exactly the outputs it gets alone.
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tutorial_lib._checks import check_dtype, check_int, check_type
-from tutorial_lib.packing.doc_masks import int_rows
+from tutorial_lib._checks import check_dtype, check_int, check_int_rows, check_type
+from tutorial_lib.packing.masks import causal_mask
 
 
 def attention_weights(q: np.ndarray, k: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """softmax(q k^T / sqrt(d)) over the keys the boolean `mask` allows; shape (..., L, L).
 
-    A query whose mask row is all False (a padding position) gets all-zero weights, not the NaN that a
-    softmax over nothing but -inf would give.
+    A query whose mask row is all False (a padding position) gets all-zero weights, not the NaN
+    that a softmax over nothing but -inf would give.
     """
     q, k = _float(q, "q"), _float(k, "k")
     mask = check_dtype(check_type(mask, "mask", np.ndarray, "a numpy bool array"), "mask", "b",
@@ -35,37 +35,33 @@ def attention_weights(q: np.ndarray, k: np.ndarray, mask: np.ndarray) -> np.ndar
 
 
 def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The attention output, shape (..., L, d): each query's weighted mean of the values it may see."""
+    """The attention output, shape (..., L, d): each query's weighted mean of the values it sees."""
     return attention_weights(q, k, mask) @ _float(v, "v")
 
 
-def causal_mask(length: int) -> np.ndarray:
-    """The plain causal mask (True on and below the diagonal): every token sees every earlier one in its row."""
-    length = check_int(length, "length", low=0)
-    return np.tril(np.ones((length, length), dtype=bool))
-
-
-def varlen_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, cu_seqlens: np.ndarray) -> np.ndarray:
-    """What a FlashAttention varlen kernel computes: causal attention inside each slice [cu[i], cu[i+1]) of
-    the unpadded token sequence (shape (total, d)), each slice on its own."""
+def varlen_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray,
+                     cu_seqlens: np.ndarray) -> np.ndarray:
+    """What a FlashAttention varlen kernel computes: causal attention inside each slice [cu[i],
+    cu[i+1]) of the unpadded token sequence (shape (total, d)), each slice on its own."""
     q, k, v = _float(q, "q"), _float(k, "k"), _float(v, "v")
     out = np.zeros_like(v)
     for start, end in zip(cu_seqlens[:-1], cu_seqlens[1:]):
-        out[start:end] = attention(q[start:end], k[start:end], v[start:end], causal_mask(end - start))
+        part = slice(start, end)
+        out[part] = attention(q[part], k[part], v[part], causal_mask(end - start))
     return out
 
 
 def _float(x: object, name: str) -> np.ndarray:
     x = check_type(x, name, np.ndarray, "a numpy array")
     if x.ndim < 2 or not np.issubdtype(x.dtype, np.floating):
-        raise ValueError(f"{name} must be a float array of shape (..., length, dim), got dtype {x.dtype} "
-                         f"and shape {x.shape}")
+        raise ValueError(f"{name} must be a float array of shape (..., length, dim), got dtype "
+                         f"{x.dtype} and shape {x.shape}")
     return x
 
 
 @dataclass(frozen=True)
 class OneHead:
-    """Token + position embedding, then one causal attention head; weights drawn at random from a seed."""
+    """Token + position embedding, then one causal attention head; random weights from a seed."""
 
     token_embedding: np.ndarray  # (vocab_size, dim)
     position_embedding: np.ndarray  # (max_position, dim): a positional signal, so positions matter
@@ -74,9 +70,11 @@ class OneHead:
     wv: np.ndarray
 
     @classmethod
-    def random(cls, vocab_size: int, dim: int = 16, max_position: int = 4096, seed: int = 0) -> OneHead:
+    def random(cls, vocab_size: int, dim: int = 16, max_position: int = 4096,
+               seed: int = 0) -> OneHead:
         vocab_size = check_int(vocab_size, "vocab_size", low=1)
-        dim, max_position = check_int(dim, "dim", low=1), check_int(max_position, "max_position", low=1)
+        dim = check_int(dim, "dim", low=1)
+        max_position = check_int(max_position, "max_position", low=1)
         rng = np.random.default_rng(check_int(seed, "seed", low=0))
         return cls(rng.normal(size=(vocab_size, dim)), rng.normal(size=(max_position, dim)),
                    *(rng.normal(size=(dim, dim)) for _ in range(3)))
@@ -92,16 +90,18 @@ class OneHead:
         return attention_weights(x @ self.wq, x @ self.wk, mask)
 
     def embed(self, tokens: object, position_ids: object) -> np.ndarray:
-        tokens = _in_range(int_rows(tokens, "tokens"), "tokens", len(self.token_embedding))
-        positions = _in_range(int_rows(position_ids, "position_ids"), "position_ids", len(self.position_embedding))
+        tokens = _in_range(check_int_rows(tokens, "tokens"), "tokens", len(self.token_embedding))
+        positions = _in_range(check_int_rows(position_ids, "position_ids"), "position_ids",
+                              len(self.position_embedding))
         if tokens.shape != positions.shape:
-            raise ValueError(f"tokens and position_ids must have the same shape, got {tokens.shape} and "
-                             f"{positions.shape}")
+            raise ValueError(f"tokens and position_ids must have the same shape, got "
+                             f"{tokens.shape} and {positions.shape}")
         return self.token_embedding[tokens] + self.position_embedding[positions]
 
 
 def _in_range(ids: np.ndarray, name: str, size: int) -> np.ndarray:
-    """`ids` if every one indexes a table of `size` rows (numpy would wrap a negative one around silently)."""
+    """`ids` if every one indexes a table of `size` rows (numpy would wrap a negative one round)."""
     if ids.size and (ids.min() < 0 or ids.max() >= size):
-        raise ValueError(f"{name} must be in [0, {size - 1}], got {int(ids.min())}..{int(ids.max())}")
+        raise ValueError(f"{name} must be in [0, {size - 1}], got "
+                         f"{int(ids.min())}..{int(ids.max())}")
     return ids

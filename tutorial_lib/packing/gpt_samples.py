@@ -1,23 +1,27 @@
-"""Training samples from an indexed dataset: Megatron's concat-and-cut, and best-fit packing beside it.
+"""Training samples from an indexed dataset: Megatron's concat-and-cut, and best-fit packing beside
+it.
 
-Megatron's GPTDataset never pads. It lays the dataset's documents end to end in a shuffled order, once per
-epoch, and cuts that stream into samples of `seq_len + 1` tokens: inputs are the first `seq_len`, labels the
-last `seq_len`. Sample k+1 starts where the inputs of sample k end, so the two share one token (the last
-label of one is the first input of the next) and every token of the stream is an input exactly once. Three
-arrays say all of this, computed once, before any token is read:
+Megatron's GPTDataset never pads. It lays the dataset's documents end to end in a shuffled order,
+once per epoch, and cuts that stream into samples of `seq_len + 1` tokens: inputs are the first
+`seq_len`, labels the last `seq_len`. Sample k+1 starts where the inputs of sample k end, so the two
+share one token (the last label of one is the first input of the next) and every token of the stream
+is an input exactly once. Three arrays say all of this, computed once, before any token is read:
 
-- `document_index`: the documents in stream order, each once per epoch, shuffled by numpy's RandomState;
-- `sample_index`: (n_samples + 1, 2) rows of (position in document_index, token offset in that document),
-  one per sample start; sample k runs from row k to row k + 1, plus the one extra token;
+- `document_index`: the documents in stream order, each once per epoch, shuffled by numpy's
+  RandomState;
+- `sample_index`: (n_samples + 1, 2) rows of (position in document_index, token offset in that
+  document), one per sample start; sample k runs from row k to row k + 1, plus the one extra token;
 - `shuffle_index`: the order the samples are served in, drawn from the same RandomState.
 
-A document boundary can fall anywhere in a sample. Megatron marks it only with the EOD token the data
-carries, and three switches decide what the model sees of it: `reset_position_ids`, `reset_attention_mask`
-and `eod_mask_loss`. `PackedSamples` is the alternative from `strategies`: best-fit decreasing puts whole
-documents into rows (splitting only those longer than a row) and pays for it in padding.
+A document boundary can fall anywhere in a sample. Megatron marks it only with the EOD token the
+data carries, and three switches decide what the model sees of it: `reset_position_ids`,
+`reset_attention_mask` and `eod_mask_loss`. `PackedSamples` is the alternative from `strategies`:
+best-fit decreasing puts whole documents into rows (splitting only those longer than a row) and pays
+for it in padding.
 
-Both read tokens through the dataset's `get(idx, offset, length)`, so nothing but the sample at hand leaves the
-memory map. A "document" here is one sequence of the dataset, as in Megatron's GPT datasets.
+Both read tokens through the dataset's `get(idx, offset, length)`, so nothing but the sample at hand
+leaves the memory map. A "document" here is one sequence of the dataset, as in Megatron's GPT
+datasets.
 """
 
 from __future__ import annotations
@@ -29,28 +33,53 @@ from typing import NamedTuple
 import numpy as np
 
 from tutorial_lib._checks import check_bool, check_dtype, check_has, check_int
-from tutorial_lib.packing.doc_masks import PAD, document_mask, next_token_labels, position_ids
+from tutorial_lib.packing import masks
+from tutorial_lib.packing.batch import next_token_labels
+from tutorial_lib.packing.masks import PAD, document_mask, position_ids
 from tutorial_lib.packing.strategies import PackResult, bfd
 
-SEPARATE_FINAL_EPOCH_BELOW = 0.80  # Megatron shuffles a final epoch alone when less than this share of it is used
+SEPARATE_FINAL_EPOCH_BELOW = 0.80  # Megatron shuffles a last epoch alone if less of it is used
 
 
 @dataclass(frozen=True, eq=False)  # numpy fields: compare by field, not with ==
 class Rows:
-    """What a training step gets for one sample: every field has `seq_len` entries, the mask L x L."""
+    """What a training step gets for one sample: every field has `seq_len` entries, the mask L x L.
+    """
 
     tokens: np.ndarray  # the inputs
-    labels: np.ndarray  # the targets: tokens shifted by one (-100 where PackedSamples has no target)
-    loss_mask: np.ndarray  # bool: True where the target counts in the loss (Megatron keeps 1.0 / 0.0 floats)
+    labels: np.ndarray  # the targets: tokens shifted by one (IGNORE_INDEX: PackedSamples has none)
+    loss_mask: np.ndarray  # bool: True where the target counts in the loss (Megatron: 1.0 / 0.0)
     position_ids: np.ndarray
-    segment_ids: np.ndarray  # what the attention mask keeps apart: positions attend within their segment only
-    document_ids: np.ndarray  # the dataset document each input token comes from, -1 for padding
+    segment_ids: np.ndarray  # what the attention mask keeps apart: attention stays inside a segment
+    document_ids: np.ndarray  # the dataset document each input token comes from, PAD for padding
 
     @cached_property
     def attention_mask(self) -> np.ndarray:
-        """(L, L), True where query i may attend to key j (Megatron's own mask is the opposite: True there means
-        masked out). Built on first use, as it alone grows with L squared."""
+        """(L, L), True where query i may attend to key j (Megatron's own mask is the opposite: True
+        there means masked out). Built on first use, as it alone grows with L squared."""
         return document_mask(self.segment_ids)
+
+    def runs(self) -> list[Run]:
+        """The sample one document run at a time (padding is a run of PAD), with how many of the
+        run's inputs have a target that counts in the loss."""
+        found = masks.runs(self.document_ids, "document_ids")
+        counted = np.add.reduceat(self.loss_mask.astype(np.int64), found.start) \
+            if found.start.size else []  # the loss-mask entries of each run, summed
+        return [Run(int(d), int(s), int(e), int(c))
+                for d, s, e, c in zip(found.id, found.start, found.end, counted)]
+
+
+class Run(NamedTuple):
+    """Inputs start..end - 1 of a sample, all from one dataset document (PAD: padding)."""
+
+    document: int
+    start: int
+    end: int
+    targets: int  # of these inputs, the ones whose target counts in the loss
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start
 
 
 class Cost(NamedTuple):
@@ -61,27 +90,30 @@ class Cost(NamedTuple):
     kept: int  # of them, the tokens that appear in some row
     padding: int  # row cells that hold no token
     cuts: int  # rows that continue a document begun in an earlier row
-    cut_tokens: int  # tokens in such a row's continued document: the start of their document is out of sight
+    cut_tokens: int  # tokens of such a row's continued document: its start is out of their sight
 
 
-# --- Megatron's three indices -------------------------------------------------------------------------------
+# --- Megatron's three indices -----------------------------------------------------------------
 
 
 def num_epochs(tokens_per_epoch: int, seq_len: int, num_samples: int | None) -> int:
-    """How many passes over the documents it takes to cut `num_samples` samples (1 when it is None)."""
+    """How many passes over the documents it takes to cut `num_samples` samples (1 for None)."""
     tokens_per_epoch = check_int(tokens_per_epoch, "tokens_per_epoch", low=1)
     seq_len = check_int(seq_len, "seq_len", low=1)
     if num_samples is None:
         return 1
-    needed = check_int(num_samples, "num_samples", low=0) * seq_len + 1  # + 1: the last sample's extra token
+    needed = check_int(num_samples, "num_samples", low=0) * seq_len + 1  # + 1: the last target
     return max(1, -(-needed // tokens_per_epoch))
 
 
-def separate_final_epoch(tokens_per_epoch: int, seq_len: int, num_samples: int | None, epochs: int) -> bool:
-    """Whether the last epoch is shuffled on its own, as Megatron does when less than 80% of it is used.
+def separate_final_epoch(tokens_per_epoch: int, seq_len: int, num_samples: int | None,
+                         epochs: int) -> bool:
+    """Whether the last epoch is shuffled on its own, as Megatron does when less than 80% of it is
+    used.
 
-    Shuffled together with the others, a last epoch cut short would leave some documents read once more than
-    the rest anywhere in the run; shuffled apart, every full epoch is read whole before it."""
+    Shuffled together with the others, a last epoch cut short would leave some documents read once
+    more than the rest anywhere in the run; shuffled apart, every full epoch is read whole before
+    it."""
     if num_samples is None or epochs == 1:
         return False
     from_final = num_samples - samples_before_final_epoch(tokens_per_epoch, seq_len, epochs)
@@ -89,7 +121,8 @@ def separate_final_epoch(tokens_per_epoch: int, seq_len: int, num_samples: int |
 
 
 def samples_before_final_epoch(tokens_per_epoch: int, seq_len: int, epochs: int) -> int:
-    """The samples that end before the last epoch starts (the - 1: a sample reads one token past its end)."""
+    """The samples that end before the last epoch starts (the - 1: a sample reads one token past
+    its end)."""
     return ((epochs - 1) * tokens_per_epoch - 1) // seq_len
 
 
@@ -97,8 +130,8 @@ def build_document_index(n_documents: int, epochs: int, rng: np.random.RandomSta
                          separate_final: bool = False) -> np.ndarray:
     """Every document once per epoch, all epochs shuffled together (int32, as Megatron keeps it).
 
-    With `separate_final` the last epoch is shuffled alone and put last, so it is read only after the others.
-    The draws from `rng` are Megatron's, so the same seed gives the same order.
+    With `separate_final` the last epoch is shuffled alone and put last, so it is read only after
+    the others. The draws from `rng` are Megatron's, so the same seed gives the same order.
     """
     n_documents = check_int(n_documents, "n_documents", low=0)
     epochs = check_int(epochs, "epochs", low=1)
@@ -111,30 +144,56 @@ def build_document_index(n_documents: int, epochs: int, rng: np.random.RandomSta
 
 
 def build_sample_index(sizes: np.ndarray, document_index: np.ndarray, seq_len: int) -> np.ndarray:
-    """(n_samples + 1, 2): where each sample starts, as (position in document_index, offset in that document).
+    """(n_samples + 1, 2): where each sample starts, as (position in document_index, offset in that
+    document).
 
-    Sample k starts k * seq_len tokens into the stream and ends seq_len + 1 tokens later. A start that lands
-    on a document boundary belongs to the document that begins there (empty documents are skipped), and the
-    last incomplete sample is dropped. Same numbers as Megatron's `build_sample_idx` in helpers.cpp, which
-    walks the documents one by one; here a cumulative sum and a binary search do it.
+    Sample k starts k * seq_len tokens into the stream and ends seq_len + 1 tokens later. A start
+    that lands on a document boundary belongs to the document that begins there (empty documents are
+    skipped), and the last incomplete sample is dropped. Same numbers as Megatron's
+    `build_sample_idx` in helpers.cpp, which walks the documents one by one; here a cumulative sum
+    and a binary search do it.
     """
     seq_len = check_int(seq_len, "seq_len", low=1)
     check_dtype(document_index, "document_index", "iu", "an array of int")
-    lengths = check_dtype(sizes, "sizes", "iu", "an array of int").astype(np.int64)[document_index]
-    ends = np.cumsum(lengths)
+    sizes = check_dtype(sizes, "sizes", "iu", "an array of int").astype(np.int64)
+    lengths = sizes[document_index]  # the documents in stream order, one entry per epoch read
+    ends = np.cumsum(lengths)  # where each document ends in the stream
     total = int(ends[-1]) if len(ends) else 0
     if total < 2:
         raise ValueError(f"the documents must hold at least 2 tokens to make a sample, got {total}")
-    starts = np.arange((total - 1) // seq_len + 1, dtype=np.int64) * seq_len  # all < total: the last + 1 fits
+    # sample k starts at token k * seq_len of the stream; every start is < total, so the token after
+    # the last sample's seq_len inputs (its last target) still exists: the incomplete tail is
+    # dropped
+    starts = np.arange((total - 1) // seq_len + 1, dtype=np.int64) * seq_len
+    # the document a start falls in: the first whose end lies past it (side="right" skips empty
+    # documents and hands a start on a boundary to the document that begins there)
     position = np.searchsorted(ends, starts, side="right")
     position[0] = 0  # the first sample starts at the first document, even an empty one
-    return np.stack([position, starts - (ends - lengths)[position]], axis=1)
+    offset = starts - (ends - lengths)[position]  # tokens into that document
+    return np.stack([position, offset], axis=1)
+
+
+def samples_of_document(sample_index: np.ndarray, position: int) -> np.ndarray:
+    """The samples that read the document at `position` of the document index, in order.
+
+    Sample j reads from row j of the sample index through row j + 1, both ends included: its
+    seq_len + 1 tokens end on the first token of sample j + 1. So it reads every document from
+    position sample_index[j, 0] to sample_index[j + 1, 0], even one of which it only sees that last
+    token (an empty document in between counts as read: it has no token to miss).
+    """
+    index = check_dtype(sample_index, "sample_index", "iu", "an array of int")
+    if index.ndim != 2 or index.shape[1] != 2:
+        raise ValueError(f"sample_index must have shape (n_samples + 1, 2), got {index.shape}")
+    position = check_int(position, "position", low=0)
+    return np.flatnonzero((index[:-1, 0] <= position) & (position <= index[1:, 0]))
 
 
 def build_shuffle_index(num_samples: int, total: int, rng: np.random.RandomState) -> np.ndarray:
-    """A permutation of range(total) in which the first `num_samples` and the rest are shuffled separately.
+    """A permutation of range(total) in which the first `num_samples` and the rest are shuffled
+    separately.
 
-    (Shuffling an empty rest draws nothing from `rng`, so Megatron's early return for it changes no number.)
+    (Shuffling an empty rest draws nothing from `rng`, so Megatron's early return for it changes no
+    number.)
     """
     total = check_int(total, "total", low=0)
     num_samples = check_int(num_samples, "num_samples", low=0, high=total)
@@ -150,25 +209,27 @@ def _check_dataset(dataset: object) -> np.ndarray:
     return np.asarray(dataset.sequence_lengths, dtype=np.int64)
 
 
-# --- Megatron's samples -------------------------------------------------------------------------------------
+# --- Megatron's samples -----------------------------------------------------------------------
 
 
 class GPTSamples:
     """Megatron's GPTDataset over an IndexedDataset: the same indices, the same samples, in numpy.
 
-    `num_samples=None` reads one epoch; a number reads as many epochs as it takes (the index then holds every
-    sample of those epochs, as Megatron's does). `seed` is Megatron's `random_seed` (its `--seed` defaults to
-    1234). `eod_id` is needed by the three switches, which work as in Megatron's
-    `_get_ltor_masks_and_position_ids`, on the input tokens:
+    `num_samples=None` reads one epoch; a number reads as many epochs as it takes (the index then
+    holds every sample of those epochs, as Megatron's does). `seed` is Megatron's `random_seed` (its
+    `--seed` defaults to 1234). `eod_id` is needed by the three switches, which work as in
+    Megatron's `_get_ltor_masks_and_position_ids`, on the input tokens:
 
-    - `reset_position_ids`: positions restart at 0 after every EOD input (the EOD keeps its document's);
+    - `reset_position_ids`: positions restart at 0 after every EOD input (the EOD keeps its
+      document's);
     - `reset_attention_mask`: no position attends across an EOD input (the EOD ends its document);
-    - `eod_mask_loss`: no loss where the input is EOD, i.e. on predicting the next document's first token.
+    - `eod_mask_loss`: no loss where the input is EOD, i.e. on predicting the next document's first
+      token.
     """
 
-    def __init__(self, dataset: object, seq_len: int, *, num_samples: int | None = None, seed: int = 1234,
-                 eod_id: int | None = None, reset_position_ids: bool = False, reset_attention_mask: bool = False,
-                 eod_mask_loss: bool = False) -> None:
+    def __init__(self, dataset: object, seq_len: int, *, num_samples: int | None = None,
+                 seed: int = 1234, eod_id: int | None = None, reset_position_ids: bool = False,
+                 reset_attention_mask: bool = False, eod_mask_loss: bool = False) -> None:
         self.sizes = _check_dataset(dataset)
         self.dataset = dataset
         self.seq_len = check_int(seq_len, "seq_len", low=1)
@@ -176,27 +237,32 @@ class GPTSamples:
         self.reset_attention_mask = check_bool(reset_attention_mask, "reset_attention_mask")
         self.eod_mask_loss = check_bool(eod_mask_loss, "eod_mask_loss")
         if eod_id is None and (reset_position_ids or reset_attention_mask or eod_mask_loss):
-            raise ValueError("eod_id must be given (an int >= 0) when reset_position_ids, reset_attention_mask "
-                             "or eod_mask_loss is on: they all look for the EOD token")
+            raise ValueError("eod_id must be given (an int >= 0) when reset_position_ids, "
+                             "reset_attention_mask or eod_mask_loss is on: they all look for the "
+                             "EOD token")
         self.eod_id = None if eod_id is None else check_int(eod_id, "eod_id", low=0)
         self.tokens_per_epoch = int(self.sizes.sum())
         if self.tokens_per_epoch < 2:
-            raise ValueError(f"dataset must hold at least 2 tokens to make a sample, got {self.tokens_per_epoch}")
+            raise ValueError(f"dataset must hold at least 2 tokens to make a sample, got "
+                             f"{self.tokens_per_epoch}")
         self.num_epochs = num_epochs(self.tokens_per_epoch, self.seq_len, num_samples)
-        separate = separate_final_epoch(self.tokens_per_epoch, self.seq_len, num_samples, self.num_epochs)
+        separate = separate_final_epoch(self.tokens_per_epoch, self.seq_len, num_samples,
+                                        self.num_epochs)
         rng = np.random.RandomState(check_int(seed, "seed", low=0, high=2**32 - 1))
         self.document_index = build_document_index(len(self.sizes), self.num_epochs, rng, separate)
         self.sample_index = build_sample_index(self.sizes, self.document_index, self.seq_len)
         n = len(self.sample_index) - 1
-        first = samples_before_final_epoch(self.tokens_per_epoch, self.seq_len, self.num_epochs) if separate else n
+        first = samples_before_final_epoch(self.tokens_per_epoch, self.seq_len, self.num_epochs) \
+            if separate else n
         self.shuffle_index = build_shuffle_index(first, n, rng)
 
     def __len__(self) -> int:
         return len(self.sample_index) - 1
 
     def text(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """The `seq_len + 1` tokens of the i-th sample served (through the shuffle index), and the document of
-        each, read part by part from the memory map as Megatron's `_query_document_sample_shuffle_indices`."""
+        """The `seq_len + 1` tokens of the i-th sample served (through the shuffle index), and the
+        document of each, read part by part from the memory map as Megatron's
+        `_query_document_sample_shuffle_indices`."""
         k = int(self.shuffle_index[check_int(i, "i", low=0, high=len(self) - 1)])
         (first, first_offset), (last, last_offset) = self.sample_index[k], self.sample_index[k + 1]
         parts, docs = [], []
@@ -209,42 +275,49 @@ class GPTSamples:
         return np.concatenate(parts).astype(np.int64), np.concatenate(docs)
 
     def sample(self, i: int) -> Rows:
-        """The i-th sample served, with the masks and position ids Megatron's `__getitem__` gives it."""
+        """The i-th sample served, with the masks and position ids Megatron's `__getitem__` gives.
+        """
         text, docs = self.text(i)
         tokens = text[:-1]
-        is_eod = tokens == self.eod_id if self.eod_id is not None else np.zeros(self.seq_len, dtype=bool)
-        after_eod = np.cumsum(is_eod) - is_eod  # EODs before each position: a segment ends with its EOD
+        none = np.zeros(self.seq_len, dtype=bool)
+        is_eod = tokens == self.eod_id if self.eod_id is not None else none
+        after_eod = np.cumsum(is_eod) - is_eod  # EODs before each position: segments end on EOD
         return Rows(
             tokens=tokens,
             labels=text[1:],
             loss_mask=~is_eod if self.eod_mask_loss else np.ones(self.seq_len, dtype=bool),
-            position_ids=position_ids(after_eod) if self.reset_position_ids else np.arange(self.seq_len),
-            segment_ids=after_eod if self.reset_attention_mask else np.zeros(self.seq_len, dtype=np.int64),
+            position_ids=position_ids(after_eod) if self.reset_position_ids
+            else np.arange(self.seq_len),
+            segment_ids=after_eod if self.reset_attention_mask
+            else np.zeros(self.seq_len, dtype=np.int64),
             document_ids=docs[:-1],
         )
 
     def cost(self) -> Cost:
-        """Megatron's cost: no padding, one stream cut every `seq_len` tokens, only the tail dropped."""
+        """Megatron's cost: no padding, one stream cut every `seq_len` tokens, the tail dropped."""
         n = len(self)
         position, offset = self.sample_index[:-1].T
         continued = offset > 0
         left = self.sizes[self.document_index[position[continued]]] - offset[continued]
         tokens = self.num_epochs * self.tokens_per_epoch
         return Cost(rows=n, tokens=tokens, kept=n * self.seq_len + 1 if n else 0, padding=0,
-                    cuts=int(continued.sum()), cut_tokens=int(np.minimum(left, self.seq_len + 1).sum()))
+                    cuts=int(continued.sum()),
+                    cut_tokens=int(np.minimum(left, self.seq_len + 1).sum()))
 
 
-# --- the packed alternative ---------------------------------------------------------------------------------
+# --- the packed alternative -------------------------------------------------------------------
 
 
 class PackedSamples:
-    """The same documents packed by best-fit decreasing into rows of `seq_len + 1` tokens, one epoch.
+    """The same documents packed by best-fit decreasing into rows of `seq_len + 1` tokens, one
+    epoch.
 
     A row holds whole documents (a document longer than a row is split, or cut to one row with
-    `long_docs="truncate"`) and padding at its end. Each document is on its own: the attention mask is
-    block-diagonal, position ids restart at every document, and the label of a document's last token is -100
-    instead of the next document's first. Empty documents take no place. `packing` is the `PackResult`, over
-    the non-empty documents (`documents` maps its document numbers back to the dataset's).
+    `long_docs="truncate"`) and padding at its end. Each document is on its own: the attention mask
+    is block-diagonal, position ids restart at every document, and the label of a document's last
+    token is IGNORE_INDEX instead of the next document's first. Empty documents take no place.
+    `packing` is the `PackResult`, over the non-empty documents (`documents` maps its document
+    numbers back to the dataset's).
     """
 
     def __init__(self, dataset: object, seq_len: int, *, long_docs: str = "split") -> None:
@@ -252,14 +325,15 @@ class PackedSamples:
         self.dataset = dataset
         self.seq_len = check_int(seq_len, "seq_len", low=1)
         self.documents = np.flatnonzero(sizes > 0)
-        self.packing: PackResult = bfd(sizes[self.documents], self.seq_len, long_docs=long_docs, next_token=True)
+        self.packing: PackResult = bfd(sizes[self.documents], self.seq_len, long_docs=long_docs,
+                                       next_token=True)
 
     def __len__(self) -> int:
         return self.packing.n_rows
 
     def text(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """The `seq_len + 1` cells of row i read from the memory map (0 in padding), and the dataset document
-        of each (-1 in padding)."""
+        """The `seq_len + 1` cells of row i read from the memory map (0 in padding), and the dataset
+        document of each (PAD in padding)."""
         row = np.zeros(self.packing.width, dtype=np.int64)
         docs = np.full(self.packing.width, PAD, dtype=np.int64)
         start = 0
@@ -273,8 +347,8 @@ class PackedSamples:
     def sample(self, i: int) -> Rows:
         """Row i split into inputs and labels, each document on its own."""
         row, docs = self.text(i)
-        labels = next_token_labels(row, docs)
-        return Rows(tokens=row[:-1], labels=labels, loss_mask=labels != -100, position_ids=position_ids(docs[:-1]),
+        return Rows(tokens=row[:-1], labels=next_token_labels(row, docs)[:-1],
+                    loss_mask=masks.loss_mask(docs)[:-1], position_ids=position_ids(docs[:-1]),
                     segment_ids=docs[:-1], document_ids=docs[:-1])
 
     def cost(self) -> Cost:

@@ -1,7 +1,8 @@
-"""Megatron-LM's indexed dataset: token ids on disk as a `.bin`/`.idx` pair, read back through mmap.
+"""Megatron-LM's indexed dataset: token ids on disk as a `.bin`/`.idx` pair, read back through
+mmap.
 
-The layout is megatron-core's (`megatron/core/datasets/indexed_dataset.py`), byte for byte, so files
-written here train a Megatron model unchanged and files Megatron writes are read here:
+The layout is megatron-core's (`megatron/core/datasets/indexed_dataset.py`), byte for byte, so
+files written here train a Megatron model unchanged and files Megatron writes are read here:
 
 - `<prefix>.bin`: every sequence's token ids, one after another, in one dtype; nothing else.
 - `<prefix>.idx`, little-endian:
@@ -17,11 +18,12 @@ written here train a Megatron model unchanged and files Megatron writes are read
   | 8·S | int64 byte offset of each sequence in `.bin` |
   | 8·D | int64 document indices: document k is sequences `[d[k], d[k+1])`; `d[0] == 0` |
 
-A document is usually one sequence (one text plus its end-of-document id); Megatron's sentence splitting
-makes documents of several. Reading maps both files with `np.memmap`: opening costs the same for 1 MB or
-1 TB, a sample read touches only its own pages, and every process that maps the file shares the page cache.
-Writing never touches the live files: both go to temporary names, are synced, and are renamed into place,
-`.bin` first, so a process that has the old pair mapped keeps reading the old pair (see `_files`).
+A document is usually one sequence (one text plus its end-of-document id); Megatron's sentence
+splitting makes documents of several. Reading maps both files with `np.memmap`: opening costs the
+same for 1 MB or 1 TB, a sample read touches only its own pages, and every process that maps the
+file shares the page cache. Writing never touches the live files: both go to temporary names, are
+synced, and are renamed into place, `.bin` first, so a process that has the old pair mapped keeps
+reading the old pair (see `_files`).
 """
 
 from __future__ import annotations
@@ -36,20 +38,22 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import check_choice, check_int, check_path, check_type, describe
+from tutorial_lib._checks import (check_choice, check_int, check_int_rows, check_path, check_type,
+                                  describe)
 from tutorial_lib._files import AtomicFile
 
 MAGIC = b"MMIDIDX\x00\x00"
 VERSION = 1
 DTYPES: dict[int, np.dtype] = {code: np.dtype(name) for code, name in {
-    1: "uint8", 2: "int8", 3: "int16", 4: "int32", 5: "int64", 6: "float64", 7: "float32", 8: "uint16"}.items()}
-_HEADER = struct.Struct("<9sQBQQ")  # magic, version, dtype code, sequence count, document index count
+    1: "uint8", 2: "int8", 3: "int16", 4: "int32", 5: "int64", 6: "float64", 7: "float32",
+    8: "uint16"}.items()}
+_HEADER = struct.Struct("<9sQBQQ")  # magic, version, dtype code, sequences, document indices
 
 
 def dtype_code(dtype: object) -> int:
     """The `.idx` code of `dtype` (a numpy dtype, a type such as `np.uint16`, or its name)."""
     try:
-        name = repr(dtype) if dtype is None else str(np.dtype(dtype))  # np.dtype(None) would be float64
+        name = repr(dtype) if dtype is None else str(np.dtype(dtype))  # np.dtype(None): float64
     except TypeError:
         name = repr(dtype)
     codes = {str(d): code for code, d in DTYPES.items()}
@@ -58,7 +62,8 @@ def dtype_code(dtype: object) -> int:
 
 def optimal_dtype(vocab_size: int) -> np.dtype:
     """Megatron's rule: uint16 (2 bytes a token) when every id is below 65,500, else int32."""
-    return np.dtype(np.uint16) if check_int(vocab_size, "vocab_size", low=1) < 65500 else np.dtype(np.int32)
+    small = check_int(vocab_size, "vocab_size", low=1) < 65500
+    return np.dtype(np.uint16) if small else np.dtype(np.int32)
 
 
 def bin_path(prefix: str | os.PathLike) -> Path:
@@ -69,8 +74,17 @@ def idx_path(prefix: str | os.PathLike) -> Path:
     return Path(f"{os.fspath(check_path(prefix, 'prefix'))}.idx")
 
 
+def byte_offsets(lengths: object, itemsize: int) -> np.ndarray:
+    """Where each sequence of these lengths starts in `.bin`, in bytes, and where the last ends:
+    n + 1 int64 offsets. The first n are the `.idx` pointers, the last is the size of `.bin`."""
+    lengths = check_int_rows(lengths, "lengths", low=0, ndim=(1,))
+    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets * check_int(itemsize, "itemsize", low=1)
+
+
 class Header(NamedTuple):
-    """The fixed fields at the start of an `.idx` file; `size` is where the arrays begin (34 bytes)."""
+    """The fixed fields at the start of an `.idx` file; `size` is where the arrays begin (34)."""
     version: int
     dtype: np.dtype
     sequence_count: int
@@ -79,13 +93,13 @@ class Header(NamedTuple):
 
 
 def read_header(path: str | os.PathLike) -> Header:
-    """Read and check the header of the `.idx` file at `path`; a clear ValueError says what is wrong."""
+    """Read and check the header of the `.idx` file at `path`; a ValueError says what is wrong."""
     path = check_path(path, "path")
     with open(path, "rb") as f:
         raw = f.read(_HEADER.size)
     if len(raw) < len(MAGIC) or raw[:len(MAGIC)] != MAGIC:
-        raise ValueError(f"{path} is not a Megatron .idx file: it starts with {raw[:len(MAGIC)]!r}, "
-                         f"not {MAGIC!r}")
+        raise ValueError(f"{path} is not a Megatron .idx file: it starts with "
+                         f"{raw[:len(MAGIC)]!r}, not {MAGIC!r}")
     if len(raw) < _HEADER.size:
         raise ValueError(f"{path} is truncated: {len(raw)} bytes, a header needs {_HEADER.size}")
     _, version, code, sequences, documents = _HEADER.unpack(raw)
@@ -100,20 +114,23 @@ def read_header(path: str | os.PathLike) -> Header:
 class IndexedDataset:
     """A `.bin`/`.idx` pair mapped read-only: sequences by index, zero copy.
 
-    `ds[i]` is sequence i, `ds[i:j]` a list of them, `ds.get(i, offset, length)` a window of one (what a
-    sample that starts mid-document needs), `ds.document(k)` all sequences of document k. The arrays
-    returned are views of the mapping: they cost no memory until read, and they are read-only.
-    Opening checks everything that can be checked without reading the tokens (header, sizes, that the
-    pointers are exactly the running sum of the lengths, that document indices are in order), so a
-    truncated or mismatched pair fails here with a clear message instead of returning garbage later.
+    `ds[i]` is sequence i, `ds[i:j]` a list of them, `ds.get(i, offset, length)` a window of one
+    (what a sample that starts mid-document needs), `ds.document(k)` all sequences of document k.
+    The arrays returned are views of the mapping: they cost no memory until read, and they are
+    read-only. Opening checks everything that can be checked without reading the tokens (header,
+    sizes, that the pointers are exactly the running sum of the lengths, that document indices are
+    in order), so a truncated or mismatched pair fails here with a clear message instead of
+    returning garbage later.
     """
 
     def __init__(self, prefix: str | os.PathLike) -> None:
         self.prefix = check_path(prefix, "prefix")
         bin_file, idx_file = bin_path(prefix), idx_path(prefix)
         if not idx_file.exists():
-            what = f"{bin_file} has no index beside it" if bin_file.exists() else f"no dataset at {prefix}"
-            raise FileNotFoundError(f"{what}: expected {idx_file} (write both files with IndexedDatasetBuilder)")
+            what = f"{bin_file} has no index beside it" if bin_file.exists() \
+                else f"no dataset at {prefix}"
+            raise FileNotFoundError(f"{what}: expected {idx_file} (write both files with "
+                                    "IndexedDatasetBuilder)")
         if not bin_file.exists():
             raise FileNotFoundError(f"{idx_file} has no token file beside it: expected {bin_file}")
         self.header = read_header(idx_file)
@@ -122,11 +139,12 @@ class IndexedDataset:
         expected = self.header.size + 4 * s + 8 * s + 8 * d
         actual = idx_file.stat().st_size
         if actual != expected:
-            raise ValueError(f"{idx_file} has {actual} bytes, but its header ({s} sequences, {d} document "
-                             f"indices) needs exactly {expected}: the file is "
-                             + ("truncated" if actual < expected else "longer than its header says"
-                                + (" (one mode byte per sequence: a multimodal index, which this reader does not read)"
-                                   if actual - expected == s else "")))
+            modes = " (one mode byte per sequence: a multimodal index, which this reader does " \
+                    "not read)" if actual - expected == s else ""
+            raise ValueError(f"{idx_file} has {actual} bytes, but its header ({s} sequences, {d} "
+                             f"document indices) needs exactly {expected}: the file is "
+                             + ("truncated" if actual < expected
+                                else "longer than its header says" + modes))
         index = _map(idx_file, np.uint8)
         self.sequence_lengths = np.frombuffer(index, np.int32, s, self.header.size)
         self.sequence_pointers = np.frombuffer(index, np.int64, s, self.header.size + 4 * s)
@@ -138,26 +156,27 @@ class IndexedDataset:
         lengths, itemsize = self.sequence_lengths, self.dtype.itemsize
         if (lengths < 0).any():
             raise ValueError(f"{idx_file} has a negative sequence length")
-        ends = np.cumsum(lengths, dtype=np.int64) * itemsize
-        starts = ends - lengths.astype(np.int64) * itemsize
+        offsets = byte_offsets(lengths, itemsize)
+        starts = offsets[:-1]
         if not np.array_equal(self.sequence_pointers, starts):
             bad = int(np.flatnonzero(self.sequence_pointers != starts)[0])
-            raise ValueError(f"{idx_file}: sequence {bad} points to byte {int(self.sequence_pointers[bad])}, but the "
-                             f"lengths before it put it at byte {int(starts[bad])}")
+            raise ValueError(f"{idx_file}: sequence {bad} points to byte "
+                             f"{int(self.sequence_pointers[bad])}, but the lengths before it put "
+                             f"it at byte {int(starts[bad])}")
         size = bin_file.stat().st_size
-        needed = int(ends[-1]) if len(ends) else 0
+        needed = int(offsets[-1])
         if size != needed:
             raise ValueError(f"{bin_file} has {size} bytes, but {idx_file} describes {needed} "
-                             f"({len(lengths)} sequences of {self.dtype}): the pair does not belong together "
-                             "or one of them is truncated")
+                             f"({len(lengths)} sequences of {self.dtype}): the pair does not "
+                             "belong together or one of them is truncated")
         docs = self.document_indices
         if len(docs) == 0 or docs[0] != 0 or (np.diff(docs) < 0).any() or docs[-1] != len(lengths):
-            raise ValueError(f"{idx_file}: document indices must rise from 0 to the number of sequences, "
-                             f"{len(lengths)}, got {describe(docs.tolist())}")
+            raise ValueError(f"{idx_file}: document indices must rise from 0 to the number of "
+                             f"sequences, {len(lengths)}, got {describe(docs.tolist())}")
 
     def __repr__(self) -> str:
-        return (f"IndexedDataset({os.fspath(self.prefix)!r}: {len(self)} sequences, {self.num_documents} documents, "
-                f"{self.num_tokens} tokens of {self.dtype})")
+        return (f"IndexedDataset({os.fspath(self.prefix)!r}: {len(self)} sequences, "
+                f"{self.num_documents} documents, {self.num_tokens} tokens of {self.dtype})")
 
     def __len__(self) -> int:
         return len(self.sequence_lengths)
@@ -176,16 +195,29 @@ class IndexedDataset:
         return self.get(idx)
 
     def get(self, idx: int, offset: int = 0, length: int | None = None) -> np.ndarray:
-        """Tokens `[offset, offset + length)` of sequence `idx` (to its end when `length` is None)."""
+        """Tokens `[offset, offset + length)` of sequence `idx` (to its end if `length` is None)."""
         idx = _index(idx, len(self), "idx")
         size = int(self.sequence_lengths[idx])
         offset = check_int(offset, "offset", low=0, high=size)
-        length = size - offset if length is None else check_int(length, "length", low=0, high=size - offset)
+        length = size - offset if length is None else \
+            check_int(length, "length", low=0, high=size - offset)
         start = int(self.sequence_pointers[idx]) // self.dtype.itemsize + offset
         return np.asarray(self.tokens[start:start + length])
 
+    def document_of(self, i: int) -> int:
+        """The document sequence `i` belongs to: the last one whose first sequence is at or before
+        it (`document_indices` holds each document's first sequence, an empty document none)."""
+        i = _index(i, len(self), "i")
+        return int(np.searchsorted(self.document_indices, i, side="right")) - 1
+
+    def byte_range(self, i: int) -> tuple[int, int]:
+        """Where sequence `i` lies in `.bin`: [pointer, pointer + length * itemsize), in bytes."""
+        i = _index(i, len(self), "i")
+        start = int(self.sequence_pointers[i])
+        return start, start + int(self.sequence_lengths[i]) * self.dtype.itemsize
+
     def document(self, k: int) -> np.ndarray:
-        """All tokens of document `k`: its sequences are contiguous in `.bin`, so this is one view too."""
+        """All tokens of document `k`: its sequences lie together in `.bin`, one view again."""
         k = _index(k, self.num_documents, "k")
         first, end = int(self.document_indices[k]), int(self.document_indices[k + 1])
         if first == end:
@@ -197,10 +229,11 @@ class IndexedDataset:
 class IndexedDatasetBuilder:
     """Writes a `.bin`/`.idx` pair the way megatron-core's builder does, but never in place.
 
-    Tokens stream to a temporary `.bin` as they come (memory holds only 12 bytes per sequence for the
-    index); `finalize()` syncs it, writes the `.idx` beside it, syncs that, and renames `.bin` then `.idx`
-    over the targets. Used as a context manager it finalizes on success and deletes its temporary files on
-    an exception, so an interrupted build leaves the old dataset (or nothing), never half of a new one.
+    Tokens stream to a temporary `.bin` as they come (memory holds only 12 bytes per sequence for
+    the index); `finalize()` syncs it, writes the `.idx` beside it, syncs that, and renames `.bin`
+    then `.idx` over the targets. Used as a context manager it finalizes on success and deletes its
+    temporary files on an exception, so an interrupted build leaves the old dataset (or nothing),
+    never half of a new one.
     """
 
     def __init__(self, prefix: str | os.PathLike, dtype: object = np.uint16) -> None:
@@ -222,7 +255,8 @@ class IndexedDatasetBuilder:
             self.discard()
 
     def add_item(self, ids: object) -> None:
-        """Append one sequence. Ids that the dtype cannot hold exactly are a ValueError, never a silent wrap."""
+        """Append one sequence. Ids that the dtype cannot hold exactly are a ValueError, never a
+        silent wrap."""
         self._check_open()
         tokens = _tokens(ids, self.dtype)
         self._bin.file.write(tokens.tobytes())
@@ -234,15 +268,18 @@ class IndexedDatasetBuilder:
         self.document_indices.append(len(self.sequence_lengths))
 
     def add_document(self, ids: object) -> None:
-        """Append a document of one sequence (the usual case: a text's ids plus its end-of-document id)."""
+        """Append a document of one sequence (the usual case: a text's ids plus its end-of-document
+        id)."""
         self.add_item(ids)
         self.end_document()
 
     def add_index(self, prefix: str | os.PathLike) -> None:
-        """Append a whole existing dataset: copy its `.bin`, shift its document indices (a shard merge)."""
+        """Append a whole existing dataset: copy its `.bin`, shift its document indices (a shard
+        merge)."""
         self._check_open()
         if self.document_indices[-1] != len(self.sequence_lengths):
-            raise ValueError("add_index: the current document is not finished; call end_document() first")
+            raise ValueError("add_index: the current document is not finished; call "
+                             "end_document() first")
         other = IndexedDataset(prefix)
         if other.dtype != self.dtype:
             raise ValueError(f"add_index: {prefix} holds {other.dtype}, this dataset {self.dtype}; "
@@ -254,18 +291,20 @@ class IndexedDatasetBuilder:
             shutil.copyfileobj(f, self._bin.file, 1 << 20)
 
     def finalize(self) -> None:
-        """Sync the tokens, write and sync the index, then rename `.bin` and `.idx` into place, in that order."""
+        """Sync the tokens, write and sync the index, then rename `.bin` and `.idx` into place, in
+        that order."""
         self._check_open()
         if self.document_indices[-1] != len(self.sequence_lengths):
-            raise ValueError("finalize: sequences were added after the last end_document(); Megatron would "
-                             "never read them, so finish the document first")
+            raise ValueError("finalize: sequences were added after the last end_document(); "
+                             "Megatron would never read them, so finish the document first")
         idx = AtomicFile(idx_path(self.prefix))
         try:
             self._bin.sync()
             lengths = np.frombuffer(self.sequence_lengths, np.int64)
             if len(lengths) and lengths.max() > np.iinfo(np.int32).max:
-                raise ValueError("a sequence longer than 2**31 - 1 tokens does not fit the int32 length field")
-            pointers = (np.cumsum(lengths) - lengths) * self.dtype.itemsize
+                raise ValueError("a sequence longer than 2**31 - 1 tokens does not fit the int32 "
+                                 "length field")
+            pointers = byte_offsets(lengths, self.dtype.itemsize)[:-1]
             idx.file.write(_HEADER.pack(MAGIC, VERSION, dtype_code(self.dtype), len(lengths),
                                         len(self.document_indices)))
             idx.file.write(lengths.astype(np.int32).tobytes())
@@ -287,10 +326,12 @@ class IndexedDatasetBuilder:
 
     def _check_open(self) -> None:
         if self._done:
-            raise ValueError(f"the builder for {os.fspath(self.prefix)!r} is finished; start a new one")
+            raise ValueError(f"the builder for {os.fspath(self.prefix)!r} is finished; start a new "
+                             "one")
 
 
-def write_dataset(prefix: str | os.PathLike, documents: Iterable[object], dtype: object = np.uint16) -> IndexedDataset:
+def write_dataset(prefix: str | os.PathLike, documents: Iterable[object],
+                  dtype: object = np.uint16) -> IndexedDataset:
     """Write each document (a list or 1-D array of ids) as one sequence, and open the result."""
     with IndexedDatasetBuilder(prefix, dtype) as builder:
         for ids in documents:
@@ -298,8 +339,10 @@ def write_dataset(prefix: str | os.PathLike, documents: Iterable[object], dtype:
     return IndexedDataset(prefix)
 
 
-def merge_datasets(prefixes: Sequence[str | os.PathLike], out_prefix: str | os.PathLike) -> IndexedDataset:
-    """Concatenate datasets of one dtype in order: `.bin` files back to back, `.idx` arrays offset."""
+def merge_datasets(prefixes: Sequence[str | os.PathLike],
+                   out_prefix: str | os.PathLike) -> IndexedDataset:
+    """Concatenate datasets of one dtype in order: `.bin` files back to back, `.idx` arrays offset.
+    """
     prefixes = list(check_type(prefixes, "prefixes", (list, tuple), "a list of dataset prefixes"))
     if not prefixes:
         raise ValueError("prefixes is empty: give at least one dataset to merge")
@@ -310,7 +353,8 @@ def merge_datasets(prefixes: Sequence[str | os.PathLike], out_prefix: str | os.P
 
 
 def _map(path: Path, dtype: object) -> np.ndarray:
-    """A read-only view of the whole file; an empty file (which mmap refuses) gives an empty array."""
+    """A read-only view of the whole file; an empty file (which mmap refuses) gives an empty array.
+    """
     size = path.stat().st_size
     if size % np.dtype(dtype).itemsize:
         raise ValueError(f"{path} has {size} bytes, not a whole number of {np.dtype(dtype)} tokens")
@@ -318,7 +362,8 @@ def _map(path: Path, dtype: object) -> np.ndarray:
 
 
 def _index(i: object, n: int, name: str) -> int:
-    """`i` as a position in `range(n)`, negative counting from the end; IndexError (ends iteration) outside."""
+    """`i` as a position in `range(n)`, negative counting from the end; IndexError (ends iteration)
+    outside."""
     i = check_int(i, name)
     if not -n <= i < n:
         raise IndexError(f"{name} = {i} is out of range for {n} items")
@@ -333,14 +378,16 @@ def _tokens(ids: object, dtype: np.dtype) -> np.ndarray:
     if arr.size == 0:
         return arr.astype(dtype)
     if arr.dtype.kind not in "iu" + ("f" if dtype.kind == "f" else ""):
-        raise TypeError(f"ids must be integers{' or floats' if dtype.kind == 'f' else ''} for a {dtype} dataset, "
-                        f"got an array of {arr.dtype}: {describe(ids)}")
+        floats = " or floats" if dtype.kind == "f" else ""
+        raise TypeError(f"ids must be integers{floats} for a {dtype} dataset, got an array of "
+                        f"{arr.dtype}: {describe(ids)}")
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         low, high = arr.min(), arr.max()
         if low < info.min or high > info.max:
-            raise ValueError(f"ids must fit {dtype} ({info.min}..{info.max}), got {low if low < info.min else high}; "
-                             "choose a wider dtype (optimal_dtype(vocab_size) picks one)")
+            raise ValueError(f"ids must fit {dtype} ({info.min}..{info.max}), got "
+                             f"{low if low < info.min else high}; choose a wider dtype "
+                             "(optimal_dtype(vocab_size) picks one)")
     out = arr.astype(dtype)
     if dtype.kind == "f" and not np.array_equal(out, arr):
         raise ValueError(f"ids are not exactly representable as {dtype}")

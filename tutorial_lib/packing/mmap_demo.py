@@ -1,13 +1,16 @@
-"""What mapping a dataset does and does not do, measured: resident memory, pages shared between processes,
-and what a reader that has a `.bin`/`.idx` pair mapped sees when the files change under it.
+"""What mapping a dataset does and does not do, measured: resident memory, pages shared between
+processes, and what a reader that has a `.bin`/`.idx` pair mapped sees when the files change under
+it.
 
-"Zero copy" means no copy into the process's own (anonymous) memory: the pages a reader touches still
-become resident, as file-backed page cache that every process mapping the file shares and that the kernel
-may drop again. Linux's /proc says which is which (`RssAnon` vs `RssFile`, `Shared_Clean` vs `Private_Clean`),
-so the measurements here read it; where there is no /proc they return None.
+"Zero copy" means no copy into the process's own (anonymous) memory: the pages a reader touches
+still become resident, as file-backed page cache that every process mapping the file shares and
+that the kernel may drop again. Linux's /proc says which is which (`RssAnon` vs `RssFile`,
+`Shared_Clean` vs `Private_Clean`), so the measurements here read it; where there is no /proc they
+return None.
 
 Each measurement that must start from a clean process runs this module as a script in a fresh
-interpreter (`python -m tutorial_lib.packing.mmap_demo COMMAND PREFIX`), which prints one JSON object.
+interpreter (`python -m tutorial_lib.packing.mmap_demo COMMAND PREFIX`), which prints one JSON
+object.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import check_callable, check_choice, check_int, check_number, check_path, check_type
+from tutorial_lib._checks import (check_callable, check_choice, check_int, check_number, check_path,
+                                  check_type)
 from tutorial_lib.packing import megatron
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -34,13 +38,14 @@ MEMORY_FIELDS = ("VmRSS", "RssAnon", "RssFile", "RssShmem")
 MAPPING_FIELDS = ("Rss", "Pss", "Shared_Clean", "Private_Clean")
 HOW = ("mmap", "fromfile")
 PROC = Path("/proc")  # Linux's view of each process's memory; other systems have none
-_MAPPING_HEADER = re.compile(r"[0-9a-f]+-[0-9a-f]+ ")  # "7f12-7f34 r--s ... /path": a new mapping in smaps
+_MAPPING_HEADER = re.compile(r"[0-9a-f]+-[0-9a-f]+ ")  # "7f12-7f34 r--s ... /path": a new mapping
 
 
-# --- the .idx header, field by field --------------------------------------------------------------------
+# --- the .idx header, field by field ----------------------------------------------------------
 
 class Field(NamedTuple):
-    """One field of an `.idx` file: where it starts, how many bytes it takes, its name and decoded value."""
+    """One field of an `.idx` file: where it starts, how many bytes it takes, its name and decoded
+    value."""
     offset: int
     size: int
     name: str
@@ -48,9 +53,11 @@ class Field(NamedTuple):
 
 
 def idx_fields(raw: bytes, items: int = 2) -> list[Field]:
-    """The header fields of an `.idx` file's bytes, then the first `items` entries of each of its arrays.
+    """The header fields of an `.idx` file's bytes, then the first `items` entries of each of its
+    arrays.
 
-    Decoded with `struct` field by field, so the offsets are the ones a hand-written parser must use.
+    Decoded with `struct` field by field, so the offsets are the ones a hand-written parser must
+    use.
     """
     check_type(raw, "raw", (bytes, bytearray, memoryview), "the bytes of an .idx file")
     items = check_int(items, "items", low=0)
@@ -62,7 +69,8 @@ def idx_fields(raw: bytes, items: int = 2) -> list[Field]:
         fields.append(Field(offset, struct.calcsize(fmt), name, value))
         offset += struct.calcsize(fmt)
     sequences, documents = fields[3].value, fields[4].value
-    for name, fmt, count in [("sequence_lengths", "<i", sequences), ("sequence_pointers", "<q", sequences),
+    for name, fmt, count in [("sequence_lengths", "<i", sequences),
+                             ("sequence_pointers", "<q", sequences),
                              ("document_indices", "<q", documents)]:
         size = struct.calcsize(fmt)
         for i in range(min(items, count)):
@@ -77,24 +85,26 @@ def hex_bytes(raw: bytes) -> str:
     return " ".join(f"{b:02x}" for b in bytes(raw))
 
 
-# --- memory, from /proc --------------------------------------------------------------------------------
+# --- memory, from /proc -----------------------------------------------------------------------
 
 def memory_kib(pid: int | str = "self") -> dict[str, int] | None:
-    """Resident memory of a process in KiB: `VmRSS` in all, split into anonymous (the process's own),
-    file-backed (mapped files, page cache) and shared memory. None where there is no /proc."""
+    """Resident memory of a process in KiB: `VmRSS` in all, split into anonymous (the process's
+    own), file-backed (mapped files, page cache) and shared memory. None where there is no /proc."""
     return _kib_fields(PROC / str(pid) / "status", MEMORY_FIELDS, mapping=None)
 
 
 def mapping_kib(path: str | os.PathLike, pid: int | str = "self") -> dict[str, int] | None:
-    """How much of the file at `path` a process has resident through its mappings, in KiB: `Rss` (pages
-    present), `Pss` (each page divided by the number of processes that map it), and the split into pages
-    shared with another process and pages only this one maps. None where there is no /proc."""
+    """How much of the file at `path` a process has resident through its mappings, in KiB: `Rss`
+    (pages present), `Pss` (each page divided by the number of processes that map it), and the
+    split into pages shared with another process and pages only this one maps. None where there is
+    no /proc."""
     path = os.path.realpath(check_path(path, "path"))
     return _kib_fields(PROC / str(pid) / "smaps", MAPPING_FIELDS, mapping=path)
 
 
 def _kib_fields(source: Path, names: tuple[str, ...], mapping: str | None) -> dict[str, int] | None:
-    """Sum the `name: N kB` lines of a /proc file; with `mapping`, only those inside mappings of that file."""
+    """Sum the `name: N kB` lines of a /proc file; with `mapping`, only those inside mappings of
+    that file."""
     try:
         lines = source.read_text().splitlines()
     except OSError:
@@ -112,21 +122,23 @@ def _kib_fields(source: Path, names: tuple[str, ...], mapping: str | None) -> di
 
 
 def touch(tokens: np.ndarray, share: float = 1.0) -> int:
-    """Read one token in every page of the first `share` of `tokens`, so that each of those pages is faulted
-    in; returns their sum, which keeps the reads from being skipped."""
+    """Read one token in every page of the first `share` of `tokens`, so that each of those pages
+    is faulted in; returns their sum, which keeps the reads from being skipped."""
     step = max(1, PAGE // tokens.dtype.itemsize)
     end = int(len(tokens) * check_number(share, "share", low=0, high=1))
     return int(np.asarray(tokens[:end:step]).sum(dtype=np.int64))
 
 
-# --- measurements in a fresh interpreter ---------------------------------------------------------------
+# --- measurements in a fresh interpreter ------------------------------------------------------
 
 def open_report(prefix: str | os.PathLike, how: str, reads: int = 1000, length: int = 2049,
                 seed: int = 0) -> dict:
-    """Open the dataset at `prefix` in a fresh interpreter, by `np.memmap` (our reader) or by `np.fromfile`
-    (the whole `.bin` read into memory), then read `reads` random windows of `length` tokens, then every page.
+    """Open the dataset at `prefix` in a fresh interpreter, by `np.memmap` (our reader) or by
+    `np.fromfile` (the whole `.bin` read into memory), then read `reads` random windows of `length`
+    tokens, then every page.
 
-    Returns the seconds each step took and `memory_kib()` after each step; a RuntimeError without /proc.
+    Returns the seconds each step took and `memory_kib()` after each step; a RuntimeError without
+    /proc.
     """
     check_choice(how, "how", HOW)
     _require_proc()
@@ -136,24 +148,29 @@ def open_report(prefix: str | os.PathLike, how: str, reads: int = 1000, length: 
 
 
 def touch_report(prefix: str | os.PathLike, share: float = 1.0) -> dict:
-    """Map the dataset at `prefix` in a fresh interpreter, touch the first `share` of its pages, and return
-    that process's `mapping_kib` of the `.bin` file (pages shared with other processes show as Shared_Clean)."""
+    """Map the dataset at `prefix` in a fresh interpreter, touch the first `share` of its pages,
+    and return that process's `mapping_kib` of the `.bin` file (pages shared with other processes
+    show as Shared_Clean)."""
     share = check_number(share, "share", low=0, high=1)
     _require_proc()
     return _run_script("touch", prefix, repr(float(share)))
 
 
 def _require_proc() -> None:
-    """The reports are made of /proc readings: without /proc, say so now rather than return empty numbers."""
+    """The reports are made of /proc readings: without /proc, say so now rather than return empty
+    numbers."""
     if not (PROC / "self" / "status").exists():
-        raise RuntimeError("these measurements read Linux's /proc, which this system does not have; run this "
-                           "chapter on Linux (a virtual machine, a container or WSL)")
+        raise RuntimeError("these measurements read Linux's /proc, which this system does not "
+                           "have; run this chapter on Linux (a virtual machine, a container or "
+                           "WSL)")
 
 
 def _run_script(*args: object) -> dict:
-    done = subprocess.run([sys.executable, "-m", __name__, *map(str, args)], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", __name__, *map(str, args)], capture_output=True,
+                          text=True)
     if done.returncode:
-        raise RuntimeError(f"the measurement process failed ({done.returncode}): {_last_line(done.stderr)}")
+        raise RuntimeError(f"the measurement process failed ({done.returncode}): "
+                           f"{_last_line(done.stderr)}")
     return json.loads(done.stdout)
 
 
@@ -163,25 +180,29 @@ def _last_line(text: str) -> str:
 
 
 class ReaderResult(NamedTuple):
-    """What a reader process that had the dataset mapped read after the change: its tokens, or the signal
-    that killed it."""
+    """What a reader process that had the dataset mapped read after the change: its tokens, or the
+    signal that killed it."""
     returncode: int
     signal: str | None
     tokens: list[int] | None
 
 
-def read_after(prefix: str | os.PathLike, change: Callable[[], object], sequence: int) -> ReaderResult:
-    """Open the dataset in a separate reader process, run `change()` here while the reader holds its mapping,
-    then let the reader read sequence `sequence` through the old index. A reader killed by a signal (SIGBUS
-    when its pages were cut off the file) is reported, not raised: this process is unaffected."""
+def read_after(prefix: str | os.PathLike, change: Callable[[], object],
+               sequence: int) -> ReaderResult:
+    """Open the dataset in a separate reader process, run `change()` here while the reader holds
+    its mapping, then let the reader read sequence `sequence` through the old index. A reader
+    killed by a signal (SIGBUS when its pages were cut off the file) is reported, not raised: this
+    process is unaffected."""
     check_callable(change, "change")
     sequence = check_int(sequence, "sequence", low=0)
-    reader = subprocess.Popen([sys.executable, "-m", __name__, "hold", os.fspath(check_path(prefix, "prefix")),
-                               str(sequence)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True)
+    command = [sys.executable, "-m", __name__, "hold", os.fspath(check_path(prefix, "prefix")),
+               str(sequence)]
+    reader = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
     try:
         if reader.stdout.readline().strip() != "ready":
-            raise RuntimeError(f"the reader process could not open {prefix}: {_last_line(reader.communicate()[1])}")
+            raise RuntimeError(f"the reader process could not open {prefix}: "
+                               f"{_last_line(reader.communicate()[1])}")
         change()
         out, _ = reader.communicate("go\n", timeout=60)
     finally:

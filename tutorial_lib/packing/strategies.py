@@ -1,23 +1,25 @@
 """Packing strategies: how documents of every length become rows of exactly `seq_len` tokens.
 
-A training batch is a rectangle, documents are not. Each strategy here decides which document (or which
-piece of one) goes into which row, and all of them answer with the same `PackResult`, so their costs can be
-compared side by side: padding (cells that hold no token: compute spent on nothing) and dropped tokens
-(cropped or truncated away: data never trained on).
+A training batch is a rectangle, documents are not. Each strategy here decides which document (or
+which piece of one) goes into which row, and all of them answer with the same `PackResult`, so their
+costs can be compared side by side: padding (cells that hold no token: compute spent on nothing) and
+dropped tokens (cropped or truncated away: data never trained on).
 
 - `pad`: one document per row, the rest padding.
-- `greedy`: documents in order, a new row whenever the next one does not fit (next-fit); never splits.
-- `concat_chunk`: concatenate everything and cut every `seq_len` tokens (GPT style): no padding, documents
-  split across rows.
-- `ffd` / `bfd`: sort by length, longest first, and put each document into the first / the tightest row it
-  fits (first-fit / best-fit decreasing, the bin-packing heuristics). Both run in O(N log N) with a tree.
+- `greedy`: documents in order, a new row whenever the next one does not fit (next-fit); never
+  splits.
+- `concat_chunk`: concatenate everything and cut every `seq_len` tokens (GPT style): no padding,
+  documents split across rows.
+- `ffd` / `bfd`: sort by length, longest first, and put each document into the first / the tightest
+  row it fits (first-fit / best-fit decreasing, the bin-packing heuristics). Both run in O(N log N)
+  with a tree.
 - `bestfit_crop`: nanochat's loader: every row starts at a document's first token, takes the largest
   buffered document that still fits, and when none fits crops the shortest to fill the row exactly.
 
-Every function is pure and deterministic. It takes the documents as token lists (rows of real ids can then
-be built) or as bare lengths (enough to plan and measure, e.g. a million documents), a zero-length document
-is an error (it would be a row segment of nothing: drop empty documents first), and an empty input gives an
-empty result.
+Every function is pure and deterministic. It takes the documents as token lists (rows of real ids
+can then be built) or as bare lengths (enough to plan and measure, e.g. a million documents), a
+zero-length document is an error (it would be a row segment of nothing: drop empty documents first),
+and an empty input gives an empty result.
 """
 
 from __future__ import annotations
@@ -26,28 +28,37 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from heapq import heappop, heappush
 from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import check_bool, check_choice, check_int, check_int_list, check_sequence, describe
+from tutorial_lib._checks import (check_bool, check_choice, check_int, check_int_list,
+                                  check_sequence, describe)
+from tutorial_lib.packing.batch import padding_share
+from tutorial_lib.packing.fit_trees import BestFit, FirstFit
+from tutorial_lib.packing.masks import PAD
 
 LONG_DOCS = ("split", "truncate", "error")  # what to do with a document longer than a row
 
 
 class Segment(NamedTuple):
-    """One run of a row: `length` tokens of document `doc`, starting `offset` tokens into that document."""
+    """One run of a row: `length` tokens of document `doc`, from `offset` tokens into it."""
 
     doc: int
     offset: int
     length: int
 
+    @property
+    def continues(self) -> bool:
+        """Whether the segment goes on from a piece of its document in an earlier row."""
+        return self.offset > 0
+
 
 @dataclass(frozen=True, eq=False)  # numpy fields: compare results by their fields, not with ==
 class PackResult:
-    """Which tokens went where, and what it cost. The segment arrays are parallel, one entry per segment,
-    sorted by row and then by position in the row; `rows` and `doc_ids` are built from them on first use."""
+    """Which tokens went where, and what it cost. The segment arrays are parallel, one entry per
+    segment, sorted by row and then by position in the row; `rows` and `doc_ids` are built from them
+    on first use."""
 
     strategy: str
     seq_len: int  # L
@@ -55,13 +66,14 @@ class PackResult:
     n_rows: int
     n_tokens: int  # tokens in the input
     dropped: int  # tokens cropped or truncated away, never placed in any row
+    doc_lengths: np.ndarray  # the length of every input document
     seg_row: np.ndarray
     seg_start: np.ndarray  # position of the segment's first token in its row
     seg_doc: np.ndarray
     seg_offset: np.ndarray
     seg_length: np.ndarray
     pad_id: int = 0
-    documents: list[np.ndarray] | None = field(default=None, repr=False)  # None when packed from lengths
+    documents: list[np.ndarray] | None = field(default=None, repr=False)  # None: from lengths
 
     @property
     def placed(self) -> int:
@@ -73,8 +85,13 @@ class PackResult:
 
     @property
     def utilization(self) -> float:
-        """Real tokens / row cells: the share of the compute that trains on data (0.0 for no rows)."""
+        """Real tokens / row cells: the share of the compute that trains on data (0.0: no rows)."""
         return self.placed / (self.n_rows * self.width) if self.n_rows else 0.0
+
+    @property
+    def padding_share(self) -> float:
+        """Padding / row cells: the share of the compute spent on nothing (0.0 for no rows)."""
+        return padding_share(self.placed, self.n_rows * self.width)
 
     @property
     def dropped_share(self) -> float:
@@ -84,13 +101,21 @@ class PackResult:
     def segments(self, row: int) -> list[Segment]:
         row = check_int(row, "row", low=0, high=self.n_rows - 1)
         lo, hi = np.searchsorted(self.seg_row, [row, row + 1])
-        return [Segment(int(d), int(o), int(n))
-                for d, o, n in zip(self.seg_doc[lo:hi], self.seg_offset[lo:hi], self.seg_length[lo:hi])]
+        return [Segment(int(d), int(o), int(n)) for d, o, n in
+                zip(self.seg_doc[lo:hi], self.seg_offset[lo:hi], self.seg_length[lo:hi])]
+
+    def row_padding(self, row: int) -> int:
+        """The padding cells at the end of `row`."""
+        return self.width - sum(segment.length for segment in self.segments(row))
+
+    def is_cut(self, segment: Segment) -> bool:
+        """Whether `segment`'s document goes on past it: cropped, truncated or carried on."""
+        return segment.offset + segment.length < int(self.doc_lengths[segment.doc])
 
     @cached_property
     def doc_ids(self) -> np.ndarray:
-        """(n_rows, width): the index of the document each cell holds, -1 for padding."""
-        ids = np.full((self.n_rows, self.width), -1, dtype=np.int64)
+        """(n_rows, width): the index of the document each cell holds, PAD for padding."""
+        ids = np.full((self.n_rows, self.width), PAD, dtype=np.int64)
         for r, s, d, n in zip(self.seg_row, self.seg_start, self.seg_doc, self.seg_length):
             ids[r, s:s + n] = d
         return ids
@@ -102,16 +127,17 @@ class PackResult:
             raise ValueError("this result was packed from lengths, so it has no tokens to place; "
                              "pass the token lists to get rows")
         rows = np.full((self.n_rows, self.width), self.pad_id, dtype=np.int64)
-        for r, s, d, o, n in zip(self.seg_row, self.seg_start, self.seg_doc, self.seg_offset, self.seg_length):
+        for r, s, d, o, n in zip(self.seg_row, self.seg_start, self.seg_doc, self.seg_offset,
+                                 self.seg_length):
             rows[r, s:s + n] = self.documents[d][o:o + n]
         return rows
 
 
-# --- input --------------------------------------------------------------------------------------------------
+# --- input ------------------------------------------------------------------------------------
 
 
 def _read_documents(documents: object) -> tuple[np.ndarray, list[np.ndarray] | None]:
-    """(lengths, token arrays or None): `documents` is a list of token lists or a list of lengths."""
+    """(lengths, token arrays or None): `documents` is a list of token lists or of lengths."""
     if isinstance(documents, np.ndarray) and documents.ndim == 1 and documents.dtype.kind in "iu":
         lengths = documents.astype(np.int64)
         _check_lengths(lengths)
@@ -143,8 +169,8 @@ def _check_lengths(lengths: np.ndarray) -> None:
     bad = np.flatnonzero(lengths < 1)
     if bad.size:
         i = int(bad[0])
-        raise ValueError(f"documents[{i}] has length {int(lengths[i])}; every document needs at least one token "
-                         "(drop empty documents before packing)")
+        raise ValueError(f"documents[{i}] has length {int(lengths[i])}; every document needs at "
+                         "least one token (drop empty documents before packing)")
 
 
 def _width(seq_len: object, next_token: object) -> tuple[int, int]:
@@ -152,18 +178,21 @@ def _width(seq_len: object, next_token: object) -> tuple[int, int]:
     return seq_len, seq_len + check_bool(next_token, "next_token")
 
 
-def _pieces(lengths: np.ndarray, width: int, long_docs: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """(doc, offset, length) of the items to pack, and the tokens dropped: documents longer than a row are
-    split into row-sized chunks plus a tail, truncated to one row, or refused, as `long_docs` says."""
+def _pieces(lengths: np.ndarray, width: int,
+            long_docs: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(doc, offset, length) of the items to pack, and the tokens dropped: documents longer than a
+    row are split into row-sized chunks plus a tail, truncated to one row, or refused, as
+    `long_docs` says."""
     check_choice(long_docs, "long_docs", LONG_DOCS)
     long = lengths > width
     if long_docs == "error" and long.any():
         i = int(np.flatnonzero(long)[0])
-        raise ValueError(f"documents[{i}] has {int(lengths[i])} tokens, more than a row of {width}; "
-                         "choose long_docs='split' or 'truncate'")
+        raise ValueError(f"documents[{i}] has {int(lengths[i])} tokens, more than a row of "
+                         f"{width}; choose long_docs='split' or 'truncate'")
     if long_docs == "truncate":
         kept = np.minimum(lengths, width)
-        return np.arange(len(lengths)), np.zeros(len(lengths), np.int64), kept, int((lengths - kept).sum())
+        starts = np.zeros(len(lengths), np.int64)
+        return np.arange(len(lengths)), starts, kept, int((lengths - kept).sum())
     counts = -(-lengths // width)  # chunks per document
     doc = np.repeat(np.arange(len(lengths)), counts)
     first = np.cumsum(counts) - counts
@@ -171,48 +200,55 @@ def _pieces(lengths: np.ndarray, width: int, long_docs: str) -> tuple[np.ndarray
     return doc, offset, np.minimum(lengths[doc] - offset, width), 0
 
 
-def _result(strategy: str, seq_len: int, width: int, lengths: np.ndarray, tokens: list[np.ndarray] | None,
-            pad_id: int, row: np.ndarray, doc: np.ndarray, offset: np.ndarray, length: np.ndarray,
-            dropped: int) -> PackResult:
-    """Order the segments by row (stable, so each row keeps its placement order) and add their positions."""
+def _result(strategy: str, seq_len: int, width: int, lengths: np.ndarray,
+            tokens: list[np.ndarray] | None, pad_id: int, row: np.ndarray, doc: np.ndarray,
+            offset: np.ndarray, length: np.ndarray, dropped: int) -> PackResult:
+    """Order the segments by row (stable: each row keeps its placement order), add positions."""
     order = np.argsort(row, kind="stable")
-    row, doc, offset, length = (np.asarray(a, dtype=np.int64)[order] for a in (row, doc, offset, length))
+    row, doc, offset, length = (np.asarray(a, dtype=np.int64)[order]
+                                for a in (row, doc, offset, length))
     ends = np.cumsum(length)
     first = np.searchsorted(row, row)  # index of each row's first segment
     start = ends - length - (ends - length)[first]
-    return PackResult(strategy, seq_len, width, int(row[-1]) + 1 if len(row) else 0, int(lengths.sum()), dropped,
+    n_rows = int(row[-1]) + 1 if len(row) else 0
+    return PackResult(strategy, seq_len, width, n_rows, int(lengths.sum()), dropped, lengths,
                       row, start, doc, offset, length, check_int(pad_id, "pad_id", low=0), tokens)
 
 
-# --- the strategies -----------------------------------------------------------------------------------------
+# --- the strategies ---------------------------------------------------------------------------
 
 
 def pad(documents: Sequence, seq_len: int, *, long_docs: str = "split", next_token: bool = False,
         pad_id: int = 0) -> PackResult:
-    """One document per row, padded to the row width: simple, and as wasteful as documents are short."""
+    """One document per row, padded to the row width: simple, and as wasteful as documents are
+    short."""
     lengths, tokens = _read_documents(documents)
     seq_len, width = _width(seq_len, next_token)
     doc, offset, length, dropped = _pieces(lengths, width, long_docs)
-    return _result("pad", seq_len, width, lengths, tokens, pad_id, np.arange(len(doc)), doc, offset, length,
-                   dropped)
+    return _result("pad", seq_len, width, lengths, tokens, pad_id, np.arange(len(doc)), doc,
+                   offset, length, dropped)
 
 
-def greedy(documents: Sequence, seq_len: int, *, long_docs: str = "split", next_token: bool = False,
-           pad_id: int = 0) -> PackResult:
-    """Fill rows in input order; when the next document does not fit, pad the row and start a new one."""
+def greedy(documents: Sequence, seq_len: int, *, long_docs: str = "split",
+           next_token: bool = False, pad_id: int = 0) -> PackResult:
+    """Fill rows in input order; when the next document does not fit, pad the row and start a new
+    one."""
     lengths, tokens = _read_documents(documents)
     seq_len, width = _width(seq_len, next_token)
     doc, offset, length, dropped = _pieces(lengths, width, long_docs)
-    row, r, used = np.empty(len(doc), np.int64), -1, width
+    row, r, used = np.empty(len(doc), np.int64), -1, width  # "full" so the first piece opens row 0
     for i, n in enumerate(length.tolist()):
         if used + n > width:
             r, used = r + 1, 0
         row[i], used = r, used + n
-    return _result("greedy", seq_len, width, lengths, tokens, pad_id, row, doc, offset, length, dropped)
+    return _result("greedy", seq_len, width, lengths, tokens, pad_id, row, doc, offset, length,
+                   dropped)
 
 
-def concat_chunk(documents: Sequence, seq_len: int, *, next_token: bool = False, pad_id: int = 0) -> PackResult:
-    """Concatenate all documents and cut every `width` tokens; only the last row is padded, nothing dropped.
+def concat_chunk(documents: Sequence, seq_len: int, *, next_token: bool = False,
+                 pad_id: int = 0) -> PackResult:
+    """Concatenate all documents and cut every `width` tokens; only the last row is padded, nothing
+    dropped.
 
     A row boundary can fall inside a document, so a document may continue in the next row.
     """
@@ -230,21 +266,23 @@ def concat_chunk(documents: Sequence, seq_len: int, *, next_token: bool = False,
 def ffd(documents: Sequence, seq_len: int, *, long_docs: str = "split", next_token: bool = False,
         pad_id: int = 0) -> PackResult:
     """First-fit decreasing: longest first, each into the first (oldest) row with room for it."""
-    return _fit_decreasing("ffd", _FirstFit, documents, seq_len, long_docs, next_token, pad_id)
+    return _fit_decreasing("ffd", FirstFit, documents, seq_len, long_docs, next_token, pad_id)
 
 
 def bfd(documents: Sequence, seq_len: int, *, long_docs: str = "split", next_token: bool = False,
         pad_id: int = 0) -> PackResult:
-    """Best-fit decreasing: longest first, each into the row it leaves the least room in (ties: oldest row).
+    """Best-fit decreasing: longest first, each into the row it leaves the least room in (ties:
+    the oldest row).
 
-    O(N log N + N log L): the rows are kept by remaining capacity in a tree over 0..L, so finding the tightest
-    row is one walk down the tree, however many rows there are.
+    O(N log N + N log L): the rows are kept by remaining capacity in a tree over 0..L
+    (`fit_trees.BestFit`), so finding the tightest row is one walk down the tree, however many rows
+    there are.
     """
-    return _fit_decreasing("bfd", _BestFit, documents, seq_len, long_docs, next_token, pad_id)
+    return _fit_decreasing("bfd", BestFit, documents, seq_len, long_docs, next_token, pad_id)
 
 
-def ffd_scan(documents: Sequence, seq_len: int, *, long_docs: str = "split", next_token: bool = False,
-             pad_id: int = 0) -> PackResult:
+def ffd_scan(documents: Sequence, seq_len: int, *, long_docs: str = "split",
+             next_token: bool = False, pad_id: int = 0) -> PackResult:
     """First-fit decreasing as the textbook loop writes it: scan every open row for each document.
 
     Same rows as `ffd`, in O(N x rows) time: the baseline the fast versions are measured against.
@@ -264,148 +302,82 @@ def ffd_scan(documents: Sequence, seq_len: int, *, long_docs: str = "split", nex
             used.append(0)
         used[r] += n
         row[i] = r
-    return _result("ffd", seq_len, width, lengths, tokens, pad_id, row[order], doc[order], offset[order],
-                   length[order], dropped)
+    return _result("ffd", seq_len, width, lengths, tokens, pad_id, row[order], doc[order],
+                   offset[order], length[order], dropped)
 
 
-class _MaxTree:
-    """A segment tree of maxima over slots 0..n-1: set a slot, or find the leftmost slot holding >= x."""
-
-    def __init__(self, n: int) -> None:
-        self.size = 1 << max(n - 1, 1).bit_length()
-        self.tree = [0] * (2 * self.size)
-
-    def set(self, slot: int, value: int) -> None:
-        tree, i = self.tree, slot + self.size
-        tree[i] = value
-        while i > 1:
-            i >>= 1
-            best = max(tree[2 * i], tree[2 * i + 1])
-            if tree[i] == best:
-                break  # the maxima above are unchanged too
-            tree[i] = best
-
-    def leftmost(self, at_least: int) -> int:
-        """The leftmost slot whose value is >= at_least, or -1."""
-        tree = self.tree
-        if tree[1] < at_least:
-            return -1
-        i = 1
-        while i < self.size:
-            i = 2 * i if tree[2 * i] >= at_least else 2 * i + 1
-        return i - self.size
-
-
-class _FirstFit:
-    """Open rows indexed by age; leaf r holds row r's free room, so the leftmost fit is the oldest row."""
-
-    def __init__(self, width: int, n_items: int) -> None:
-        self.tree = _MaxTree(n_items)
-
-    def take(self, length: int) -> int:
-        return self.tree.leftmost(length)
-
-    def put(self, row: int, room: int) -> None:
-        self.tree.set(row, room)
-
-
-class _BestFit:
-    """Open rows grouped by free room; leaf c is c when some row has c tokens of room, so the leftmost leaf
-    >= length is the tightest fit; among rows with the same room a heap hands out the oldest."""
-
-    def __init__(self, width: int, n_items: int) -> None:
-        self.tree = _MaxTree(width + 1)
-        self.rows_by_room: list[list[int]] = [[] for _ in range(width + 1)]
-
-    def take(self, length: int) -> int:
-        room = self.tree.leftmost(length)
-        if room < 0:
-            return -1
-        rows = self.rows_by_room[room]
-        row = heappop(rows)
-        if not rows:
-            self.tree.set(room, 0)
-        return row
-
-    def put(self, row: int, room: int) -> None:
-        if room:
-            rows = self.rows_by_room[room]
-            if not rows:
-                self.tree.set(room, room)
-            heappush(rows, row)
-
-
-def _fit_decreasing(strategy: str, policy: type, documents: Sequence, seq_len: int, long_docs: str,
-                    next_token: bool, pad_id: int) -> PackResult:
+def _fit_decreasing(strategy: str, policy: type, documents: Sequence, seq_len: int,
+                    long_docs: str, next_token: bool, pad_id: int) -> PackResult:
     """Sort the pieces longest first and place them one run of equal lengths at a time.
 
-    Within a run of k pieces of length n, the row that takes the first piece stays the first (or tightest)
-    fit for the next ones while it has room for n, so it takes min(k, room // n) of them at once: one tree
-    walk per row touched, not per piece. No other row can overtake it: under first fit the rows before it
-    still lack room, under best fit its room shrinks to a value no other row had (all rooms between n and
-    its old room were empty, or it would not have been the tightest).
+    Within a run of k pieces of length n, the row that takes the first piece stays the first (or
+    tightest) fit for the next ones while it has room for n, so it takes min(k, room // n) of them
+    at once: one tree walk per row touched, not per piece. No other row can overtake it: under first
+    fit the rows before it still lack room, under best fit its room shrinks to a value no other row
+    had (all rooms between n and its old room were empty, or it would not have been the tightest).
     """
     lengths, tokens = _read_documents(documents)
     seq_len, width = _width(seq_len, next_token)
     doc, offset, length, dropped = _pieces(lengths, width, long_docs)
-    order = np.argsort(-length, kind="stable")
+    order = np.argsort(-length, kind="stable")  # longest first; equal lengths in input order
     doc, offset, length = doc[order], offset[order], length[order]
-    rows = policy(width, len(length))
+    rows = policy(width, len(length))  # FirstFit or BestFit: take a row for n tokens, put it back
     row = np.empty(len(length), np.int64)
-    rooms: list[int] = []  # free room of each row so far
-    run_ends = np.flatnonzero(np.diff(length, append=0)).tolist()  # last index of each run of equal lengths
+    rooms: list[int] = []  # free room of each row opened so far
+    run_ends = np.flatnonzero(np.diff(length, append=0)).tolist()  # last index of each length run
     i = 0
     for end, n in zip(run_ends, length[run_ends].tolist()):
-        while i <= end:
-            r = rows.take(n)
-            if r < 0:
+        while i <= end:  # pieces i..end all have length n
+            r = rows.take(n)  # the first (ffd) or tightest (bfd) row with room for n, or -1
+            if r < 0:  # no row has room: open a new, empty one
                 r = len(rooms)
                 rooms.append(width)
-            k = min(rooms[r] // n, end + 1 - i)
+            k = min(rooms[r] // n, end + 1 - i)  # as many of the run as the row holds
             row[i:i + k] = r
             i += k
             rooms[r] -= k * n
-            rows.put(r, rooms[r])
-    return _result(strategy, seq_len, width, lengths, tokens, pad_id, row, doc, offset, length, dropped)
+            rows.put(r, rooms[r])  # back into the tree under its new room
+    return _result(strategy, seq_len, width, lengths, tokens, pad_id, row, doc, offset, length,
+                   dropped)
 
 
-def bestfit_crop(documents: Sequence, seq_len: int, *, buffer_size: int = 1000, next_token: bool = False,
-                 pad_id: int = 0) -> PackResult:
+def bestfit_crop(documents: Sequence, seq_len: int, *, buffer_size: int = 1000,
+                 next_token: bool = False, pad_id: int = 0) -> PackResult:
     """nanochat's BOS-aligned best-fit loader: no padding (but the last row), crops instead.
 
-    Documents enter a buffer of `buffer_size` in input order. A row is filled by taking, again and again, the
-    largest buffered document that fits the room left (ties: the one that arrived first); when none fits, the
-    shortest is cropped to fill the row exactly and the rest of it is dropped. Each row thus starts at a
-    document's first token: prepend BOS to every document and every row starts with BOS. Only the last row
-    can be padded, when the documents run out. `buffer_size=1` is the plain greedy crop: documents in order,
-    the one that does not fit cropped.
+    Documents enter a buffer of `buffer_size` in input order. A row is filled by taking, again and
+    again, the largest buffered document that fits the room left (ties: the one that arrived first);
+    when none fits, the shortest is cropped to fill the row exactly and the rest of it is dropped.
+    Each row thus starts at a document's first token: prepend BOS to every document and every row
+    starts with BOS. Only the last row can be padded, when the documents run out. `buffer_size=1`
+    is the plain greedy crop: documents in order, the one that does not fit cropped.
     """
     lengths, tokens = _read_documents(documents)
     seq_len, width = _width(seq_len, next_token)
     buffer_size = check_int(buffer_size, "buffer_size", low=1)
     all_lengths = lengths.tolist()
-    buffer: list[tuple[int, int]] = []  # (length, -doc), sorted: among equal lengths the first arrival last
-    segments: list[tuple[int, int, int]] = []  # (row, doc, length); every segment starts at offset 0
-    dropped, arrived, r, pos = 0, 0, 0, 0
+    buffer: list[tuple[int, int]] = []  # (length, -doc), sorted: of equal lengths, first comes last
+    segments: list[tuple[int, int, int]] = []  # (row, doc, length); every one starts at offset 0
+    dropped, arrived, r, pos = 0, 0, 0, 0  # r: the row being filled, pos: tokens already in it
     while arrived < len(all_lengths) or buffer:
-        while len(buffer) < buffer_size and arrived < len(all_lengths):
+        while len(buffer) < buffer_size and arrived < len(all_lengths):  # top the buffer up
             bisect.insort(buffer, (all_lengths[arrived], -arrived))
             arrived += 1
         room = width - pos
-        i = bisect.bisect_right(buffer, (room, 0)) - 1  # the largest that fits, the first arrival among equals
+        i = bisect.bisect_right(buffer, (room, 0)) - 1  # the largest that fits (first arrival)
         if i >= 0:
-            n, d = buffer.pop(i)
-        else:
-            i = bisect.bisect_right(buffer, (buffer[0][0], 0)) - 1  # the shortest, the first arrival among equals
+            n, d = buffer.pop(i)  # it fits whole
+        else:  # nothing fits: crop the shortest (first arrival) to the room left, drop the rest
+            i = bisect.bisect_right(buffer, (buffer[0][0], 0)) - 1
             n, d = buffer.pop(i)
             dropped, n = dropped + n - room, room
         segments.append((r, -d, n))
         pos += n
-        if pos == width:
+        if pos == width:  # the row is exactly full: the next document starts a new one
             r, pos = r + 1, 0
     row, doc, length = np.array(segments, dtype=np.int64).reshape(-1, 3).T
-    return _result("bestfit_crop", seq_len, width, lengths, tokens, pad_id, row, doc, np.zeros_like(doc), length,
-                   dropped)
+    return _result("bestfit_crop", seq_len, width, lengths, tokens, pad_id, row, doc,
+                   np.zeros_like(doc), length, dropped)
 
 
 STRATEGIES = {"pad": pad, "greedy": greedy, "concat_chunk": concat_chunk, "ffd": ffd, "bfd": bfd,

@@ -1,6 +1,8 @@
-"""The figures of the packing half (chapters 07-10): masks, document lengths, timing, .bin layout, samples.
+"""The figures of the packing half (chapters 07-10): masks, document lengths, timing, .bin layout,
+samples.
 
-Every figure colours documents, padding and leaks with `palette`, as the widgets of these chapters do.
+Every figure colours documents, padding and leaks with `palette`, as the widgets of these chapters
+do.
 """
 
 from __future__ import annotations
@@ -13,76 +15,72 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from tutorial_lib._checks import (check_int, check_int_list, check_number_list, check_same_length, check_sequence,
-                                  check_str_list, check_type)
+from tutorial_lib._checks import (check_int, check_int_list, check_number_list, check_same_length,
+                                  check_sequence, check_str_list, check_type)
+from tutorial_lib.packing.masks import PAD, mask_cells, runs
+from tutorial_lib.packing.megatron import byte_offsets
 from tutorial_lib.palette import BLOCKED, DOCUMENTS, LEAK, PADDING
 
 def mask_heatmaps(masks: dict[str, object], doc_ids: Sequence[int] | None = None, *, title: str,
                   labels: Sequence[str] | None = None):
-    """L x L attention masks side by side (row = query, column = key); a cell a query may attend is coloured by
-    what it lets the query see: its own document (that document's colour), another document (red: leakage) or
-    padding (gray). Blocked cells are white.
+    """L x L attention masks side by side (row = query, column = key); a cell a query may attend is
+    coloured by what it lets the query see (`packing.masks.mask_cells`): its own document (that
+    document's colour), another document (red: leakage) or padding (gray). Blocked cells are white.
 
-    `doc_ids` gives each position's document (-1 = padding); without it every position is one document, as in a
-    padded batch row. `labels` names the positions (the row's tokens) on both axes. A mask may be bool or 0/1.
+    `doc_ids` gives each position's document (PAD = padding); without it every position is one
+    document, as in a padded batch row. `labels` names the positions (the row's tokens) on both
+    axes. A mask may be bool or 0/1.
     """
     check_type(masks, "masks", dict, "a dict of name -> 2-D bool or 0/1 array")
     if not masks:
         raise ValueError("masks must contain at least one name -> matrix entry")
-    arrays = {name: _bool_matrix(mask, f"masks[{name!r}]") for name, mask in masks.items()}
-    length = next(iter(arrays.values())).shape[1]
-    ids = np.zeros(length, dtype=np.int64) if doc_ids is None else np.array(check_int_list(doc_ids, "doc_ids", low=-1))
-    for name, array in arrays.items():
-        if array.shape != (len(ids), len(ids)):
-            raise ValueError(f"masks[{name!r}] must be {len(ids)} x {len(ids)} (one row and column per position), "
-                             f"got shape {array.shape}")
+    if doc_ids is None:
+        doc_ids = [0] * np.shape(next(iter(masks.values())))[-1]
+    ids = check_int_list(doc_ids, "doc_ids", low=PAD)
+    cells = {name: mask_cells(ids, mask, f"masks[{name!r}]") for name, mask in masks.items()}
     if labels is not None:
         labels = check_str_list(labels, "labels")
         check_same_length(labels=labels, doc_ids=ids)
-    real = ids != -1
-    same = (ids[:, None] == ids[None, :]) & real[:, None]
-    kind = np.where(same, ids[:, None] % len(DOCUMENTS), np.where(real[:, None] & real[None, :], -1, -2))
-    colors = ListedColormap([PADDING, LEAK, *DOCUMENTS, BLOCKED])
-    fig, axes = plt.subplots(1, len(arrays), figsize=(3.6 * len(arrays) + 0.4, 4.4), squeeze=False)
-    for ax, (name, mask) in zip(axes[0], arrays.items()):
-        ax.imshow(np.where(mask, kind, len(DOCUMENTS)), cmap=colors, vmin=-2.5, vmax=len(DOCUMENTS) + 0.5,
-                  interpolation="nearest")
-        ax.set_title(f"{name}\n允许 {int(mask.sum())} 格，其中跨文档 {int((mask & (kind == -1)).sum())} 格", fontsize=9)
+    colors = ListedColormap([BLOCKED, LEAK, PADDING, *DOCUMENTS])  # kinds -3, -2, -1, 0..7
+    fig, axes = plt.subplots(1, len(cells), figsize=(3.6 * len(cells) + 0.4, 4.4), squeeze=False)
+    for ax, (name, found) in zip(axes[0], cells.items()):
+        kinds = np.where(found.kinds >= 0, found.kinds % len(DOCUMENTS), found.kinds)
+        ax.imshow(kinds, cmap=colors, vmin=-3.5, vmax=len(DOCUMENTS) - 0.5, interpolation="nearest")
+        ax.set_title(f"{name}\n允许 {found.allowed} 格，其中跨文档 {found.leaks} 格", fontsize=9)
         ax.set_xlabel("被看的位置（key）")
         ax.set_ylabel("正在预测的位置（query）")
         if labels is not None:
             ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=8)
             ax.set_yticks(range(len(labels)), labels, fontsize=8)
-    handles = [Patch(color=DOCUMENTS[0], label="同一文档（每篇一种颜色）"), Patch(color=LEAK, label="跨文档（泄漏）"),
-               Patch(color=PADDING, label="涉及填充"),
+    handles = [Patch(color=DOCUMENTS[0], label="同一文档（每篇一种颜色）"),
+               Patch(color=LEAK, label="跨文档（泄漏）"), Patch(color=PADDING, label="涉及填充"),
                Patch(facecolor=BLOCKED, edgecolor="gray", label="不允许")]
-    fig.legend(handles=handles, loc="lower center", ncol=4, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0))
+    fig.legend(handles=handles, loc="lower center", ncol=4, fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, 0))
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.1, 1, 0.95))
     return fig
 
-def _bool_matrix(mask: object, name: str) -> np.ndarray:
-    array = np.asarray(mask)
-    if array.ndim != 2 or not (array.dtype == bool or np.isin(array, (0, 1)).all()):
-        raise ValueError(f"{name} must be a 2-D array of bool or 0/1, got shape {array.shape} and dtype {array.dtype}")
-    return array.astype(bool)
 
 def length_histograms(lengths: dict[str, Sequence[int]], *, title: str, marks: Sequence[int] = ()):
-    """One histogram of document lengths per corpus, log-scaled x, with dashed lines at `marks` (row lengths)."""
+    """One histogram of document lengths per corpus, log-scaled x, with dashed lines at `marks`
+    (row lengths)."""
     check_type(lengths, "lengths", dict, "a dict of name -> lengths")
     if not lengths:
         raise ValueError("lengths must contain at least one name -> lengths entry")
-    lengths = {name: check_int_list(values, f"lengths[{name!r}]", low=1) for name, values in lengths.items()}
+    lengths = {name: check_int_list(values, f"lengths[{name!r}]", low=1)
+               for name, values in lengths.items()}
     marks = check_int_list(marks, "marks", low=1)
     longest = max(max(values, default=1) for values in lengths.values())
     bins = np.geomspace(1, max(longest, *marks, 2) * 1.2, 40)
     fig, ax = plt.subplots(figsize=(7, 3.6))
     for name, values in lengths.items():
-        ax.hist(values, bins=bins, histtype="step", linewidth=1.5, label=f"{name}（{len(values)} 篇）")
+        ax.hist(values, bins=bins, histtype="step", linewidth=1.5,
+                label=f"{name}（{len(values)} 篇）")
     for mark in marks:
         ax.axvline(mark, color="gray", linestyle="--", linewidth=1)
-        ax.annotate(f"L={mark}", (mark, 1), xycoords=("data", "axes fraction"), fontsize=8, ha="right", va="top",
-                    rotation=90)
+        ax.annotate(f"L={mark}", (mark, 1), xycoords=("data", "axes fraction"), fontsize=8,
+                    ha="right", va="top", rotation=90)
     ax.set_xscale("log")
     ax.set_xlabel("文档长度（token，对数坐标）")
     ax.set_ylabel("文档数")
@@ -92,7 +90,8 @@ def length_histograms(lengths: dict[str, Sequence[int]], *, title: str, marks: S
     return fig
 
 def timing_plot(series: dict[str, tuple[Sequence[int], Sequence[float]]], *, title: str):
-    """Seconds against input size on log-log axes, one line per method: a slope of 1 is linear, 2 quadratic."""
+    """Seconds against input size on log-log axes, one line per method: a slope of 1 is linear, 2
+    quadratic."""
     check_type(series, "series", dict, "a dict of name -> (sizes, seconds)")
     if not series:
         raise ValueError("series must contain at least one name -> (sizes, seconds) entry")
@@ -114,21 +113,22 @@ def timing_plot(series: dict[str, tuple[Sequence[int], Sequence[float]]], *, tit
     return fig
 
 def bin_layout(lengths: Sequence[int], itemsize: int, *, title: str):
-    """The first sequences of a `.bin` as byte ranges: one box per sequence (width = its bytes), labelled with
-    its length in tokens, and its byte pointer from the `.idx` written under where it starts."""
+    """The first sequences of a `.bin` as byte ranges: one box per sequence (width = its bytes),
+    labelled with its length in tokens, and its byte pointer from the `.idx` written under where it
+    starts."""
     lengths = check_int_list(lengths, "lengths", low=0)
     if not lengths:
         raise ValueError("lengths must hold at least one sequence")
     itemsize = check_int(itemsize, "itemsize", low=1)
-    pointers = np.concatenate([[0], np.cumsum(lengths)]) * itemsize
+    pointers = byte_offsets(lengths, itemsize)  # the .idx pointers, then the end of the last
     fig, ax = plt.subplots(figsize=(8, 2.2))
     for i, (start, end) in enumerate(zip(pointers[:-1], pointers[1:])):
         ax.barh(0, end - start, left=start, height=0.6, color=DOCUMENTS[i % len(DOCUMENTS)],
                 edgecolor="white")
-        ax.text((start + end) / 2, 0, f"序列 {i}\n{lengths[i]} 个 token", ha="center", va="center", fontsize=8,
-                color="white")
-        ax.annotate(f"{int(start)}", (start, -0.3), xytext=(0, -12), textcoords="offset points", ha="center",
-                    fontsize=8, arrowprops={"arrowstyle": "->", "color": "gray"})
+        ax.text((start + end) / 2, 0, f"序列 {i}\n{lengths[i]} 个 token", ha="center",
+                va="center", fontsize=8, color="white")
+        ax.annotate(f"{int(start)}", (start, -0.3), xytext=(0, -12), textcoords="offset points",
+                    ha="center", fontsize=8, arrowprops={"arrowstyle": "->", "color": "gray"})
     ax.set_xlim(0, pointers[-1])
     ax.set_ylim(-0.9, 0.5)
     ax.set_yticks([])
@@ -140,24 +140,29 @@ def bin_layout(lengths: Sequence[int], itemsize: int, *, title: str):
     return fig
 
 def sample_documents(panels: dict[str, object], *, title: str):
-    """One panel per way of making training samples: each row of a panel is one sample, each column one token
-    position, coloured by the document the token comes from (grey: padding, -1), with a white line wherever
-    one document ends and the next begins inside a sample."""
+    """One panel per way of making training samples: each row of a panel is one sample, each column
+    one token position, coloured by the document the token comes from (grey: padding, PAD), with a
+    white line wherever one document ends and the next begins inside a sample."""
     check_type(panels, "panels", dict, "a dict of name -> 2-D array of document ids")
     if not panels:
         raise ValueError("panels must contain at least one name -> document ids entry")
     grids = {name: np.asarray(ids) for name, ids in panels.items()}
     for name, ids in grids.items():
         if ids.ndim != 2 or ids.dtype.kind not in "iu":
-            raise ValueError(f"panels[{name!r}] must be a 2-D array of int document ids, got shape {ids.shape}")
+            raise ValueError(f"panels[{name!r}] must be a 2-D array of int document ids, got shape "
+                             f"{ids.shape}")
     colors = np.array([matplotlib.colors.to_rgb(c) for c in DOCUMENTS])
-    fig, axes = plt.subplots(len(grids), 1, figsize=(8, 1.2 + 0.22 * sum(len(ids) for ids in grids.values())),
-                             squeeze=False, height_ratios=[max(1, len(ids)) for ids in grids.values()])
+    height = 1.2 + 0.22 * sum(len(ids) for ids in grids.values())
+    fig, axes = plt.subplots(len(grids), 1, figsize=(8, height), squeeze=False,
+                             height_ratios=[max(1, len(ids)) for ids in grids.values()])
     for ax, (name, ids) in zip(axes[:, 0], grids.items()):
-        image = np.where((ids >= 0)[..., None], colors[ids % len(colors)], matplotlib.colors.to_rgb(PADDING))
+        padding = matplotlib.colors.to_rgb(PADDING)
+        image = np.where((ids != PAD)[..., None], colors[ids % len(colors)], padding)
         ax.imshow(image, aspect="auto", interpolation="nearest")
-        rows, cols = np.nonzero(ids[:, 1:] != ids[:, :-1])
-        ax.vlines(cols + 0.5, rows - 0.5, rows + 0.5, colors="white", linewidth=1)
+        found = runs(ids, f"panels[{name!r}]")
+        inside = found.start > 0  # a run that starts inside a sample: a document boundary there
+        ax.vlines(found.start[inside] - 0.5, found.row[inside] - 0.5, found.row[inside] + 0.5,
+                  colors="white", linewidth=1)
         ax.set_yticks(range(len(ids)))
         ax.set_ylabel("样本")
         ax.set_title(name, fontsize=10)

@@ -1,14 +1,20 @@
-"""Tests for tutorial_lib.packing.batch: padding rows of ids to a rectangle with an attention mask, labels,
-the causal + padding mask, and length bucketing."""
+"""Tests for tutorial_lib.packing.batch: padding rows of ids to a rectangle with an attention mask, labels
+and shifted labels, the one padding share, and length bucketing."""
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib.packing.batch import (IGNORE_INDEX, Batch, Batching, attention_mask_from_lengths,
-                                        attention_mask_from_pad_id, bucketed_batches, causal_padding_mask, labels,
-                                        next_token_labels, pad, random_batches, sorted_batches)
+from tutorial_lib.packing.batch import (IGNORE_INDEX, Batch, Batching, PaddedBatch, bucketed_batches, labels,
+                                        next_token_labels, ordered_batches, pad, padded_batches, padding_share,
+                                        random_batches, sorted_batches)
+from tutorial_lib.packing.masks import PAD, doc_ids_from_lengths, padded_doc_ids
+
+
+def shifted(batch: Batch) -> np.ndarray:
+    """next_token_labels of a padded batch: one document per row."""
+    return next_token_labels(batch.input_ids, padded_doc_ids(batch.attention_mask))
 
 
 def test_three_sentences_padded_to_the_longest():
@@ -147,105 +153,16 @@ def test_truncation_keeps_one_end_and_counts_the_rest(rows, max_length, side, cu
     assert batch.num_truncated_tokens == sum(len(row) for row in rows) - sum(batch.lengths)
 
 
-# --- masks ------------------------------------------------------------------------------------------------
-
-
-def test_mask_from_lengths_matches_pad_on_both_sides():
-    rows = [[2, 3, 4], [4], [2, 3, 5, 6, 4]]
-    for side in ("right", "left"):
-        mask = attention_mask_from_lengths([3, 1, 5], padding_side=side)
-        assert mask.tolist() == pad(rows, 0, padding_side=side).attention_mask
-    assert attention_mask_from_lengths([1, 0], width=3).tolist() == [[1, 0, 0], [0, 0, 0]]
-    assert attention_mask_from_lengths([]).shape == (0, 0)
-
-
-def test_mask_from_lengths_refuses_bad_lengths():
-    with pytest.raises(ValueError, match=r"lengths\[1\] must be an int >= 0, got -1"):
-        attention_mask_from_lengths([2, -1])
-    with pytest.raises(TypeError, match=r"lengths\[0\] must be an int"):
-        attention_mask_from_lengths([2.0])
-    with pytest.raises(ValueError, match="width must be an int >= 3, got 2"):
-        attention_mask_from_lengths([3], width=2)
-
-
-def test_mask_from_pad_id_works_when_the_pad_id_is_only_padding():
-    batch = pad([[2, 3, 4], [4]], pad_id=0)
-    assert attention_mask_from_pad_id(batch.input_ids, 0).tolist() == batch.attention_mask
-    left = pad([[2, 3, 4], [4]], pad_id=0, padding_side="left")
-    assert attention_mask_from_pad_id(left.input_ids, 0, padding_side="left").tolist() == left.attention_mask
-
-
-def test_mask_from_pad_id_refuses_a_pad_id_between_real_tokens():
-    # GPT-2 style: 50256 ends each document and also pads; inside a row it is provably a real token.
-    batch = pad([[464, 50256, 318], [464]], pad_id=50256)
-    with pytest.raises(ValueError, match=r"pad_id=50256 is also a real token: input_ids\[0\]\[1\]"):
-        attention_mask_from_pad_id(batch.input_ids, 50256)
-    with pytest.raises(ValueError, match=r"input_ids\[0\]\[1\]"):
-        attention_mask_from_pad_id([[0, 7, 0, 5]], 7, padding_side="left")
-
-
-def test_mask_from_pad_id_refuses_negative_or_ragged_ids():
-    with pytest.raises(ValueError, match=r"input_ids\[0\]\[1\] must be an int >= 0, got -5"):
-        attention_mask_from_pad_id([[1, -5]], 0)
-    with pytest.raises(ValueError, match="input_ids must hold ints >= 0, got -5"):
-        attention_mask_from_pad_id(np.array([[1, -5]]), 0)
-    with pytest.raises(ValueError, match="input_ids must be rectangular"):
-        attention_mask_from_pad_id([[1, 2], [1]], 0)
-    assert attention_mask_from_pad_id([], 0).shape == (0, 0)
-
-
-def test_mask_from_pad_id_cannot_see_a_real_pad_id_at_the_end_but_lengths_can():
-    batch = pad([[464, 50256], [464, 318, 257, 50256]], pad_id=50256)
-    assert attention_mask_from_pad_id(batch.input_ids, 50256).tolist() == [[1, 0, 0, 0], [1, 1, 1, 0]]
-    assert batch.attention_mask == [[1, 1, 0, 0], [1, 1, 1, 1]]
-
-
-def test_causal_padding_mask_of_the_three_sentences():
-    mask = causal_padding_mask([[1, 1, 0], [1, 0, 0]])
-    assert mask.dtype == bool and mask.shape == (2, 3, 3)
-    assert mask[0].astype(int).tolist() == [[1, 0, 0], [1, 1, 0], [1, 1, 0]]
-    assert mask[1].astype(int).tolist() == [[1, 0, 0], [1, 0, 0], [1, 0, 0]]
-    left = causal_padding_mask(np.array([[0, 1, 1]]))
-    assert left[0].astype(int).tolist() == [[0, 0, 0], [0, 1, 0], [0, 1, 1]]  # the pad query sees nothing
-    assert causal_padding_mask([]).shape == (0, 0, 0)
-
-
-@pytest.mark.parametrize(
-    "mask, error, words",
-    [
-        ([[1, 1], [1]], ValueError, "attention_mask must be rectangular (every row equally long), got rows of lengths [1, 2]"),
-        ([[1, 2]], ValueError, "attention_mask must hold only 0 and 1"),
-        ([[1, 0.5]], TypeError, "attention_mask[0][1] must be an int"),
-        (np.ones((2, 2), dtype=float), TypeError, "attention_mask must be ints, got an array of float64"),
-        ("11", TypeError, "attention_mask must be a list of rows"),
-    ],
-)
-def test_mask_builders_refuse_ragged_or_non_binary_masks(mask, error, words):
-    with pytest.raises(error) as info:
-        causal_padding_mask(mask)
-    assert words in str(info.value)
-
-
-@given(st.lists(st.integers(0, 7), max_size=5), st.sampled_from(["right", "left"]))
-def test_causal_padding_mask_allows_exactly_the_real_keys_up_to_the_query(lengths, side):
-    mask = attention_mask_from_lengths(lengths, padding_side=side)
-    allowed = causal_padding_mask(mask)
-    for b in range(len(lengths)):
-        for i in range(mask.shape[1]):
-            assert allowed[b, i].tolist() == [bool(j <= i and mask[b, j]) for j in range(mask.shape[1])]
-    assert allowed.sum() == sum(n * (n + 1) // 2 + (n * (mask.shape[1] - n) if side == "right" else 0)
-                                for n in lengths)
-
-
 # --- labels -----------------------------------------------------------------------------------------------
 
 
 def test_labels_are_the_ids_with_minus_100_on_padding_and_not_shifted():
     batch = pad([[2, 3, 4], [4]], pad_id=0)
     assert labels(batch).tolist() == [[2, 3, 4], [4, -100, -100]]
-    assert next_token_labels(batch).tolist() == [[3, 4, -100], [-100, -100, -100]]
+    assert shifted(batch).tolist() == [[3, 4, -100], [-100, -100, -100]]
     left = pad([[2, 3, 4], [4, 5]], pad_id=0, padding_side="left")
-    assert next_token_labels(left).tolist() == [[3, 4, -100], [-100, 5, -100]]
+    assert shifted(left).tolist() == [[3, 4, -100], [-100, 5, -100]]
+    assert IGNORE_INDEX == -100  # what PyTorch's cross_entropy skips by default
 
 
 def test_a_real_token_equal_to_the_pad_id_keeps_its_label():
@@ -254,7 +171,7 @@ def test_a_real_token_equal_to_the_pad_id_keeps_its_label():
 
 
 def test_labels_of_an_empty_batch_and_bad_input():
-    assert labels(pad([], 0)).shape == (0, 0) and next_token_labels(pad([[]], 0)).shape == (1, 0)
+    assert labels(pad([], 0)).shape == (0, 0) and shifted(pad([[]], 0)).shape == (1, 0)
     with pytest.raises(TypeError, match="batch must be a Batch"):
         labels([[1, 2]])
 
@@ -262,30 +179,76 @@ def test_labels_of_an_empty_batch_and_bad_input():
 @given(rows_strategy, st.sampled_from(["right", "left"]))
 def test_next_token_labels_point_at_the_next_real_token(rows, side):
     batch = pad(rows, 0, padding_side=side)
-    shifted, plain = next_token_labels(batch), labels(batch)
-    assert (shifted != IGNORE_INDEX).sum() == sum(max(len(row) - 1, 0) for row in rows)
+    targets, plain = shifted(batch), labels(batch)
+    assert (targets != IGNORE_INDEX).sum() == sum(max(len(row) - 1, 0) for row in rows)
     assert (plain != IGNORE_INDEX).sum() == sum(map(len, rows))
     for b, row in enumerate(rows):
-        assert [t for t in shifted[b].tolist() if t != IGNORE_INDEX] == row[1:]
+        assert [t for t in targets[b].tolist() if t != IGNORE_INDEX] == row[1:]
+
+
+def test_no_target_crosses_into_the_next_document_or_padding():
+    tokens = [10, 11, 12, 20, 21, 0, 0]
+    ids = [0, 0, 0, 1, 1, PAD, PAD]
+    assert next_token_labels(tokens, ids).tolist() == [11, 12, -100, 21, -100, -100, -100]
+
+
+# A batch as per-row document lengths plus some padding per row: rows of lengths 1..12, up to 4 rows.
+rows_of_lengths = st.lists(st.lists(st.integers(1, 12), max_size=5), min_size=1, max_size=4)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows_of_lengths)
+def test_every_kept_label_is_the_next_token_of_the_same_document(rows):
+    ids = doc_ids_from_lengths(rows, max(map(sum, rows)) + 2)
+    tokens = np.arange(ids.size).reshape(ids.shape)
+    targets = next_token_labels(tokens, ids)
+    assert targets.shape == ids.shape and (targets[:, -1] == IGNORE_INDEX).all()
+    kept = targets != IGNORE_INDEX
+    assert (targets[:, :-1][kept[:, :-1]] == tokens[:, 1:][kept[:, :-1]]).all()
+    # one target per document is lost (its last token), none where there is padding
+    assert kept.sum() == sum(n - 1 for row in rows for n in row)
+
+
+def test_labels_need_tokens_of_the_same_shape():
+    with pytest.raises(ValueError, match="same shape"):
+        next_token_labels([1, 2, 3], [0, 0])
+    assert next_token_labels([], []).shape == (0,)
 
 
 # --- bucketing --------------------------------------------------------------------------------------------
 
 
-def test_padding_ratio_arithmetic():
+def test_padding_share_arithmetic():
     lengths = [1, 4, 2, 3]
     assert sorted_batches(lengths, 2) == Batching([[0, 2], [3, 1]], tokens=10, cells=12)
-    assert sorted_batches(lengths, 2).padding_ratio == pytest.approx(1 / 6)
-    assert random_batches([], 4).padding_ratio == 0.0 and random_batches([], 4).batches == []
-    assert random_batches([0, 0], 1).padding_ratio == 0.0
+    assert sorted_batches(lengths, 2).padding_share == pytest.approx(1 / 6)
+    assert random_batches([], 4).padding_share == 0.0 and random_batches([], 4).batches == []
+    assert random_batches([0, 0], 1).padding_share == 0.0
+    assert padding_share(3, 4) == 0.25 and padding_share(0, 0) == 0.0
+    with pytest.raises(ValueError, match="tokens must be an int in"):
+        padding_share(5, 4)
+
+
+def test_ordered_batches_cut_in_the_given_order():
+    assert ordered_batches([3, 1, 5, 2], 3) == Batching([[0, 1, 2], [3]], tokens=11, cells=17)
+    assert ordered_batches([3, 1, 5, 2], 3).padding_share == pytest.approx(6 / 17)
+    assert ordered_batches([], 2) == Batching([], 0, 0)
+
+
+def test_padded_batches_give_each_batch_its_width_and_share():
+    lengths = [10, 5, 0, 4]
+    one_by_one = padded_batches(lengths, Batching([[0, 1], [2], [3]], 19, 24))
+    assert one_by_one == [PaddedBatch([0, 1], 10, 0.25), PaddedBatch([2], 0, 0.0), PaddedBatch([3], 4, 0.0)]
+    with pytest.raises(TypeError, match="batching must be a Batching"):
+        padded_batches(lengths, [[0]])
 
 
 def test_bucketing_wastes_less_than_random_batching_on_a_long_tailed_distribution():
     rng = np.random.default_rng(0)
     lengths = rng.lognormal(4, 0.8, size=2000).astype(int).tolist()
-    shuffled = random_batches(lengths, 32, seed=1).padding_ratio
-    bucketed = bucketed_batches(lengths, 32, bucket_width=16, seed=1).padding_ratio
-    assert sorted_batches(lengths, 32).padding_ratio < bucketed < shuffled
+    shuffled = random_batches(lengths, 32, seed=1).padding_share
+    bucketed = bucketed_batches(lengths, 32, bucket_width=16, seed=1).padding_share
+    assert sorted_batches(lengths, 32).padding_share < bucketed < shuffled
     assert shuffled > 0.5  # a batch of 32 random rows is padded to a long outlier
 
 
@@ -302,9 +265,14 @@ def test_every_batching_uses_every_row_once_in_batches_of_at_most_batch_size(len
                      bucketed_batches(lengths, size, width, seed)):
         assert sorted(i for b in batching.batches for i in b) == list(range(len(lengths)))
         assert all(1 <= len(b) <= size for b in batching.batches)
-        assert batching.tokens == sum(lengths) and 0 <= batching.padding_ratio < 1
+        assert batching.tokens == sum(lengths) and 0 <= batching.padding_share < 1
         assert batching.cells == sum(len(pad([[0] * lengths[i] for i in b], 0).input_ids[0]) * len(b)
                                      for b in batching.batches)
+        shapes = padded_batches(lengths, batching)
+        assert [p.rows for p in shapes] == batching.batches
+        assert sum(len(p.rows) * p.width for p in shapes) == batching.cells
+        for p in shapes:  # each batch's share is the share of padding pad() puts into it
+            assert p.padding_share == pad([[0] * lengths[i] for i in p.rows], 0).padding_share
     for b in bucketed_batches(lengths, size, width, seed).batches:
         assert len({lengths[i] // width for i in b}) == 1
 

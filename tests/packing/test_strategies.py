@@ -7,6 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib.packing import strategies as S
+from tutorial_lib.packing.batch import padding_share
+from tutorial_lib.packing.masks import PAD
 from tutorial_lib.packing.strategies import PackResult, Segment, bestfit_crop, bfd, concat_chunk, ffd, ffd_scan
 
 ALL = list(S.STRATEGIES.values())
@@ -23,7 +25,7 @@ def documents(lengths):
 
 
 def placed_tokens(result: PackResult) -> np.ndarray:
-    return result.rows[result.doc_ids >= 0]
+    return result.rows[result.doc_ids != PAD]
 
 
 def assert_consistent(result: PackResult, docs):
@@ -35,9 +37,15 @@ def assert_consistent(result: PackResult, docs):
             assert list(result.rows[r, pos:pos + length]) == list(docs[doc][offset:offset + length])
             assert (result.doc_ids[r, pos:pos + length] == doc).all()
             pos += length
-        assert (result.doc_ids[r, pos:] == -1).all() and (result.rows[r, pos:] == result.pad_id).all()
-    assert result.placed == (result.doc_ids >= 0).sum() == sum(map(len, docs)) - result.dropped
-    assert result.padding == (result.doc_ids == -1).sum()
+        assert (result.doc_ids[r, pos:] == PAD).all() and (result.rows[r, pos:] == result.pad_id).all()
+        assert result.row_padding(r) == result.width - pos
+        for segment in result.segments(r):  # cut: the document goes on past this segment
+            assert result.is_cut(segment) == (segment.offset + segment.length < len(docs[segment.doc]))
+            assert segment.continues == (segment.offset > 0)
+    assert result.placed == (result.doc_ids != PAD).sum() == sum(map(len, docs)) - result.dropped
+    assert result.padding == (result.doc_ids == PAD).sum()
+    assert result.padding_share == padding_share(result.placed, result.doc_ids.size)
+    assert result.doc_lengths.tolist() == [len(d) for d in docs]
     assert result.utilization == pytest.approx(result.placed / result.rows.size if result.n_rows else 0.0)
 
 
@@ -96,7 +104,8 @@ def test_concat_chunk_splits_across_rows_and_pads_only_the_last():
 def test_utilization_arithmetic():
     result = S.pad([3, 1, 4], 4)
     assert (result.n_rows, result.placed, result.padding) == (3, 8, 4)
-    assert result.utilization == 8 / 12
+    assert result.utilization == 8 / 12 and result.padding_share == pytest.approx(4 / 12)
+    assert S.pad([], 4).padding_share == 0.0
     assert S.greedy([3, 1, 4], 4).utilization == 1.0
     next_rows = S.greedy([3, 1, 4], 4, next_token=True)  # rows of 5: 3+1 then 4
     assert (next_rows.n_rows, next_rows.padding, next_rows.utilization) == (2, 2, 0.8)

@@ -6,14 +6,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib.packing import attention as at
-from tutorial_lib.packing import doc_masks as dm
+from tutorial_lib.packing import masks as dm
+from tutorial_lib.packing.masks import causal_mask
 
 VOCAB = 50
 HEAD = at.OneHead.random(VOCAB, dim=8, max_position=64, seed=1)
 
 
 def pack(docs: list[np.ndarray], length: int) -> tuple[np.ndarray, np.ndarray]:
-    """One row: the documents one after another, then padding (token 0, doc id -1)."""
+    """One row: the documents one after another, then padding (token 0, doc id PAD)."""
     ids = dm.doc_ids_from_lengths([len(d) for d in docs], length)
     tokens = np.zeros(length, dtype=np.int64)
     tokens[: sum(map(len, docs))] = np.concatenate(docs) if docs else []
@@ -21,14 +22,14 @@ def pack(docs: list[np.ndarray], length: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def alone(doc: np.ndarray) -> np.ndarray:
-    return HEAD(doc, np.arange(len(doc)), at.causal_mask(len(doc)))
+    return HEAD(doc, np.arange(len(doc)), causal_mask(len(doc)))
 
 
 def test_attention_matches_a_hand_computed_softmax():
     q = np.array([[1.0, 0.0], [0.0, 1.0]])
     k = np.array([[1.0, 0.0], [1.0, 1.0]])
     v = np.array([[1.0, 2.0], [3.0, 4.0]])
-    out = at.attention(q, k, v, at.causal_mask(2))
+    out = at.attention(q, k, v, causal_mask(2))
     s = np.array([0.0, 1.0]) / np.sqrt(2)  # query 1's scores against keys 0 and 1
     w = np.exp(s) / np.exp(s).sum()
     assert out[0] == pytest.approx(v[0])
@@ -60,8 +61,8 @@ def test_without_the_mask_later_documents_differ():
     rng = np.random.default_rng(0)
     docs = [rng.integers(0, VOCAB, n) for n in (6, 5, 7)]
     tokens, ids = pack(docs, 18)
-    plain = HEAD(tokens, np.arange(18), at.causal_mask(18))
-    restarted_only = HEAD(tokens, dm.position_ids(ids), at.causal_mask(18))
+    plain = HEAD(tokens, np.arange(18), causal_mask(18))
+    restarted_only = HEAD(tokens, dm.position_ids(ids), causal_mask(18))
     wrong_positions = HEAD(tokens, np.arange(18), dm.document_mask(ids))
     assert np.abs(plain[:6] - alone(docs[0])).max() <= 1e-6  # the first document has nothing before it
     for out in (plain, restarted_only, wrong_positions):
@@ -81,12 +82,11 @@ def test_varlen_attention_equals_the_document_mask_on_a_batch():
 
 @pytest.mark.parametrize("call, error", [
     (lambda: at.attention_weights(np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2))), TypeError),  # mask not bool
-    (lambda: at.attention_weights(np.ones((2, 2), dtype=int), np.ones((2, 2)), at.causal_mask(2)), ValueError),
-    (lambda: at.attention([[1.0]], np.ones((1, 1)), np.ones((1, 1)), at.causal_mask(1)), TypeError),
-    (lambda: at.causal_mask(-1), ValueError),
-    (lambda: HEAD([VOCAB], [0], at.causal_mask(1)), ValueError),  # token id outside the table
-    (lambda: HEAD([-1], [0], at.causal_mask(1)), ValueError),  # would silently wrap around
-    (lambda: HEAD([1, 2], [0], at.causal_mask(2)), ValueError),
+    (lambda: at.attention_weights(np.ones((2, 2), dtype=int), np.ones((2, 2)), causal_mask(2)), ValueError),
+    (lambda: at.attention([[1.0]], np.ones((1, 1)), np.ones((1, 1)), causal_mask(1)), TypeError),
+    (lambda: HEAD([VOCAB], [0], causal_mask(1)), ValueError),  # token id outside the table
+    (lambda: HEAD([-1], [0], causal_mask(1)), ValueError),  # would silently wrap around
+    (lambda: HEAD([1, 2], [0], causal_mask(2)), ValueError),
     (lambda: at.OneHead.random(0), ValueError),
 ])
 def test_bad_arguments(call, error):

@@ -1,4 +1,5 @@
-"""The .bin/.idx format: exact bytes, round trips for every dtype, validation, safe writes and merges."""
+"""The .bin/.idx format: exact bytes, round trips for every dtype, validation, safe writes and merges,
+the documents and byte ranges of sequences, and the pairs megatron-core itself wrote."""
 
 import os
 import struct
@@ -7,9 +8,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tutorial_lib import data
 from tutorial_lib.packing import megatron
-from tutorial_lib.packing.megatron import (DTYPES, IndexedDataset, IndexedDatasetBuilder, bin_path, idx_path,
-                                           merge_datasets, write_dataset)
+from tutorial_lib.packing.megatron import (DTYPES, Header, IndexedDataset, IndexedDatasetBuilder, bin_path,
+                                           idx_path, merge_datasets, read_header, write_dataset)
+from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 
 def test_idx_bytes_are_megatrons_layout(tmp_path):
@@ -250,3 +253,82 @@ def test_builder_refuses_unfinished_documents_and_reuse(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx"] and IndexedDataset(tmp_path / "d")[0].tolist() == [1]
     with pytest.raises(ValueError, match="finished"):
         b.add_item([2])
+
+
+# --- where a sequence lives -------------------------------------------------------------------------------
+
+
+def test_byte_offsets_are_the_pointers_and_the_size_of_the_bin(tmp_path):
+    ds = write_dataset(tmp_path / "d", [[1, 2, 3], [], [4, 5]], np.int32)
+    offsets = megatron.byte_offsets(ds.sequence_lengths, ds.dtype.itemsize)
+    assert offsets.tolist() == [0, 12, 12, 20]
+    assert offsets[:-1].tolist() == ds.sequence_pointers.tolist()
+    assert offsets[-1] == bin_path(tmp_path / "d").stat().st_size
+    assert megatron.byte_offsets([], 2).tolist() == [0]
+    with pytest.raises(ValueError, match=r"lengths\[1\] must be an int >= 0"):
+        megatron.byte_offsets([1, -1], 2)
+    with pytest.raises(ValueError, match="itemsize"):
+        megatron.byte_offsets([1], 0)
+
+
+def test_document_of_and_byte_range_follow_the_idx_arrays(tmp_path):
+    prefix = tmp_path / "d"
+    with IndexedDatasetBuilder(prefix, np.int32) as b:
+        b.add_document([1, 2, 3])
+        b.end_document()  # an empty document: it holds no sequence
+        b.add_item([4])
+        b.add_item([5, 6])
+        b.end_document()
+        b.add_document([])
+    ds = IndexedDataset(prefix)
+    assert ds.document_indices.tolist() == [0, 1, 1, 3, 4]
+    assert [ds.document_of(i) for i in range(len(ds))] == [0, 2, 2, 3]
+    assert [ds.byte_range(i) for i in range(len(ds))] == [(0, 12), (12, 16), (16, 24), (24, 24)]
+    for i in range(len(ds)):
+        start, end = ds.byte_range(i)
+        assert start == int(ds.sequence_pointers[i]) and end - start == 4 * len(ds[i])
+    assert ds.document_of(-1) == 3
+    with pytest.raises(IndexError):
+        ds.document_of(4)
+    with pytest.raises(IndexError):
+        ds.byte_range(-5)
+
+
+# --- the pairs megatron-core wrote (data/megatron/, tools/make_megatron_fixture.py, data/PROVENANCE.md) ----
+# our reader must get back exactly what our GPT-2 tokenizer makes of the same stories
+
+FIXTURE = data.DATA_DIR / "megatron"
+EOD = 50256  # GPT-2's <|endoftext|>
+
+
+@pytest.fixture(scope="module")
+def gpt2():
+    return Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=["<|endoftext|>"])
+
+
+def test_one_sequence_per_story_uint16(gpt2):
+    prefix = FIXTURE / "tinystories_gpt2_text_document"
+    stories = data.tinystories_documents()[:40]
+    assert read_header(idx_path(prefix)) == Header(1, np.dtype(np.uint16), 40, 41, 34)
+    dataset = IndexedDataset(prefix)
+    assert dataset.document_indices.tolist() == list(range(41))
+    for i, story in enumerate(stories):
+        assert dataset[i].tolist() == gpt2.encode_ordinary(story) + [EOD], f"story {i}"
+    assert dataset.num_tokens == sum(len(dataset[i]) for i in range(40))
+
+
+def test_one_sequence_per_line_int32(gpt2):
+    prefix = FIXTURE / "tinystories_gpt2_int32_text_sentence"
+    expected = []
+    for story in data.tinystories_documents()[:8]:
+        lines = [gpt2.encode_ordinary(line) for line in story.split("\n") if line]
+        lines[-1].append(EOD)
+        expected.append(lines)
+    n_sequences = sum(map(len, expected))
+    assert read_header(idx_path(prefix)) == Header(1, np.dtype(np.int32), n_sequences, 9, 34)
+    dataset = IndexedDataset(prefix)
+    assert dataset.document_indices.tolist() == np.cumsum([0] + [len(lines) for lines in expected]).tolist()
+    sequences = [ids for lines in expected for ids in lines]
+    assert [s.tolist() for s in dataset[:]] == sequences
+    for k, lines in enumerate(expected):
+        assert dataset.document(k).tolist() == [i for ids in lines for i in ids]

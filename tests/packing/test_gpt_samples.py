@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib.packing import gpt_samples as G
-from tutorial_lib.packing.doc_masks import next_token_labels, position_ids
+from tutorial_lib.packing.batch import IGNORE_INDEX, next_token_labels
+from tutorial_lib.packing.masks import PAD, position_ids
 from tutorial_lib.packing.gpt_samples import GPTSamples, PackedSamples
 from tutorial_lib.packing.megatron import write_dataset
 from tutorial_lib.packing.strategies import bfd
@@ -208,6 +209,41 @@ def test_samples_cut_the_shuffled_stream_in_order(dataset, lengths, seq_len, num
         assert [int(np.searchsorted(np.cumsum(lengths), t - 1, side="right")) for t in text] == documents.tolist()
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 12), min_size=1, max_size=8).filter(lambda s: sum(s) >= 2), st.integers(1, 9),
+       st.integers(0, 30), st.booleans())
+def test_runs_cover_a_sample_one_document_at_a_time(dataset, lengths, seq_len, num_samples, packed):
+    data = dataset([[EOD] * n for n in lengths])  # every token an EOD: the loss mask has holes
+    samples = PackedSamples(data, seq_len) if packed else GPTSamples(
+        data, seq_len, num_samples=num_samples, eod_id=EOD, eod_mask_loss=True)
+    for i in range(len(samples)):
+        rows = samples.sample(i)
+        runs = rows.runs()
+        assert runs[0].start == 0 and runs[-1].end == seq_len
+        assert all(a.end == b.start and a.document != b.document for a, b in zip(runs, runs[1:]))
+        for run in runs:
+            assert (rows.document_ids[run.start:run.end] == run.document).all()
+            assert run.targets == rows.loss_mask[run.start:run.end].sum() and run.length == run.end - run.start
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 9), min_size=1, max_size=10).filter(lambda s: sum(s) >= 2), st.integers(1, 8),
+       st.data())
+def test_samples_of_a_document_are_those_whose_tokens_reach_it(dataset, lengths, seq_len, data):
+    samples = GPTSamples(dataset(distinct_documents(lengths)), seq_len)
+    position = data.draw(st.integers(0, len(lengths) - 1))
+    document = int(samples.document_index[position])
+    reading = [k for k in range(len(samples)) if document in samples.text(  # text(i) serves sample
+        int(np.flatnonzero(samples.shuffle_index == k)[0]))[1]]  # shuffle_index[i]: find i for k
+    found = G.samples_of_document(samples.sample_index, position).tolist()
+    if lengths[document]:
+        assert found == reading
+    else:  # an empty document has no token to read: it counts as read by the samples that span it
+        assert set(reading) <= set(found)
+    with pytest.raises(ValueError, match="sample_index must have shape"):
+        G.samples_of_document(samples.sample_index[:, 0], position)
+
+
 def test_sample_reads_only_its_own_tokens(dataset, monkeypatch):
     data = dataset(distinct_documents([5, 7, 4]))
     samples = GPTSamples(data, 4, seed=0)
@@ -304,10 +340,11 @@ def test_packed_rows_are_bfd_rows_read_from_the_dataset(dataset, lengths, seq_le
         np.testing.assert_array_equal(row, reference.rows[i])
         rows = packed.sample(i)
         np.testing.assert_array_equal(rows.tokens, row[:-1])
-        np.testing.assert_array_equal(rows.labels, next_token_labels(reference.rows[i], reference.doc_ids[i]))
-        np.testing.assert_array_equal(rows.loss_mask, rows.labels != -100)
+        np.testing.assert_array_equal(rows.labels,
+                                      next_token_labels(reference.rows[i], reference.doc_ids[i])[:-1])
+        np.testing.assert_array_equal(rows.loss_mask, rows.labels != IGNORE_INDEX)
         np.testing.assert_array_equal(rows.position_ids, position_ids(reference.doc_ids[i, :-1]))
-        placed += row[documents >= 0].tolist()
+        placed += row[documents != PAD].tolist()
     cost = packed.cost()
     assert len(placed) == len(set(placed)) == cost.kept  # every kept token in exactly one cell
     assert cost.tokens == sum(lengths) and cost.padding == len(packed) * (seq_len + 1) - cost.kept
@@ -325,6 +362,8 @@ def test_packed_row_masks_and_positions(dataset):
     assert rows.document_ids.tolist() == [0, 0, 0, 1, 1]
     assert not rows.attention_mask[3, 2] and rows.attention_mask[4, 3]
     assert packed.cost() == G.Cost(rows=2, tokens=11, kept=11, padding=1, cuts=0, cut_tokens=0)
+    assert rows.runs() == [G.Run(0, 0, 3, 2), G.Run(1, 3, 5, 1)]  # each document's last target is lost
+    assert packed.sample(0).runs() == [G.Run(2, 0, 5, 5)]  # six tokens: five inputs, five targets
 
 
 def test_packed_cost_counts_split_documents(dataset):
