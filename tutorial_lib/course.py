@@ -74,7 +74,7 @@ CHAPTERS = [
     Chapter("07", "07_padding_masks", "填充与掩码", "Padding and masks", PARTS[2],
             "左右填充、`pad_to_multiple_of` 与截断，从长度而不是 pad id 建注意力掩码，-100 标签，因果 + 填充掩码"
             "热图，忘了掩码时注意力算出了什么，分桶在真实长度分布上省下多少填充",
-            ("packing.batch",), ("batch_grid_html", "bucketing_explorer")),
+            ("packing.batch", "packing.masks"), ("batch_grid_html", "bucketing_explorer")),
     Chapter("08", "08_packing", "打包策略与利用率", "Packing strategies and utilization", PARTS[2],
             "pad、greedy、concat_chunk、FFD、BFD、nanochat 的 best-fit crop 在 TinyStories、鲁迅段落、Tatoeba 上"
             "的利用率、填充与裁剪；检验“25% / 92% / 98%”之类的常见数字；按文档着色的打包控件；BFD 与逐行首次适配"
@@ -83,7 +83,7 @@ CHAPTERS = [
     Chapter("09", "09_document_masks", "文档掩码", "Document masks", PARTS[2],
             "一行打包数据的因果、填充与文档掩码热图，重新计数的 position ids，FlashAttention 的 `cu_seqlens`，"
             "numpy 注意力证明加了文档掩码后每篇文档的输出与单独计算相同，跨文档的标签与泄漏随行长的变化",
-            ("packing.doc_masks", "packing.attention"), ("document_mask_explorer",)),
+            ("packing.attention",), ("document_mask_explorer",)),
     Chapter("10", "10_megatron_mmap", "Megatron .bin/.idx 与 mmap", "The Megatron .bin/.idx format via mmap",
             PARTS[2],
             "用 GPT-2 分词器把语料写成 `.bin/.idx`，逐字节解析 `.idx` 并与常见的简化版对照，token 的 dtype；mmap "
