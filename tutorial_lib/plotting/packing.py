@@ -15,11 +15,12 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from tutorial_lib._checks import (check_int, check_int_list, check_number_list, check_same_length,
-                                  check_sequence, check_str_list, check_type)
+from tutorial_lib._checks import (check_int, check_int_list, check_non_empty_dict,
+                                  check_number_list, check_same_length, check_sequence,
+                                  check_str_list)
 from tutorial_lib.packing.masks import PAD, mask_cells, runs
 from tutorial_lib.packing.megatron import byte_offsets
-from tutorial_lib.palette import BLOCKED, DOCUMENTS, LEAK, PADDING
+from tutorial_lib.palette import BACKGROUND, BLOCKED, DOCUMENTS, GUIDE, LEAK, PADDING
 
 def mask_heatmaps(masks: dict[str, object], doc_ids: Sequence[int] | None = None, *, title: str,
                   labels: Sequence[str] | None = None):
@@ -31,9 +32,7 @@ def mask_heatmaps(masks: dict[str, object], doc_ids: Sequence[int] | None = None
     document, as in a padded batch row. `labels` names the positions (the row's tokens) on both
     axes. A mask may be bool or 0/1.
     """
-    check_type(masks, "masks", dict, "a dict of name -> 2-D bool or 0/1 array")
-    if not masks:
-        raise ValueError("masks must contain at least one name -> matrix entry")
+    check_non_empty_dict(masks, "masks", "name -> 2-D bool or 0/1 array")
     if doc_ids is None:
         doc_ids = [0] * np.shape(next(iter(masks.values())))[-1]
     ids = check_int_list(doc_ids, "doc_ids", low=PAD)
@@ -54,7 +53,7 @@ def mask_heatmaps(masks: dict[str, object], doc_ids: Sequence[int] | None = None
             ax.set_yticks(range(len(labels)), labels, fontsize=8)
     handles = [Patch(color=DOCUMENTS[0], label="同一文档（每篇一种颜色）"),
                Patch(color=LEAK, label="跨文档（泄漏）"), Patch(color=PADDING, label="涉及填充"),
-               Patch(facecolor=BLOCKED, edgecolor="gray", label="不允许")]
+               Patch(facecolor=BLOCKED, edgecolor=GUIDE, label="不允许")]
     fig.legend(handles=handles, loc="lower center", ncol=4, fontsize=8, frameon=False,
                bbox_to_anchor=(0.5, 0))
     fig.suptitle(title)
@@ -65,9 +64,7 @@ def mask_heatmaps(masks: dict[str, object], doc_ids: Sequence[int] | None = None
 def length_histograms(lengths: dict[str, Sequence[int]], *, title: str, marks: Sequence[int] = ()):
     """One histogram of document lengths per corpus, log-scaled x, with dashed lines at `marks`
     (row lengths)."""
-    check_type(lengths, "lengths", dict, "a dict of name -> lengths")
-    if not lengths:
-        raise ValueError("lengths must contain at least one name -> lengths entry")
+    check_non_empty_dict(lengths, "lengths", "name -> lengths")
     lengths = {name: check_int_list(values, f"lengths[{name!r}]", low=1)
                for name, values in lengths.items()}
     marks = check_int_list(marks, "marks", low=1)
@@ -78,7 +75,7 @@ def length_histograms(lengths: dict[str, Sequence[int]], *, title: str, marks: S
         ax.hist(values, bins=bins, histtype="step", linewidth=1.5,
                 label=f"{name}（{len(values)} 篇）")
     for mark in marks:
-        ax.axvline(mark, color="gray", linestyle="--", linewidth=1)
+        ax.axvline(mark, color=GUIDE, linestyle="--", linewidth=1)
         ax.annotate(f"L={mark}", (mark, 1), xycoords=("data", "axes fraction"), fontsize=8,
                     ha="right", va="top", rotation=90)
     ax.set_xscale("log")
@@ -92,9 +89,7 @@ def length_histograms(lengths: dict[str, Sequence[int]], *, title: str, marks: S
 def timing_plot(series: dict[str, tuple[Sequence[int], Sequence[float]]], *, title: str):
     """Seconds against input size on log-log axes, one line per method: a slope of 1 is linear, 2
     quadratic."""
-    check_type(series, "series", dict, "a dict of name -> (sizes, seconds)")
-    if not series:
-        raise ValueError("series must contain at least one name -> (sizes, seconds) entry")
+    check_non_empty_dict(series, "series", "name -> (sizes, seconds)")
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
     for name, pair in series.items():
         sizes, seconds = check_sequence(pair, f"series[{name!r}]", "a pair (sizes, seconds)")
@@ -124,11 +119,11 @@ def bin_layout(lengths: Sequence[int], itemsize: int, *, title: str):
     fig, ax = plt.subplots(figsize=(8, 2.2))
     for i, (start, end) in enumerate(zip(pointers[:-1], pointers[1:])):
         ax.barh(0, end - start, left=start, height=0.6, color=DOCUMENTS[i % len(DOCUMENTS)],
-                edgecolor="white")
+                edgecolor=BACKGROUND)
         ax.text((start + end) / 2, 0, f"序列 {i}\n{lengths[i]} 个 token", ha="center",
-                va="center", fontsize=8, color="white")
+                va="center", fontsize=8, color=BACKGROUND)
         ax.annotate(f"{int(start)}", (start, -0.3), xytext=(0, -12), textcoords="offset points",
-                    ha="center", fontsize=8, arrowprops={"arrowstyle": "->", "color": "gray"})
+                    ha="center", fontsize=8, arrowprops={"arrowstyle": "->", "color": GUIDE})
     ax.set_xlim(0, pointers[-1])
     ax.set_ylim(-0.9, 0.5)
     ax.set_yticks([])
@@ -143,9 +138,7 @@ def sample_documents(panels: dict[str, object], *, title: str):
     """One panel per way of making training samples: each row of a panel is one sample, each column
     one token position, coloured by the document the token comes from (grey: padding, PAD), with a
     white line wherever one document ends and the next begins inside a sample."""
-    check_type(panels, "panels", dict, "a dict of name -> 2-D array of document ids")
-    if not panels:
-        raise ValueError("panels must contain at least one name -> document ids entry")
+    check_non_empty_dict(panels, "panels", "name -> 2-D array of document ids")
     grids = {name: np.asarray(ids) for name, ids in panels.items()}
     for name, ids in grids.items():
         if ids.ndim != 2 or ids.dtype.kind not in "iu":
@@ -162,7 +155,7 @@ def sample_documents(panels: dict[str, object], *, title: str):
         found = runs(ids, f"panels[{name!r}]")
         inside = found.start > 0  # a run that starts inside a sample: a document boundary there
         ax.vlines(found.start[inside] - 0.5, found.row[inside] - 0.5, found.row[inside] + 0.5,
-                  colors="white", linewidth=1)
+                  colors=BACKGROUND, linewidth=1)
         ax.set_yticks(range(len(ids)))
         ax.set_ylabel("样本")
         ax.set_title(name, fontsize=10)

@@ -9,7 +9,8 @@ from typing import Sequence
 import ipywidgets as w
 
 from tutorial_lib import palette
-from tutorial_lib._checks import check_has, check_int, check_int_list, check_sequence, check_type
+from tutorial_lib._checks import (check_has, check_int, check_int_list, check_non_empty_dict,
+                                  check_sequence, check_type)
 from tutorial_lib.display import Markup, html_table, token_html
 from tutorial_lib.packing import batch, masks, megatron
 from tutorial_lib.packing.masks import BLOCKED, LEAK, PAD
@@ -60,10 +61,7 @@ def bucketing_explorer(lengths_by_corpus: dict[str, list[int]], *, batch_size: i
                        bucket_width: int = 32) -> w.VBox:
     """Pick a corpus, a batching, the batch size and the bucket width: the padding share of the
     whole corpus under each batching, and the first batches drawn as rows (grey = padding)."""
-    check_type(lengths_by_corpus, "lengths_by_corpus", dict,
-               "a dict of corpus name -> token lengths")
-    if not lengths_by_corpus:
-        raise ValueError("lengths_by_corpus must hold at least one corpus")
+    check_non_empty_dict(lengths_by_corpus, "lengths_by_corpus", "corpus name -> token lengths")
     corpora = {name: check_int_list(lengths, f"lengths_by_corpus[{name!r}]", low=0)
                for name, lengths in lengths_by_corpus.items()}
     corpus = w.Dropdown(options=list(corpora), description="语料")
@@ -120,10 +118,7 @@ def packing_explorer(lengths_by_corpus: dict[str, Sequence[int]],
                      seq_lens: Sequence[int] = (512, 2048, 4096), max_rows: int = 12) -> w.VBox:
     """Pick a strategy, a row length and a corpus; see the first rows drawn as document blocks
     (strategies.STRATEGIES on the corpus's document lengths, drawn by packed_rows_html)."""
-    check_type(lengths_by_corpus, "lengths_by_corpus", dict,
-               "a dict of corpus name -> document lengths")
-    if not lengths_by_corpus:
-        raise ValueError("lengths_by_corpus must name at least one corpus")
+    check_non_empty_dict(lengths_by_corpus, "lengths_by_corpus", "corpus name -> document lengths")
     corpora = {name: check_int_list(lengths, f"lengths_by_corpus[{name!r}]", low=1)
                for name, lengths in lengths_by_corpus.items()}
     seq_lens = [check_int(n, "seq_lens[]", low=1)
@@ -162,11 +157,9 @@ def document_mask_explorer(lengths: dict[str, Sequence[int]], initial_length: in
     fit whole (`masks.whole_documents`; the rest of the row is padding), drawn as a grid of query x
     key cells, with its doc_ids, position ids, cu_seqlens and the share of tokens that would see
     another document without a document mask."""
-    check_type(lengths, "lengths", dict, "a dict of corpus name -> document lengths")
+    check_non_empty_dict(lengths, "lengths", "corpus name -> document lengths")
     corpora = {name: check_int_list(values, f"lengths[{name!r}]", low=1)
                for name, values in lengths.items()}
-    if not corpora:
-        raise ValueError("lengths must name at least one corpus")
     max_length = check_int(max_length, "max_length", low=2)
     corpus = w.Dropdown(options=list(corpora), description="语料")
     kind = w.ToggleButtons(options=list(MASK_KINDS), value="文档掩码", description="掩码")
@@ -252,9 +245,7 @@ def sample_explorer(samples: dict[str, object], tokenizer: Tokenizer,
                     max_tokens: int = 16) -> w.VBox:
     """Pick a way of making samples and a sample: its document runs, position ids and loss mask
     (sample_html)."""
-    check_type(samples, "samples", dict, "a dict of name -> GPTSamples or PackedSamples")
-    if not samples:
-        raise ValueError("samples must name at least one way of making samples")
+    check_non_empty_dict(samples, "samples", "name -> GPTSamples or PackedSamples")
     for name, value in samples.items():
         check_has(value, f"samples[{name!r}]", ("sample", "__len__"),
                   "a GPTSamples or PackedSamples")
