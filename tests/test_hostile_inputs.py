@@ -13,7 +13,7 @@ import tiktoken
 
 from tutorial_lib import display, plotting, widgets
 from tutorial_lib.exercises import check
-from tutorial_lib.tokenization import bpe_toy, compare, d2l, metrics, trainer
+from tutorial_lib.tokenization import bpe_toy, compare, corpus, d2l, metrics, trainer
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 NAN, INF = math.nan, math.inf
@@ -44,7 +44,7 @@ CASES = [
     # files
     ("save('')", lambda t, p: t.save(""), ValueError, "path"),
     ("load deeply nested JSON", lambda t, p: Tokenizer.load(_nested_json(p)), ValueError, "nested|deep"),
-    ("iter_texts(chunk_size=10**12)", lambda t, p: trainer.iter_texts(["a"], chunk_size=10**12), ValueError,
+    ("iter_texts(chunk_size=10**12)", lambda t, p: corpus.iter_texts(["a"], chunk_size=10**12), ValueError,
      "chunk_size"),
     # tokens
     ("single-byte special token", lambda t, p: trainer.train_bpe(["hello"], 300, special_tokens=["h"]), ValueError,
