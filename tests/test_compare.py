@@ -176,7 +176,7 @@ def test_bad_arguments_get_clear_errors(ours, luxun_lines):
         compare.train_sentencepiece(["ok", "\udc80"], 1000, "bpe")
 
 
-# --- Hugging Face training time ----------------------------------------------------------------------
+# --- Hugging Face training time -------------------------------------------------------------------
 
 
 def test_hf_train_seconds_times_a_real_training_and_refuses_a_too_small_corpus():

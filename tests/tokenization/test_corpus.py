@@ -1,6 +1,6 @@
-"""The training corpus: files read in safe pieces, texts checked, pre-tokens counted (in this process
-or in workers, with the same counts), the corpus digest; and parallel pre-tokenization started from
-a script, which runs again in every worker (spawn)."""
+"""The training corpus: files read in safe pieces, texts checked, pre-tokens counted (here or in
+workers, with the same counts), the corpus digest; and parallel pre-tokenization started from a
+script, which runs again in every worker (spawn), and stopped by Ctrl-C."""
 
 import hashlib
 import os
@@ -22,7 +22,7 @@ from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, N
                                                    compile_pattern, split_special)
 from tutorial_lib.tokenization.trainer import train_bpe
 
-# --- files and texts ------------------------------------------------------------------------------------
+# --- files and texts ------------------------------------------------------------------------------
 
 @pytest.fixture
 def small_chunks(monkeypatch):
@@ -141,7 +141,7 @@ def test_iter_texts_checks_chunk_size():
     assert list(iter_texts(corpus_path("timemachine"), (), corpus.MAX_CHUNK_SIZE)) == [load_text("timemachine")]
 
 
-# --- workers started from a script ---------------------------------------------------------------------
+# --- workers started from a script ----------------------------------------------------------------
 
 TRAIN = 'vocab, merges = train_bpe(["hello world " * 20000, "more text here"], 270, workers=2)  # a batch larger than a pipe'
 SCRIPTS = {

@@ -68,10 +68,10 @@ def count_pairs(words: Iterable[Sequence[T]], freqs: Iterable[int]
                 ) -> defaultdict[tuple[T, T], int]:
     """How often each pair of adjacent tokens occurs, each word's pairs counted `freq` times.
 
-    Pairs are keyed in the order they are first met. Any tokens will do: ids here, str symbols in
-    bpe_toy, whose corpus of {symbols: frequency} is counted as `count_pairs(corpus,
-    corpus.values())`. A defaultdict(int), not a Counter: its missing keys are filled in C, which
-    the counting loops of `train_bpe_naive` and `PairIndex` feel.
+    Pairs are keyed in the order they are first met. Any tokens will do: ids here, the str symbols
+    of bpe_toy there (its corpus {symbols: frequency} gives both arguments). The result is a
+    defaultdict(int), not a Counter, because a defaultdict fills in a missing key in C: the
+    counting loop runs once per merge in `train_bpe_naive`, once at the start in `PairIndex`.
     """
     counts: defaultdict[tuple[T, T], int] = defaultdict(int)
     for ids, freq in zip(words, freqs):
@@ -112,14 +112,14 @@ def heap_entries(pair_counts: Mapping[Pair, int], keys: Sequence[tuple[int, ...]
 
 
 def pop_best(heap: list[HeapEntry], pair_counts: Mapping[Pair, int]) -> Pair | None:
-    """Pop the pair with the highest current count (ties as in `best_pair`); None if none is left.
+    """Pop the pair with the highest current count, ties as the entries order them; None if none.
 
     Each pair gets one heap entry when it first appears. After that its count can only fall: a merge
     takes from the pairs around it and creates only pairs that hold the new token. So instead of
     finding and updating an entry whenever a count falls (a heap cannot do that cheaply), the entry
     is left to overstate the count and is corrected when it reaches the top: pushed back with the
     true count, or dropped at 0. An entry at the top that shows the true count beats every other
-    pair's true count.
+    pair's true count. With the trainer's entries, ties go as in `best_pair`.
     """
     while heap:
         entry = heapq.heappop(heap)
