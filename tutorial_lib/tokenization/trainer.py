@@ -317,27 +317,29 @@ class PairIndex:
         # token come. The pairs that come all hold new_id: they are new, and each gets its heap
         # entry once all is counted.
         new_pairs: defaultdict[Pair, int] = defaultdict(int)
-        words, merge_once, merge_many = self.words, self._merge_once, self._merge_many
+        words, freqs = self.words, self.freqs
+        merge_once, merge_many = self._merge_once, self._merge_many
         for i in self.where.pop(pair):
-            starts = _occurrences(words[i], pair)
-            if len(starts) == 1:
-                merge_once(i, starts[0], new_id, new_pairs)  # the common case: edited in place
+            ids = words[i]
+            starts = _occurrences(ids, pair)
+            if len(starts) == 1:  # the common case: edited in place
+                merge_once(i, ids, freqs[i], starts[0], new_id, new_pairs)
             elif starts:  # no starts: a stale or repeated index entry
-                merge_many(i, starts, new_id, new_pairs)
+                merge_many(i, ids, freqs[i], starts, new_id, new_pairs)
         self.counts.update(new_pairs)
         for entry in heap_entries(new_pairs, self.keys):
             heapq.heappush(self.heap, entry)
 
-    def _merge_once(self, i: int, start: int, new_id: int, new_pairs: defaultdict[Pair, int]
-                    ) -> None:
-        """Merge the pair at `start` of word `i`, its only occurrence, in place; update the counts.
+    def _merge_once(self, i: int, ids: list[int], freq: int, start: int, new_id: int,
+                    new_pairs: defaultdict[Pair, int]) -> None:
+        """Merge the pair's only occurrence in word `i` (`ids`), at `start`, in place; count.
 
         The pairs that go (at start - 1, start, start + 1) are at distinct positions, and so are the
         two that come, so no set of positions is needed; editing the list saves building a new one.
         Exactly what `_merge_many` does for one occurrence, "aaa" included: its pairs at 0 and 1 are
         both (a, a), and both go, as they should, since "Xa" (X the new token) holds none.
         """
-        ids, freq, counts, where = self.words[i], self.freqs[i], self.counts, self.where
+        counts, where = self.counts, self.where
         left, right = ids[start], ids[start + 1]
         counts[left, right] -= freq
         if start:  # a token before: (before, left) goes, (before, new) comes
@@ -353,10 +355,10 @@ class PairIndex:
         ids[start] = new_id
         del ids[start + 1]
 
-    def _merge_many(self, i: int, starts: list[int], new_id: int,
+    def _merge_many(self, i: int, ids: list[int], freq: int, starts: list[int], new_id: int,
                     new_pairs: defaultdict[Pair, int]) -> None:
-        """Merge the pair at each of `starts` in word `i` (a new list), and update the counts."""
-        ids, freq, counts, where = self.words[i], self.freqs[i], self.counts, self.where
+        """Merge the pair at each of `starts` in word `i` (`ids`) into a new list; count."""
+        counts, where = self.counts, self.where
         # Positions are collected in sets: in runs like "aaaa" a pair two merges touch goes once.
         end = len(ids) - 1  # pairs start at 0 .. end - 1
         for j in {j for s in starts for j in (s - 1, s, s + 1) if 0 <= j < end}:
