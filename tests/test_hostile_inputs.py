@@ -16,7 +16,7 @@ from tutorial_lib.plotting import bar_chart
 from tutorial_lib.plotting.tokenization import zipf_plot
 from tutorial_lib.widgets.tokenization import bpe_steps, utf8_explorer
 from tutorial_lib.exercises import check
-from tutorial_lib.tokenization import bpe_toy, characters, compare, d2l, measure, trainer
+from tutorial_lib.tokenization import bpe_toy, characters, compare, corpus, d2l, measure, trainer
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 NAN, INF = math.nan, math.inf
@@ -47,7 +47,7 @@ CASES = [
     # files
     ("save('')", lambda t, p: t.save(""), ValueError, "path"),
     ("load deeply nested JSON", lambda t, p: Tokenizer.load(_nested_json(p)), ValueError, "nested|deep"),
-    ("iter_texts(chunk_size=10**12)", lambda t, p: trainer.iter_texts(["a"], chunk_size=10**12), ValueError,
+    ("iter_texts(chunk_size=10**12)", lambda t, p: corpus.iter_texts(["a"], chunk_size=10**12), ValueError,
      "chunk_size"),
     # tokens
     ("single-byte special token", lambda t, p: trainer.train_bpe(["hello"], 300, special_tokens=["h"]), ValueError,

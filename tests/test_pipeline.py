@@ -1,7 +1,6 @@
 """The streaming pipeline: corpus files -> documents -> ids + EOD -> a Megatron dataset, and its command line."""
 
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from hypothesis import strategies as st
 
 from tutorial_lib import data, pipeline
 from tutorial_lib.packing.megatron import IndexedDataset
-from tutorial_lib.pipeline import build, iter_documents, read_text, separator_of
+from tutorial_lib.pipeline import build, iter_documents, separator_of
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 EOT = data.ENDOFTEXT
@@ -65,27 +64,6 @@ def test_the_three_kinds_of_split():
 def test_documents_are_streamed_not_collected():
     endless = repeat("a line\n")  # never ends: only a lazy reader can give the first document
     assert next(iter_documents(endless, "line")) == "a line"
-
-
-def test_read_text_joins_characters_cut_between_reads(tmp_path, monkeypatch):
-    monkeypatch.setattr(pipeline, "CHUNK_BYTES", 5)  # every 3-byte Han character is cut somewhere
-    path = tmp_path / "zh.txt"
-    text = data.load_text("luxun")[:3000]
-    path.write_text(text, encoding="utf-8")
-    pieces = list(read_text(path))
-    assert "".join(pieces) == text and len(pieces) > 100
-
-
-@pytest.mark.parametrize("content, where", [(b"ok\n\xff\n", "byte 3 (b'\\xff') is invalid start byte"),
-                                            ("中文".encode() + b"\xe4\xb8\xe4", "byte 6 (b'\\xe4') is invalid "
-                                                                              "continuation byte"),
-                                            ("中".encode()[:2], "it ends inside a character")])
-def test_read_text_names_the_first_byte_that_is_not_utf8(tmp_path, monkeypatch, content, where):
-    monkeypatch.setattr(pipeline, "CHUNK_BYTES", 4)
-    path = tmp_path / "latin1.txt"
-    path.write_bytes(content)
-    with pytest.raises(ValueError, match=re.escape(f"latin1.txt is not UTF-8 text: {where}")):
-        list(read_text(path))
 
 
 # -------------------------------------------------------------------------------------------------- build

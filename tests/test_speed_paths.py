@@ -31,7 +31,7 @@ def test_occurrences_match_a_plain_scan(ids, a, b):
 def paths(monkeypatch):
     """Counts how many word updates went through the one-occurrence path and through the general one."""
     calls = {"once": 0, "general": 0}
-    merge_once, replace = trainer._merge_once, trainer._replace
+    merge_once, replace = trainer.PairIndex._merge_once, trainer._replace
 
     def counted_once(*args):
         calls["once"] += 1
@@ -41,7 +41,7 @@ def paths(monkeypatch):
         calls["general"] += 1
         return replace(*args)
 
-    monkeypatch.setattr(trainer, "_merge_once", counted_once)
+    monkeypatch.setattr(trainer.PairIndex, "_merge_once", counted_once)
     monkeypatch.setattr(trainer, "_replace", counted_replace)
     return calls
 

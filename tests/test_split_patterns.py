@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 
 from tutorial_lib.tokenization.pretokenize import GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS, compile_pattern
 from tutorial_lib.tokenization.tokenizer import Tokenizer
-from tutorial_lib.tokenization.trainer import count_pretokens, train_bpe, train_bpe_naive
+from tutorial_lib.tokenization.corpus import count_pretokens
+from tutorial_lib.tokenization.trainer import train_bpe, train_bpe_naive
 
 BYTES = {i: bytes([i]) for i in range(256)}
 WORDS = r"\w+| "  # covers letters, digits and spaces, nothing else

@@ -70,7 +70,8 @@ CHAPTERS = [
             PARTS[1],
             "从逐次重数、预切分聚合、倒排索引增量更新到惰性堆，每一步在英文和中文上实测；一次合并要改多少计数、"
             "为什么中文不同；与 Hugging Face tokenizers 并排；亲手写一次增量更新",
-            ("tokenization.trainer", "tokenization.trainer_stages"), ("merge_work_explorer", "merge_work_html")),
+            ("tokenization.trainer", "tokenization.corpus", "tokenization.trainer_stages"),
+            ("merge_work_explorer", "merge_work_html")),
     Chapter("07", "07_padding_masks", "填充与掩码", "Padding and masks", PARTS[2],
             "左右填充、`pad_to_multiple_of` 与截断，从长度而不是 pad id 建注意力掩码，-100 标签，因果 + 填充掩码"
             "热图，忘了掩码时注意力算出了什么，分桶在真实长度分布上省下多少填充",

@@ -6,7 +6,7 @@ import tiktoken
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib import display
+from tutorial_lib import data, display
 from tutorial_lib.tokenization import compare, measure
 from tutorial_lib.tokenization.characters import is_han
 from tutorial_lib.tokenization.d2l import UNK, Vocab
@@ -127,3 +127,16 @@ def test_bad_arguments_get_clear_errors(ours, luxun_lines):
         compare.train_sentencepiece(luxun_lines[:20], 10**6, "bpe")
     with pytest.raises(ValueError, match=r"lines\[1\] contains the lone surrogate"):
         compare.train_sentencepiece(["ok", "\udc80"], 1000, "bpe")
+
+
+# --- Hugging Face training time -------------------------------------------------------------------
+
+
+def test_hf_train_seconds_times_a_real_training_and_refuses_a_too_small_corpus():
+    assert compare.hf_train_seconds([data.load_text("timemachine")[:20_000]], 300, threads=1) > 0
+    with pytest.raises(ValueError, match="too small for vocab_size=400"):
+        compare.hf_train_seconds(["ab"], 400, threads=1)
+    with pytest.raises(TypeError, match=r"texts\[1\]"):
+        compare.hf_train_seconds(["a", 3], 300, threads=1)
+    with pytest.raises(ValueError, match="threads"):
+        compare.hf_train_seconds(["a"], 300, threads=0)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import trainer
+from tutorial_lib.tokenization import corpus
 from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN
 from tutorial_lib.tokenization.tokenizer import TIE_BREAK, Tokenizer
 
@@ -401,7 +401,7 @@ def test_train_records_its_settings_and_is_reproducible(trained):
     assert manifest["trainer"] == {"name": "tutorial_lib.tokenization.trainer.train_bpe",
                                    "vocab_size": 600, "pattern": GPT4_PATTERN,
                                    "special_tokens": [EOT, "<|pad|>"], "tie_break": TIE_BREAK}
-    assert manifest["corpus_digest"] == trainer.corpus_digest(texts)
+    assert manifest["corpus_digest"] == corpus.corpus_digest(texts)
     assert trained.vocab_size == 600 and trained.special_tokens == {EOT: 256, "<|pad|>": 257}
     story = "Once upon a time, 我们看见了。" + EOT
     assert trained.decode(trained.encode(story, allowed_special="all")) == story

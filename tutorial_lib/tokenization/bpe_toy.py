@@ -1,9 +1,10 @@
 """Character-level BPE with an end-of-word marker: the classroom version.
 
-Training starts from single characters plus a final ``</w>`` per word and repeatedly merges the most frequent
-adjacent pair (counts weighted by word frequency), recording each step so a notebook can show why a pair won.
-Encoding replays the merges by rank; decoding turns ``</w>`` back into a space. ``TinyTokenizer`` adds ids
-with ``<pad>``/``<unk>`` and padded batches.
+Training starts from single characters plus a final ``</w>`` per word and repeatedly merges the most
+frequent adjacent pair (counts weighted by word frequency), recording each step so a notebook can
+show why a pair won. Encoding replays the merges by rank; decoding turns ``</w>`` back into a space.
+``TinyTokenizer`` adds ids, with ``<pad>`` and ``<unk>``. Pairs are counted by the byte-level
+trainer's `count_pairs`: one pair counter for both.
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_sequence, check_str,
-                                  check_str_list, check_type, describe)
-from tutorial_lib.packing.batch import Batch, pad
+from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_sequence,
+                                  check_str, check_str_list, check_type, describe)
 from tutorial_lib.tokenization.d2l import UNK
+from tutorial_lib.tokenization.trainer import count_pairs as _count_pairs
 
-EOW = "</w>"  # end-of-word marker: lets BPE learn word endings ("er</w>") apart from word middles ("er")
+EOW = "</w>"  # end-of-word marker: BPE learns word endings ("er</w>") apart from middles ("er")
 PAD = "<pad>"
 
 Pair = tuple[str, str]
@@ -33,7 +34,7 @@ TIE_BREAKS: dict[str, Callable[[list[Pair]], Pair]] = {
 
 @dataclass(frozen=True)
 class MergeStep:
-    """One training step: the counts it saw, the pair it chose, and the corpus after merging that pair."""
+    """One training step: the counts it saw, the pair it chose, the corpus after that merge."""
 
     step: int  # 1-based: step 1 learns the first merge
     pair_counts: dict[Pair, int]  # in first-met order, so the "first" rule is visible in the trace
@@ -52,7 +53,7 @@ class BPEResult:
 
     @property
     def vocab(self) -> list[str]:
-        """Initial symbols (sorted characters, then ``</w>``), then one new symbol per merge in rank order."""
+        """Initial symbols (sorted characters, then ``</w>``), then one per merge, by rank."""
         return self.alphabet + [EOW] + ["".join(pair) for pair in self.merges]
 
 
@@ -61,15 +62,17 @@ def _check_word(word: object, name: str) -> str:
     if any(ch.isspace() for ch in word):
         raise ValueError(f"{name} must be a non-empty str without whitespace, got {word!r}")
     if EOW in word:
-        raise ValueError(f"{name} must not contain the reserved end-of-word marker {EOW!r}, got {word!r}")
+        raise ValueError(f"{name} must not contain the reserved end-of-word marker {EOW!r}, got "
+                         f"{word!r}")
     return word
 
 
 def _check_pair(pair: object, name: str) -> Pair:
-    """Two non-empty symbols as a tuple: a list ["e", "r"] is the same pair, and must compare equal to it."""
+    """Two non-empty symbols as a tuple: the list ["e", "r"] is the same pair, equal to it."""
     left_right = check_str_list(pair, name)
     if len(left_right) != 2 or not all(left_right):
-        raise ValueError(f"{name} must be two non-empty symbols (left, right), got {describe(pair)}")
+        raise ValueError(f"{name} must be two non-empty symbols (left, right), got "
+                         f"{describe(pair)}")
     return tuple(left_right)
 
 
@@ -85,7 +88,8 @@ def _check_merges(merges: object) -> dict[Pair, int]:
 def _check_alphabet(alphabet: Iterable[str] | None) -> frozenset[str] | None:
     if alphabet is None:
         return None
-    chars = frozenset(check_type(alphabet, "alphabet", Iterable, "None or a collection of single-character str"))
+    allowed = "None or a collection of single-character str"
+    chars = frozenset(check_type(alphabet, "alphabet", Iterable, allowed))
     for ch in chars:
         if len(check_str(ch, "each alphabet item")) != 1:
             raise ValueError(f"alphabet must contain single-character str only, got {ch!r}")
@@ -93,19 +97,19 @@ def _check_alphabet(alphabet: Iterable[str] | None) -> frozenset[str] | None:
 
 
 def count_pairs(corpus: dict[tuple[str, ...], int]) -> dict[Pair, int]:
-    """Adjacent-pair counts weighted by word frequency, keyed in the order the pairs are first met."""
-    counts: dict[Pair, int] = {}
-    for symbols, freq in corpus.items():
-        for pair in zip(symbols, symbols[1:]):
-            counts[pair] = counts.get(pair, 0) + freq
-    return counts
+    """Adjacent-pair counts weighted by word frequency, keyed in the order the pairs are first met.
+
+    The counting is `trainer.count_pairs`, the one pair counter of the library; this is its form for
+    a corpus of {symbols: frequency}, as a plain dict.
+    """
+    return dict(_count_pairs(corpus, corpus.values()))
 
 
 def merge_pair(symbols: Sequence[str], pair: Sequence[str]) -> tuple[str, ...]:
-    """Replace every non-overlapping occurrence of ``pair``, scanning left to right ("aaa" -> "aa", "a").
+    """Replace every non-overlapping occurrence of ``pair``, left to right ("aaa" -> "aa", "a").
 
-    ``symbols`` and ``pair`` may be lists or tuples of str; the result is always a tuple, the form a corpus
-    in training keys its words by.
+    ``symbols`` and ``pair`` may be lists or tuples of str; the result is always a tuple, the form a
+    corpus in training keys its words by.
     """
     return _merge(tuple(check_str_list(symbols, "symbols")), _check_pair(pair, "pair"))
 
@@ -127,7 +131,8 @@ def train(corpus: dict[str, int], num_merges: int, tie_break: str = "first") -> 
     """Learn up to ``num_merges`` merges from a ``{word: frequency}`` corpus.
 
     Stops early, without error, once every word is a single symbol: no pair is left to merge, so
-    ``len(result.merges)`` can be smaller than ``num_merges``. ``tie_break`` is one of ``TIE_BREAKS``.
+    ``len(result.merges)`` can be smaller than ``num_merges``; ``tie_break`` is a key of
+    ``TIE_BREAKS``.
     """
     check_type(corpus, "corpus", dict, "a dict of word (str) -> frequency (int)")
     for word, freq in corpus.items():
@@ -151,7 +156,8 @@ def train(corpus: dict[str, int], num_merges: int, tie_break: str = "first") -> 
     return BPEResult(merges, steps, sorted(set("".join(corpus))))
 
 
-def _encode_symbols(word: str, ranks: dict[Pair, int], alphabet: frozenset[str] | None) -> list[str]:
+def _encode_symbols(word: str, ranks: dict[Pair, int], alphabet: frozenset[str] | None
+                    ) -> list[str]:
     symbols = tuple(ch if alphabet is None or ch in alphabet else UNK for ch in word) + (EOW,)
     while True:
         pairs = [pair for pair in zip(symbols, symbols[1:]) if pair in ranks]
@@ -163,15 +169,17 @@ def _encode_symbols(word: str, ranks: dict[Pair, int], alphabet: frozenset[str] 
 def encode_word(word: str, merges: list[Pair], alphabet: Iterable[str] | None = None) -> list[str]:
     """Split one word into symbols by applying merges in rank order (earliest learned first).
 
-    Each round merges the adjacent pair of lowest rank, so the result never depends on where a pair sits in
-    the word. With ``alphabet`` (e.g. ``result.alphabet``), characters outside it become ``<unk>``: character
-    BPE only covers the characters it was trained on. Without it, characters pass through unchanged.
+    Each round merges the adjacent pair of lowest rank, so the result never depends on where a pair
+    sits in the word. With ``alphabet`` (e.g. ``result.alphabet``), characters outside it become
+    ``<unk>``: character BPE only covers the characters it was trained on. Without it, characters
+    pass through unchanged.
     """
-    return _encode_symbols(_check_word(word, "word"), _check_merges(merges), _check_alphabet(alphabet))
+    return _encode_symbols(_check_word(word, "word"), _check_merges(merges),
+                           _check_alphabet(alphabet))
 
 
 def encode(text: str, merges: list[Pair], alphabet: Iterable[str] | None = None) -> list[str]:
-    """Encode a sentence: split on whitespace, then ``encode_word`` each word; ``</w>`` marks the boundaries."""
+    """Encode a sentence: split on whitespace, then ``encode_word`` each word."""
     words = check_str(text, "text").split()
     ranks, chars = _check_merges(merges), _check_alphabet(alphabet)
     return [s for word in words for s in _encode_symbols(_check_word(word, "word"), ranks, chars)]
@@ -180,18 +188,18 @@ def encode(text: str, merges: list[Pair], alphabet: Iterable[str] | None = None)
 def decode(symbols: list[str]) -> str:
     """Join symbols back into text; each ``</w>`` becomes a space, and the final one is dropped.
 
-    Words hold no whitespace, so whitespace runs in the input come back as single spaces: decode(encode(t))
-    equals ``" ".join(t.split())`` for text over the training alphabet.
+    Words hold no whitespace, so whitespace runs in the input come back as single spaces:
+    decode(encode(t)) equals ``" ".join(t.split())`` for text over the training alphabet.
     """
     symbols = check_str_list(symbols, "symbols")
     return "".join(s[: -len(EOW)] + " " if s.endswith(EOW) else s for s in symbols).rstrip(" ")
 
 
 class TinyTokenizer:
-    """End-to-end toy tokenizer: text -> BPE symbols -> ids, and back; padded batches with attention masks.
+    """End-to-end toy tokenizer: text -> BPE symbols -> ids, and back.
 
-    Ids: ``<pad>`` = 0 and ``<unk>`` = 1, then the other symbols sorted, then ``</w>`` last, so the two
-    special ids are easy to spot in a printed batch.
+    Ids: ``<pad>`` = 0 and ``<unk>`` = 1, then the other symbols sorted, then ``</w>`` last, so the
+    two special ids are easy to spot in a printed row of ids.
     """
 
     def __init__(self, merges: list[Pair], alphabet: Iterable[str]) -> None:
@@ -206,19 +214,15 @@ class TinyTokenizer:
         self.merges = merges
 
     def tokenize(self, text: str) -> list[str]:
-        """Text to BPE symbols; characters outside the alphabet become ``<unk>``, so every symbol has an id."""
+        """Text to BPE symbols; characters outside the alphabet become ``<unk>``."""
         return encode(text, self.merges, self.alphabet)
 
     def encode(self, text: str) -> list[int]:
         return [self.token_to_id[symbol] for symbol in self.tokenize(text)]
 
     def decode(self, ids: list[int]) -> str:
-        """Ids back to text. ``<pad>`` ids are skipped, so a padded batch row decodes to its sentence."""
+        """Ids back to text. ``<pad>`` ids are skipped: a padded row decodes to its text."""
         ids = check_int_list(ids, "ids")
         for k, i in enumerate(ids):
             check_int(i, f"ids[{k}]", low=0, high=len(self.vocab) - 1)
         return decode([self.vocab[i] for i in ids if i != self.token_to_id[PAD]])
-
-    def batch(self, texts: list[str]) -> Batch:
-        """Encode several texts and pad them with the ``<pad>`` id to the longest; nothing is truncated."""
-        return pad([self.encode(text) for text in check_str_list(texts, "texts")], self.token_to_id[PAD])

@@ -161,3 +161,47 @@ def _segmenters(segmenters: object) -> list[Segmenter]:
         check_type(s, f"segmenters[{i}]", Segmenter,
                    "a Segmenter (from_tokenizer, from_tiktoken, ...)")
     return items
+
+
+# -------------------------------------------------------------------------------------------------
+# Hugging Face training time (chapter 06 puts our trainer's time beside it)
+
+# Hugging Face's BpeTrainer with GPT-2's byte-level pre-tokenizer (same regex, all 256 bytes in
+# the alphabet), run in a child process: the Rust library reads RAYON_NUM_THREADS once, when it
+# first starts its threads.
+_HF_CHILD = """
+import json, sys, time
+from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+texts, vocab_size = json.load(sys.stdin)
+tokenizer = Tokenizer(models.BPE())
+tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+alphabet = pre_tokenizers.ByteLevel.alphabet()
+trainer = trainers.BpeTrainer(vocab_size=vocab_size, initial_alphabet=alphabet, show_progress=False)
+start = time.perf_counter()
+tokenizer.train_from_iterator(texts, trainer)
+print(json.dumps([time.perf_counter() - start, tokenizer.get_vocab_size()]))
+"""
+
+
+def hf_train_seconds(texts: list[str], vocab_size: int, threads: int) -> float:
+    """How many seconds Hugging Face `tokenizers` takes to train byte-level BPE on `texts`.
+
+    It runs in `threads` threads. Only the training is timed, not starting the child process or
+    importing the library.
+    """
+    import json
+    import os
+    import subprocess
+    import sys
+
+    texts = [check_type(text, f"texts[{i}]", str, "a str") for i, text in enumerate(texts)]
+    vocab_size = check_int(vocab_size, "vocab_size", low=256)
+    threads = check_int(threads, "threads", low=1)
+    child = subprocess.run([sys.executable, "-c", _HF_CHILD], input=json.dumps([texts, vocab_size]),
+                           capture_output=True, text=True, check=True,
+                           env={**os.environ, "RAYON_NUM_THREADS": str(threads)})
+    seconds, size = json.loads(child.stdout)
+    if size != vocab_size:
+        raise ValueError(f"texts are too small for vocab_size={vocab_size}: Hugging Face stopped "
+                         f"at {size}")
+    return seconds

@@ -34,7 +34,7 @@ import numpy as np
 
 from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_iterable,
                                   check_sequence, check_str, check_type)
-from tutorial_lib.tokenization import formats, trainer
+from tutorial_lib.tokenization import corpus, formats, trainer
 from tutorial_lib.tokenization.fast_encode import PieceEncoder
 from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, check_special_tokens,
                                                    compile_pattern, find_pretokens, special_regex)
@@ -293,7 +293,7 @@ class Tokenizer:
         settings = {"name": "tutorial_lib.tokenization.trainer.train_bpe", "vocab_size": vocab_size,
                     "pattern": pattern, "special_tokens": list(special_tokens),
                     "tie_break": TIE_BREAK}
-        metadata = {"trainer": settings, "corpus_digest": trainer.corpus_digest(texts_or_path)}
+        metadata = {"trainer": settings, "corpus_digest": corpus.corpus_digest(texts_or_path)}
         return cls(vocab, merges, special_tokens, pattern, metadata)
 
     @classmethod

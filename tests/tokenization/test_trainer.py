@@ -1,8 +1,6 @@
-import hashlib
+import heapq
 import json
-import tempfile
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,11 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-from tutorial_lib.tokenization import trainer
-from tutorial_lib.tokenization.trainer import (corpus_digest, count_pretokens, iter_texts, merge, train_bpe, train_bpe_naive)
 from tutorial_lib.data import CORPORA, ENDOFTEXT, corpus_path, load_text, tinystories_documents
+from tutorial_lib.tokenization import trainer
+from tutorial_lib.tokenization.corpus import count_pretokens
 from tutorial_lib.tokenization.formats import GPT2_BYTE_DECODER
-from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, compile_pattern, split_special
+from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, GPT4_PATTERN
+from tutorial_lib.tokenization.trainer import merge, train_bpe, train_bpe_naive
 
 BOTH = pytest.mark.parametrize("train", [train_bpe_naive, train_bpe], ids=["naive", "fast"])
 
@@ -73,13 +72,33 @@ def test_toy_merges_follow_the_greatest_pair_rule(train):
     (b"a", b"ab"), (b"", b"a"), (b"\x00", b"\x00\x00"), (b"\xff", b"\xff\x00"), (b"ab", b"b"), (b"a\xff", b"b")])
 def test_descending_key_reverses_bytes_order_including_prefixes(smaller, greater):
     assert smaller < greater
-    assert trainer._descending(smaller) > trainer._descending(greater)
+    assert trainer.descending_key(smaller) > trainer.descending_key(greater)
 
 
 @given(st.binary(max_size=6), st.binary(max_size=6))
 def test_descending_key_is_exactly_the_reverse_order(x, y):
-    assert (x < y) == (trainer._descending(x) > trainer._descending(y))
-    assert (x == y) == (trainer._descending(x) == trainer._descending(y))
+    assert (x < y) == (trainer.descending_key(x) > trainer.descending_key(y))
+    assert (x == y) == (trainer.descending_key(x) == trainer.descending_key(y))
+
+
+@settings(max_examples=200, deadline=None)
+@given(now=st.dictionaries(st.tuples(st.integers(0, 5), st.integers(0, 5)), st.integers(0, 6),
+                           max_size=12), data=st.data())
+def test_the_lazy_heap_pops_what_best_pair_picks(now, data):
+    """One tie-break in two forms: a heap whose entries overstate counts, and a scan of the counts."""
+    vocab = dict(enumerate([b"a", b"b", b"ab", b"ba", b"aab", b"\xff"]))  # ties compare these bytes
+    keys = [trainer.descending_key(token) for token in vocab.values()]
+    pushed = {pair: max(1, count + data.draw(st.integers(0, 3))) for pair, count in now.items()}
+    heap = trainer.heap_entries(pushed, keys)
+    heapq.heapify(heap)
+    live = {pair: count for pair, count in now.items() if count}
+    assert trainer.pop_best(heap, now) == trainer.best_pair(live, vocab)
+
+
+def test_count_pairs_weighs_each_word_by_its_count_in_first_met_order():
+    counts = trainer.count_pairs([[1, 2, 1, 2], [2, 1], [3]], [3, 1, 5])
+    assert list(counts.items()) == [((1, 2), 6), ((2, 1), 4)]
+    assert trainer.count_pairs([("l", "o", "w"), ("o", "w")], [2, 1]) == {("l", "o"): 2, ("o", "w"): 3}
 
 
 @BOTH
@@ -139,98 +158,6 @@ def test_runs_of_one_character(train):
     # (a, a) 12; then (aa, aa) and (aa, a) tie at 3; then (aa, a) 2; then (aaaa, aaa) and (aaaa, a) tie at 1.
     assert merges == [(b"a", b"a"), (b"aa", b"aa"), (b"aa", b"a"), (b"aaaa", b"aaa"), (b"aaaa", b"a")]
     check_vocab(vocab, merges)
-
-
-# --- inputs -------------------------------------------------------------------------------------------------
-
-@pytest.fixture
-def small_chunks(monkeypatch):
-    """Read files and batch texts in pieces of 5,000 characters, so that chunking really happens."""
-    monkeypatch.setattr(trainer, "CHUNK_SIZE", 5_000)
-
-
-def test_two_workers_give_the_same_result(small_chunks):
-    path = corpus_path("tinystories")
-    assert train_bpe(path, 700, [ENDOFTEXT], workers=2) == train_bpe(path, 700, [ENDOFTEXT])
-    texts = [load_text("luxun")[:100_000]]
-    assert train_bpe(texts, 400, workers=2) == train_bpe(texts, 400)
-
-
-@pytest.mark.parametrize("name", sorted(CORPORA))
-def test_path_and_list_count_the_same_pretokens(name, small_chunks):
-    chunks = list(iter_texts(corpus_path(name), [ENDOFTEXT], trainer.CHUNK_SIZE))
-    assert len(chunks) > 1 or name == "luxun"  # Lu Xun has no single line breaks: no safe cut but the end
-    assert count_pretokens(chunks, [ENDOFTEXT]) == count_pretokens([load_text(name)], [ENDOFTEXT])
-
-
-@pytest.mark.parametrize("name", ["timemachine", "tinystories"])
-def test_path_and_list_give_the_same_result(name, small_chunks):
-    assert train_bpe(corpus_path(name), 600, [ENDOFTEXT]) == train_bpe([load_text(name)], 600, [ENDOFTEXT])
-
-
-def pretokens(texts, special_tokens, pattern):
-    findall = compile_pattern(pattern).findall
-    return [token for text in texts for piece, special in split_special(text, special_tokens)
-            for token in ([piece] if special else findall(piece))]
-
-
-TRICKY = st.lists(st.sampled_from(["a", "b", "1", " ", "  ", "\n", "\n\n", "\r\n", "\r", "\t", ".", "。", "我", "'",
-                                    "s", "\u3000", "<", "a>", "<a>", "<a>b", "é", "😀"]), max_size=60).map("".join)
-# Windows line endings: lines of words and punctuation, broken by "\r\n" or, now and then, a lone "\r" or "\n".
-CRLF_TEXT = st.lists(st.sampled_from(["a", "bc", "1", "22", " ", "  ", ".", ",", "'s", "我", "\u3000", "\t",
-                                      "\r\n", "\r\n", "\r\n", "\r\n\r\n", " \r\n", "\r", "\n"]),
-                     max_size=80).map("".join)
-PATTERNS = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN, "nanochat": NANOCHAT_PATTERN}
-
-
-def file_chunks(text, specials, chunk_size, pattern):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp, "corpus.txt")
-        path.write_bytes(text.encode())
-        return list(iter_texts(path, specials, chunk_size, pattern))
-
-
-@settings(max_examples=300, deadline=None)
-@given(text=TRICKY, chunk_size=st.integers(1, 12), specials=st.sampled_from([[], ["<a>"], ["<a>", "<a>b", "\n\n"]]),
-       pattern=st.sampled_from(sorted(PATTERNS)))
-def test_file_chunks_split_exactly_like_the_whole_file(text, chunk_size, specials, pattern):
-    chunks = file_chunks(text, specials, chunk_size, pattern)
-    assert "".join(chunks) == text
-    assert pretokens(chunks, specials, PATTERNS[pattern]) == pretokens([text], specials, PATTERNS[pattern])
-
-
-@settings(max_examples=300, deadline=None)
-@given(text=CRLF_TEXT, chunk_size=st.integers(1, 12), pattern=st.sampled_from(sorted(PATTERNS)))
-def test_crlf_file_chunks_split_exactly_like_the_whole_file(text, chunk_size, pattern):
-    chunks = file_chunks(text, [], chunk_size, pattern)
-    assert "".join(chunks) == text
-    assert pretokens(chunks, [], PATTERNS[pattern]) == pretokens([text], [], PATTERNS[pattern])
-
-
-@pytest.mark.parametrize("pattern", ["gpt2", GPT2_PATTERN, "gpt4", GPT4_PATTERN, "nanochat", NANOCHAT_PATTERN])
-def test_a_file_with_windows_line_endings_is_read_in_bounded_pieces(pattern, tmp_path):
-    text = load_text("timemachine").replace("\n", "\r\n")
-    path = tmp_path / "crlf.txt"
-    path.write_bytes(text.encode())
-    chunks = list(iter_texts(path, (), 10_000, pattern))
-    assert len(chunks) > 10 and max(map(len, chunks)) < 20_000
-    assert "".join(chunks) == text
-    assert pretokens(chunks, [], pattern) == pretokens([text], [], pattern)
-
-
-def test_a_file_is_read_in_bounded_pieces():
-    chunks = list(iter_texts(corpus_path("timemachine"), (), 10_000))
-    assert len(chunks) > 10 and max(map(len, chunks)) < 20_000
-    assert "".join(chunks) == load_text("timemachine")
-    assert all(chunk[-1] == "\n" for chunk in chunks)  # cut at the start of a line
-
-
-def test_corpus_digest():
-    path = corpus_path("timemachine")
-    assert corpus_digest(path) == hashlib.sha256(path.read_bytes()).hexdigest() == CORPORA["timemachine"].sha256
-    assert corpus_digest(str(path)) == corpus_digest(path)
-    assert corpus_digest(["ab", "c"]) == corpus_digest(iter(["ab", "c"])) == corpus_digest(("ab", "c"))
-    assert len({corpus_digest(t) for t in (["ab", "c"], ["a", "bc"], ["abc"], ["abc", ""], [])}) == 5
 
 
 def test_special_tokens_get_their_ids_and_are_never_counted():
@@ -325,32 +252,6 @@ def test_bad_texts(train, tmp_path):
         train(["ok"], 300, progress="yes")
     with pytest.raises(ValueError, match="pattern must be a non-empty str"):
         train(["ok"], 300, pattern="")
-
-
-@pytest.mark.parametrize("data, offset, chunk_size", [
-    (b"hello \xff world", 6, 1 << 20),
-    (b"ab\xe4\xb8\xadc\xff", 6, 4),  # the bad byte comes after a character split across two reads
-    (b"ab\xe4\xb8\xadc\xe4", 6, 3),  # a character cut off by the end of the file
-    (b"\xe4\xb8x", 0, 1),
-])
-def test_invalid_utf8_names_the_file_and_the_byte_offset(tmp_path, data, offset, chunk_size):
-    path = tmp_path / "bad.txt"
-    path.write_bytes(data)
-    with pytest.raises(ValueError, match=f"'{path}' is not valid UTF-8 at byte offset {offset} "):
-        list(iter_texts(path, (), chunk_size))
-    if chunk_size > 100:
-        with pytest.raises(ValueError, match=f"byte offset {offset}"):
-            train_bpe(path, 300)
-
-
-def test_iter_texts_checks_chunk_size():
-    with pytest.raises(ValueError, match=r"chunk_size must be an int in \[1, 268435456\], got 0"):
-        iter_texts(["a"], (), 0)
-    with pytest.raises(ValueError, match=r"chunk_size must be an int in \[1, 268435456\], got 1000000000000"):
-        iter_texts(corpus_path("timemachine"), (), 10**12)  # it would try to read that much at once
-    with pytest.raises(TypeError, match=r"chunk_size must be an int in \[1, 268435456\], got str"):
-        iter_texts(["a"], (), "1")
-    assert list(iter_texts(corpus_path("timemachine"), (), trainer.MAX_CHUNK_SIZE)) == [load_text("timemachine")]
 
 
 # --- Hugging Face tokenizers --------------------------------------------------------------------------------

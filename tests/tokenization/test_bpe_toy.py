@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib.packing.batch import Batch
+from tutorial_lib.packing.batch import pad
 from tutorial_lib.tokenization import d2l
 from tutorial_lib.tokenization.bpe_toy import (
     EOW,
@@ -162,17 +162,16 @@ def test_tiny_tokenizer_ids_and_decode(tiny, text, ids):
     assert tiny.decode(ids) == text
 
 
-def test_tiny_tokenizer_batch_pads_with_the_pad_id(tiny):
-    batch = tiny.batch(["lowest", "lowest newer", "wider newest"])
+def test_tiny_tokenizer_rows_padded_with_the_pad_id_decode_to_their_text(tiny):
+    texts = ["lowest", "lowest newer", "wider newest"]
+    batch = pad([tiny.encode(text) for text in texts], tiny.token_to_id[PAD])  # chapter 07's padding
     assert batch.input_ids == [
         [9, 3, 15, 16, 18, 0, 0, 0, 0],
         [9, 3, 15, 16, 18, 12, 5, 0, 0],
         [17, 6, 2, 5, 12, 3, 15, 16, 18],
     ]
     assert batch.attention_mask == [[1] * 5 + [0] * 4, [1] * 7 + [0] * 2, [1] * 9]
-    assert [tiny.decode(row) for row in batch.input_ids] == ["lowest", "lowest newer", "wider newest"]
-    assert tiny.batch([]) == Batch([], [])
-    assert tiny.batch(("lowest",)) == Batch([[9, 3, 15, 16, 18]], [[1] * 5])
+    assert [tiny.decode(row) for row in batch.input_ids] == texts
 
 
 def test_tiny_tokenizer_maps_unseen_characters_to_unk_id(tiny):
@@ -348,8 +347,6 @@ def test_tiny_tokenizer_rejects_bad_input(tiny):
         tiny.decode([3, "3"])
     with pytest.raises(TypeError, match="ids must be a list of int"):
         tiny.decode("12")
-    with pytest.raises(TypeError, match="texts must be a list of str"):
-        tiny.batch("lowest")
     with pytest.raises(TypeError, match="alphabet must be a collection"):
         TinyTokenizer([("a", "b")], None)
     with pytest.raises(ValueError, match="reserved symbols"):

@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 
 from tutorial_lib.data import load_text, tinystories_documents
 from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, GPT4_PATTERN
-from tutorial_lib.tokenization.trainer import count_pretokens, merge, train_bpe
-from tutorial_lib.tokenization.trainer_stages import (hf_train_seconds, merge_work, train_bpe_incremental,
-                                                      train_bpe_recount, update_pair_counts)
+from tutorial_lib.tokenization.corpus import count_pretokens
+from tutorial_lib.tokenization.trainer import merge, train_bpe
+from tutorial_lib.tokenization.trainer_stages import (merge_work, train_bpe_incremental, train_bpe_recount,
+                                                      update_pair_counts)
 
 STAGES = {
     "recount": train_bpe_recount,
@@ -108,16 +109,6 @@ def test_merge_work_shows_the_most_frequent_words_first():
     works = merge_work(["ab ab ab xab xab cab"], 257)
     assert works[0].pair == (b"a", b"b")
     assert [b"".join(before) for before, _ in works[0].examples] == [b" ab", b" xab", b"ab"]
-
-
-def test_hf_train_seconds_times_a_real_training_and_refuses_a_too_small_corpus():
-    assert hf_train_seconds([load_text("timemachine")[:20_000]], 300, threads=1) > 0
-    with pytest.raises(ValueError, match="too small for vocab_size=400"):
-        hf_train_seconds(["ab"], 400, threads=1)
-    with pytest.raises(TypeError, match=r"texts\[1\]"):
-        hf_train_seconds(["a", 3], 300, threads=1)
-    with pytest.raises(ValueError, match="threads"):
-        hf_train_seconds(["a"], 300, threads=0)
 
 
 def test_heap_must_be_a_bool():

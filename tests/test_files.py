@@ -1,0 +1,36 @@
+"""The strict streaming UTF-8 reader that the trainer's corpus and the pipeline read files with."""
+
+import re
+
+import pytest
+
+from tutorial_lib import data
+from tutorial_lib._files import read_utf8
+
+
+def test_read_utf8_joins_characters_cut_between_reads(tmp_path):
+    path = tmp_path / "zh.txt"
+    text = data.load_text("luxun")[:3000]
+    path.write_text(text, encoding="utf-8")
+    sizes = []
+    pieces = list(read_utf8(path, 5, on_read=sizes.append))  # every 3-byte Han character is cut
+    assert "".join(pieces) == text and len(pieces) > 100
+    assert sum(sizes) == path.stat().st_size and max(sizes) == 5  # what a progress bar is told
+
+
+@pytest.mark.parametrize("content, where", [(b"ok\n\xff\n", "byte 3 (b'\\xff') is invalid start byte"),
+                                            ("中文".encode() + b"\xe4\xb8\xe4", "byte 6 (b'\\xe4') is invalid "
+                                                                              "continuation byte"),
+                                            ("中".encode()[:2], "it ends inside a character")])
+def test_read_utf8_names_the_first_byte_that_is_not_utf8(tmp_path, content, where):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=re.escape(f"latin1.txt is not UTF-8 text: {where}")):
+        list(read_utf8(path, 4))
+
+
+def test_read_utf8_checks_its_arguments(tmp_path):
+    with pytest.raises(TypeError, match="path must be a path"):
+        list(read_utf8(b"x.txt"))
+    with pytest.raises(ValueError, match="chunk_bytes must be an int >= 1, got 0"):
+        list(read_utf8(tmp_path / "x.txt", 0))
