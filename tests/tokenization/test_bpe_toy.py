@@ -13,7 +13,7 @@ from tutorial_lib.packing.batch import pad
 from tutorial_lib.tokenization import d2l
 from tutorial_lib.tokenization.bpe_toy import (
     EOW,
-    PAD,
+    PAD_TOKEN,
     TIE_BREAKS,
     UNK,
     TinyTokenizer,
@@ -22,6 +22,7 @@ from tutorial_lib.tokenization.bpe_toy import (
     encode,
     encode_word,
     merge_pair,
+    tied,
     train,
 )
 
@@ -150,7 +151,7 @@ def test_tiny_tokenizer_vocabulary_ids(tiny):
         "<pad>", "<unk>", "d", "e", "er", "er</w>", "i", "l", "lo", "low", "n", "ne", "new", "o", "r", "s", "t",
         "w", "</w>",
     ]  # fmt: skip
-    assert tiny.token_to_id[PAD] == 0 and tiny.token_to_id[UNK] == 1 and tiny.token_to_id[EOW] == 18
+    assert tiny.token_to_id[PAD_TOKEN] == 0 and tiny.token_to_id[UNK] == 1 and tiny.token_to_id[EOW] == 18
 
 
 @pytest.mark.parametrize(
@@ -164,7 +165,7 @@ def test_tiny_tokenizer_ids_and_decode(tiny, text, ids):
 
 def test_tiny_tokenizer_rows_padded_with_the_pad_id_decode_to_their_text(tiny):
     texts = ["lowest", "lowest newer", "wider newest"]
-    batch = pad([tiny.encode(text) for text in texts], tiny.token_to_id[PAD])  # chapter 07's padding
+    batch = pad([tiny.encode(text) for text in texts], tiny.token_to_id[PAD_TOKEN])  # chapter 07's padding
     assert batch.input_ids == [
         [9, 3, 15, 16, 18, 0, 0, 0, 0],
         [9, 3, 15, 16, 18, 12, 5, 0, 0],
@@ -413,3 +414,32 @@ def test_merge_pair_keeps_the_text_and_leaves_no_occurrence(symbols, pair):
     assert "".join(merged) == "".join(symbols)
     assert pair not in zip(merged, merged[1:])  # with non-empty symbols no occurrence survives or appears
     assert merge_pair(tuple(symbols), list(pair)) == merged
+
+
+# --- one step read as a table: pairs ranked by count, the ties at the top -----------------------
+
+
+def test_ranked_pairs_are_most_frequent_first_and_keep_first_met_order_among_ties():
+    step = train(CLASSIC, 1).steps[0]
+    rows = step.ranked()
+    assert [(pair, count) for pair, count, _ in rows[:3]] == [
+        (("e", "r"), 9), (("r", "</w>"), 9), (("w", "e"), 8)]
+    assert rows[0][2] < rows[1][2]  # the two tied at 9 stay in first-met order
+    assert sorted(position for _, _, position in rows) == list(range(1, len(step.pair_counts) + 1))
+    assert list(step.pair_counts)[rows[0][2] - 1] == rows[0][0]  # the position is where it was met
+
+
+def test_tied_pairs_are_those_at_the_chosen_count_in_first_met_order():
+    steps = train(CLASSIC, 6).steps
+    assert steps[0].tied == [("e", "r"), ("r", "</w>")]
+    for step in steps:
+        assert step.chosen in step.tied
+        assert all(step.pair_counts[p] == step.count for p in step.tied)
+    assert tied({("a", "b"): 2, ("b", "c"): 3, ("c", "d"): 3}) == [("b", "c"), ("c", "d")]
+
+
+@given(st.dictionaries(st.text("abc", min_size=1, max_size=5), st.integers(1, 5), min_size=1,
+                       max_size=5))
+def test_the_first_rule_chooses_the_first_tied_pair(corpus):
+    for step in train(corpus, 3, tie_break="first").steps:
+        assert step.tied[0] == step.chosen == step.ranked()[0][0]

@@ -19,7 +19,7 @@ from tutorial_lib.tokenization.d2l import UNK
 from tutorial_lib.tokenization.trainer import count_pairs as _count_pairs
 
 EOW = "</w>"  # end-of-word marker: BPE learns word endings ("er</w>") apart from middles ("er")
-PAD = "<pad>"
+PAD_TOKEN = "<pad>"
 
 Pair = tuple[str, str]
 
@@ -41,6 +41,19 @@ class MergeStep:
     chosen: Pair
     count: int
     corpus: dict[tuple[str, ...], int]
+
+    @property
+    def tied(self) -> list[Pair]:
+        """The pairs that shared the top count, in first-met order: what the tie-break chose among."""
+        return tied(self.pair_counts)
+
+    def ranked(self) -> list[tuple[Pair, int, int]]:
+        """(pair, count, first-met position from 1) of every pair counted, most frequent first.
+
+        The sort is stable, so pairs with the same count keep the order the "first" rule reads.
+        """
+        met = [(pair, count, at) for at, (pair, count) in enumerate(self.pair_counts.items(), 1)]
+        return sorted(met, key=lambda row: -row[1])
 
 
 @dataclass(frozen=True)
@@ -127,6 +140,12 @@ def _merge(symbols: tuple[str, ...], pair: Pair) -> tuple[str, ...]:
     return tuple(out)
 
 
+def tied(pair_counts: dict[Pair, int]) -> list[Pair]:
+    """The pairs sharing the largest count, in the order the counts met them (first-met order)."""
+    best = max(pair_counts.values())
+    return [pair for pair, count in pair_counts.items() if count == best]
+
+
 def train(corpus: dict[str, int], num_merges: int, tie_break: str = "first") -> BPEResult:
     """Learn up to ``num_merges`` merges from a ``{word: frequency}`` corpus.
 
@@ -148,11 +167,10 @@ def train(corpus: dict[str, int], num_merges: int, tie_break: str = "first") -> 
         counts = count_pairs(words)
         if not counts:
             break
-        best = max(counts.values())
-        chosen = TIE_BREAKS[tie_break]([pair for pair, count in counts.items() if count == best])
+        chosen = TIE_BREAKS[tie_break](tied(counts))
         words = {_merge(symbols, chosen): freq for symbols, freq in words.items()}
         merges.append(chosen)
-        steps.append(MergeStep(step, counts, chosen, best, dict(words)))
+        steps.append(MergeStep(step, counts, chosen, counts[chosen], dict(words)))
     return BPEResult(merges, steps, sorted(set("".join(corpus))))
 
 
@@ -207,9 +225,9 @@ class TinyTokenizer:
         check_type(alphabet, "alphabet", Iterable, "a collection of single-character str")
         self.alphabet = _check_alphabet(alphabet)
         symbols = set(self.alphabet) | {"".join(pair) for pair in merges}
-        if symbols & {PAD, UNK}:
-            raise ValueError(f"merges must not build the reserved symbols {PAD!r} or {UNK!r}")
-        self.vocab: list[str] = [PAD, UNK] + sorted(symbols - {EOW}) + [EOW]  # id -> token
+        if symbols & {PAD_TOKEN, UNK}:
+            raise ValueError(f"merges must not build the reserved symbols {PAD_TOKEN!r} or {UNK!r}")
+        self.vocab: list[str] = [PAD_TOKEN, UNK] + sorted(symbols - {EOW}) + [EOW]  # id -> token
         self.token_to_id: dict[str, int] = {token: i for i, token in enumerate(self.vocab)}
         self.merges = merges
 
@@ -225,4 +243,4 @@ class TinyTokenizer:
         ids = check_int_list(ids, "ids")
         for k, i in enumerate(ids):
             check_int(i, f"ids[{k}]", low=0, high=len(self.vocab) - 1)
-        return decode([self.vocab[i] for i in ids if i != self.token_to_id[PAD]])
+        return decode([self.vocab[i] for i in ids if i != self.token_to_id[PAD_TOKEN]])

@@ -13,7 +13,6 @@ from tutorial_lib._checks import (check_choice, check_int, check_non_empty_dict,
 from tutorial_lib.display import Markup, html_table, segmentation_html, token_html
 from tutorial_lib.tokenization import characters, compare, d2l, vocab_size
 from tutorial_lib.tokenization.bpe_toy import BPEResult, MergeStep, Pair
-from tutorial_lib.tokenization.bpe_toy_trace import ranked_pairs, tied_pairs
 from tutorial_lib.tokenization.measure import RARE_BELOW, Segmenter
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 from tutorial_lib.tokenization.trainer_stages import MergeWork
@@ -56,11 +55,11 @@ def _ch02_pair(pair: Pair) -> str:
 
 def bpe_pair_rows(step: MergeStep) -> list[tuple[str, int, int, str]]:
     """Rows (pair, count, first-met position, note) of one training step, most frequent first
-    (bpe_toy_trace.ranked_pairs): pairs with one count keep the order the "first" rule reads."""
-    tied = tied_pairs(step)
+    (MergeStep.ranked): pairs with one count keep the order the "first" rule reads."""
+    tied = step.tied
     return [(_ch02_pair(pair), count, position,
              "选中" if pair == step.chosen else ("并列最多" if pair in tied else ""))
-            for pair, count, position in ranked_pairs(step)]
+            for pair, count, position in step.ranked()]
 
 
 def bpe_corpus_rows(corpus: dict[tuple[str, ...], int]) -> list[tuple[Markup, int, int]]:
@@ -76,7 +75,7 @@ def bpe_trace_rows(result: BPEResult, start: int = 0
     steps = check_type(result, "result", BPEResult, "a BPEResult").steps
     rows = []
     for step in steps[check_int(start, "start", low=0):]:
-        others = [_ch02_pair(p) for p in tied_pairs(step) if p != step.chosen]
+        others = [_ch02_pair(p) for p in step.tied if p != step.chosen]
         corpus = Markup("；".join(token_html(list(symbols)) for symbols in step.corpus))
         rows.append((step.step, _ch02_pair(step.chosen), "".join(step.chosen), step.count,
                      "，".join(others) or "—", corpus))
