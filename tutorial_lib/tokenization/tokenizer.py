@@ -39,9 +39,6 @@ from tutorial_lib.tokenization.fast_encode import PieceEncoder
 from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, check_special_tokens,
                                                    compile_pattern, find_pretokens, special_regex)
 
-# How `trainer.train_bpe` breaks a tie between pairs of the same count (its module doc explains the
-# rule); `Tokenizer.train` records it in the metadata.
-TIE_BREAK = "lexicographically greatest pair of byte strings"
 DECODE_ERRORS = ("replace", "strict", "backslashreplace")  # U+FFFD, refuse, or show bytes as \xNN
 
 IdTuples = Iterable[tuple[int, ...]]
@@ -292,7 +289,7 @@ class Tokenizer:
                                           **trainer_kwargs)
         settings = {"name": "tutorial_lib.tokenization.trainer.train_bpe", "vocab_size": vocab_size,
                     "pattern": pattern, "special_tokens": list(special_tokens),
-                    "tie_break": TIE_BREAK}
+                    "tie_break": trainer.TIE_BREAK}
         metadata = {"trainer": settings, "corpus_digest": corpus.corpus_digest(texts_or_path)}
         return cls(vocab, merges, special_tokens, pattern, metadata)
 

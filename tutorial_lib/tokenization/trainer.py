@@ -55,6 +55,7 @@ from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, check_special_to
 ByteVocab = dict[int, bytes]
 Merges = list[tuple[bytes, bytes]]
 Pair = tuple[int, int]
+TIE_BREAK = "lexicographically greatest pair of byte strings"  # best_pair's rule, in words
 HeapEntry = tuple  # (-count, descending_key(left), descending_key(right), a, b): see heap_entries
 T = TypeVar("T", bound=Hashable)
 
