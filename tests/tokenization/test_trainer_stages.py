@@ -97,12 +97,19 @@ def test_merge_work_counts_what_a_recount_scans():
         assert work.distinct_pairs == sum(len(w) - 1 for w in words)
         assert work.count == recount(words, freqs)[pair]
         assert work.words == len(holding)
+        assert work.words_share(len(words)) == len(holding) / len(words)
         new_words = [merge(w, pair, ids[b"".join(work.pair)]) for w in words]
         assert work.updates == sum(len(words[i]) + len(new_words[i]) - 2 for i in holding)
         assert 1 <= len(work.examples) <= 3
         for before, after in work.examples:
             assert b"".join(before) == b"".join(after) and b"".join(work.pair) in after
         words = new_words
+
+
+def test_words_share_refuses_a_corpus_smaller_than_the_words_it_holds():
+    work = merge_work([load_text("luxun")[:3_000]], 257)[0]
+    with pytest.raises(ValueError, match="distinct_words"):
+        work.words_share(work.words - 1)
 
 
 def test_merge_work_shows_the_most_frequent_words_first():

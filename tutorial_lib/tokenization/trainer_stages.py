@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import repeat
 
-from tutorial_lib._checks import check_bool
+from tutorial_lib._checks import check_bool, check_int
 from tutorial_lib.tokenization.corpus import TextSource
 from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN
 from tutorial_lib.tokenization.trainer import (ByteVocab, Merges, Pair, best_pair, count_pairs,
@@ -72,6 +72,10 @@ class MergeWork:
     updates: int  # pair counts the incremental update changes (old pairs out, new ones in)
     examples: tuple[tuple[Tokens, Tokens], ...]  # the most frequent of those words, at most three:
     # (tokens before, tokens after)
+
+    def words_share(self, distinct_words: int) -> float:
+        """Share of a corpus's `distinct_words` pre-tokens that this merge hands to the update."""
+        return self.words / check_int(distinct_words, "distinct_words", low=max(self.words, 1))
 
 
 def update_pair_counts(words: list[list[int]], freqs: list[int], pair_counts: dict[Pair, int],

@@ -206,8 +206,7 @@ def merge_work_html(work: MergeWork, number: int, distinct_words: int) -> str:
     against what a recount scans, and the most frequent of those pre-tokens before and after."""
     check_type(work, "work", MergeWork, "a MergeWork")
     number = check_int(number, "number", low=1)
-    distinct_words = check_int(distinct_words, "distinct_words", low=work.words)
-    handed = f"{work.words:,} / {distinct_words:,}（{work.words / distinct_words:.1%}）"
+    handed = f"{work.words:,} / {distinct_words:,}（{work.words_share(distinct_words):.1%}）"
     rows = [("合并的一对", token_html(list(work.pair))),
             ("它在语料中出现的次数", f"{work.count:,}"),
             ("倒排索引交给更新的预切分词（去重）", handed),
