@@ -15,7 +15,6 @@ from typing import Any, Callable, Sequence
 
 from tutorial_lib._checks import (check_choice, check_int, check_number, check_sequence, check_str,
                                   check_str_list, check_type, check_utf8)
-from tutorial_lib.display import show_token
 from tutorial_lib.tokenization.d2l import GRANULARITIES, UNK, Vocab, clean_line
 from tutorial_lib.tokenization.measure import Segmenter, token_kind
 from tutorial_lib.tokenization.pretokenize import PATTERNS, pretokenize
@@ -117,13 +116,11 @@ def train_sentencepiece(lines: Sequence[str], vocab_size: int, model_type: str, 
 # --- what each tokenizer makes of a text ---------------------------------------------------------
 
 
-def token_table(segmenter: Segmenter, text: str) -> list[tuple[int, str, str, str]]:
-    """One row per token of `text`: (id, bytes in hex, shown as text, kind from
-    measure.token_kind)."""
+def token_table(segmenter: Segmenter, text: str) -> list[tuple[int, bytes, str]]:
+    """One row per token of `text`: (id, its bytes, its kind from measure.token_kind)."""
     check_type(segmenter, "segmenter", Segmenter, "a Segmenter")
     ids = segmenter.encode(check_str(text, "text", utf8=True))
-    return [(i, b.hex(" "), show_token(b), token_kind(b))
-            for i, b in zip(ids, map(segmenter.token_bytes, ids))]
+    return [(i, b, token_kind(b)) for i, b in zip(ids, map(segmenter.token_bytes, ids))]
 
 
 def segment(text: str, segmenters: Sequence[Segmenter]) -> list[tuple[str, list[bytes], list[int]]]:
