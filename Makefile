@@ -31,7 +31,9 @@ reset:
 	@test -n "$(NB)" || { echo "usage: make reset NB=02"; exit 2; }
 	$(PYTHON) tools/workspace.py reset $(NB)
 
+# ruff first (tutorial_lib/: lines within 100 columns, no unused names; pyproject.toml configures it).
 test: $(STAMP)
+	$(BIN)/ruff check
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 notebooks: $(STAMP)

@@ -1,9 +1,9 @@
 """Argument checks shared by every module, so the same mistake always gets the same error.
 
 Wrong type -> TypeError, wrong value -> ValueError, and the message names the argument and what is
-allowed: "vocab_size must be an int >= 257, got 12". Each check returns the value (normalized where that
-helps: a list for a sequence, a Python int for a numpy integer), so a caller writes
-``n = check_int(n, "n", low=1)`` and goes on.
+allowed: "vocab_size must be an int >= 257, got 12". Each check returns the value (normalized where
+that helps: a list for a sequence, a Python int for a numpy integer), so a caller writes ``n =
+check_int(n, "n", low=1)`` and goes on.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ T = TypeVar("T")
 
 
 def describe(value: object, limit: int = 60) -> str:
-    """A short description of a bad value for an error message: its repr, cut, or its type if repr fails."""
+    """A short description of a bad value for an error message: its repr, cut, or its type if repr
+    fails."""
     try:
         text = repr(value)
     except Exception:  # a learner's object whose __repr__ raises must not hide the real error
@@ -60,13 +61,15 @@ def check_str(value: object, name: str, *, non_empty: bool = False, utf8: bool =
 
 
 def check_utf8(text: str, name: str) -> str:
-    """`text` if it can be encoded as UTF-8; a lone surrogate (e.g. from a broken decode) is a ValueError."""
+    """`text` if it can be encoded as UTF-8; a lone surrogate (e.g. from a broken decode) is a
+    ValueError."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as e:
-        raise ValueError(f"{name} contains the lone surrogate {text[e.start]!r} at index {e.start}, which has "
-                         "no UTF-8 form; repair the text first, e.g. decode its source with errors='replace'"
-                         ) from None
+        raise ValueError(
+            f"{name} contains the lone surrogate {text[e.start]!r} at index {e.start}, which has "
+            "no UTF-8 form; repair the text first, e.g. decode its source with errors='replace'"
+        ) from None
     return text
 
 
@@ -89,11 +92,18 @@ def check_number(value: object, name: str, *, low: float | None = None, high: fl
                  low_open: bool = False, high_open: bool = False) -> float:
     """A finite int or float inside the given bounds; NaN and infinity are ValueErrors."""
     allowed = _range_text("a finite number", low, high, low_open, high_open)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        and not hasattr(value, "__float__")
+    ):
         raise _type_error(value, name, allowed)
     number = float(value)
-    if (not math.isfinite(number) or (low is not None and (number <= low if low_open else number < low))
-            or (high is not None and (number >= high if high_open else number > high))):
+    if (
+        not math.isfinite(number)
+        or (low is not None and (number <= low if low_open else number < low))
+        or (high is not None and (number >= high if high_open else number > high))
+    ):
         raise _value_error(value, name, allowed)
     return number
 
@@ -110,7 +120,8 @@ def _range_text(kind: str, low: float | None, high: float | None, low_open: bool
 
 
 def check_choice(value: T, name: str, choices: Iterable[T]) -> T:
-    """One of `choices` (compared with ==); anything else, of any type, is a ValueError listing them."""
+    """One of `choices` (compared with ==); anything else, of any type, is a ValueError listing
+    them."""
     choices = list(choices)
     try:
         ok = any(value == choice and type(value) is type(choice) for choice in choices)
@@ -122,15 +133,17 @@ def check_choice(value: T, name: str, choices: Iterable[T]) -> T:
 
 
 def check_has(value: T, name: str, attributes: Iterable[str], allowed: str) -> T:
-    """An object that has every one of `attributes`: duck typing for another library's object (a tiktoken
-    Encoding, a SentencePieceProcessor), which this project cannot import just to call isinstance."""
+    """An object that has every one of `attributes`: duck typing for another library's object (a
+    tiktoken Encoding, a SentencePieceProcessor), which this project cannot import just to call
+    isinstance."""
     if not all(hasattr(value, attribute) for attribute in attributes):
         raise _type_error(value, name, allowed)
     return value
 
 
 def check_dtype(value: T, name: str, kinds: str, allowed: str) -> T:
-    """A numpy array whose dtype kind is one of `kinds` ("b" bool, "i" signed int, "u" unsigned int, "f" float)."""
+    """A numpy array whose dtype kind is one of `kinds` ("b" bool, "i" signed int, "u" unsigned int,
+    "f" float)."""
     kind = getattr(getattr(value, "dtype", None), "kind", None)
     if kind not in tuple(kinds):
         got = f"an array of {value.dtype}" if kind else f"{type(value).__name__} {describe(value)}"
@@ -145,14 +158,16 @@ def check_callable(value: Callable, name: str, allowed: str = "a function") -> C
 
 
 def check_sequence(value: object, name: str, allowed: str = "a list") -> list:
-    """A list of the items of a sequence (list, tuple, range, ...); a str, bytes or dict is not one."""
+    """A list of the items of a sequence (list, tuple, range, ...); a str, bytes or dict is not
+    one."""
     if isinstance(value, (str, bytes, bytearray, dict)) or not isinstance(value, Sequence):
         raise _type_error(value, name, allowed)
     return list(value)
 
 
 def check_iterable(value: object, name: str, allowed: str = "a list") -> Iterable:
-    """An iterable that is not a str or bytes (each of those is one value: iterating it gives its characters)."""
+    """An iterable that is not a str or bytes (each of those is one value: iterating it gives its
+    characters)."""
     if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, Iterable):
         raise _type_error(value, name, allowed)
     return value
@@ -171,10 +186,13 @@ def check_str_list(value: object, name: str, *, non_empty: bool = False) -> list
 def check_int_list(value: object, name: str, *, low: int | None = None) -> list[int]:
     """A flat sequence of ints (a 1-D numpy integer array is fine) as a list of Python ints.
 
-    Bools, floats and nested sequences are refused: a 2-D array passed where one row is expected would
-    otherwise be read row by row and fail much later, or not at all.
+    Bools, floats and nested sequences are refused: a 2-D array passed where one row is expected
+    would otherwise be read row by row and fail much later, or not at all.
     """
-    return [check_int(item, f"{name}[{i}]", low=low) for i, item in enumerate(_flat(value, name, "a list of int"))]
+    return [
+        check_int(item, f"{name}[{i}]", low=low)
+        for i, item in enumerate(_flat(value, name, "a list of int"))
+    ]
 
 
 def check_int_rows(value: object, name: str, *, low: int | None = None,
@@ -219,13 +237,15 @@ def _flat(value: object, name: str, allowed: str) -> list:
     ndim = getattr(value, "ndim", 1)
     if ndim != 1:
         raise ValueError(f"{name} must be 1-D (one sequence), got an array with {ndim} dimensions")
-    if isinstance(value, dict):  # iterating a dict gives its keys, which are never the values meant here
+    # iterating a dict gives its keys, which are never the values meant here
+    if isinstance(value, dict):
         raise _type_error(value, name, allowed)
     return list(check_iterable(value, name, allowed))
 
 
 def check_path(value: object, name: str) -> Path:
-    """A str or os.PathLike naming a file (not the empty string, which would mean the current directory)."""
+    """A str or os.PathLike naming a file (not the empty string, which would mean the current
+    directory)."""
     if isinstance(value, (bytes, bytearray)) or not isinstance(value, (str, os.PathLike)):
         raise _type_error(value, name, "a path (str or pathlib.Path)")
     if not os.fspath(value):
@@ -256,13 +276,15 @@ def check_mapping_keys(value: object, name: str, types: type, allowed: str) -> d
 
 def check_number_list(value: object, name: str, *, low: float | None = None,
                       high: float | None = None) -> list[float]:
-    """A flat sequence of finite numbers (a 1-D numpy array is fine) as a list of floats; None and NaN are not."""
+    """A flat sequence of finite numbers (a 1-D numpy array is fine) as a list of floats; None and
+    NaN are not."""
     return [check_number(item, f"{name}[{i}]", low=low, high=high)
             for i, item in enumerate(_flat(value, name, "a list of numbers"))]
 
 
 def check_same_length(**sequences: Sequence) -> int:
-    """The common length of the named sequences, e.g. ``check_same_length(labels=labels, values=values)``."""
+    """The common length of the named sequences, e.g. ``check_same_length(labels=labels,
+    values=values)``."""
     names, lengths = list(sequences), [len(s) for s in sequences.values()]
     if len(set(lengths)) > 1:
         raise ValueError(f"{', '.join(names[:-1])} and {names[-1]} must have the same length, "

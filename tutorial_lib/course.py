@@ -1,10 +1,12 @@
-"""The course map: every chapter with its notebook, the library modules it teaches, its widgets and exercises.
+"""The course map: every chapter with its notebook, the library modules it teaches, its widgets and
+exercises.
 
-CHAPTERS is the one registry of chapters. Notebook 00 shows it as the course map, README's notebook table
-is generated from it (`python -m tutorial_lib.course`), the exercise modules are found through it, and the
-tests hold it to the notebooks: a chapter's modules and widgets are what its notebook imports, and a
-notebook only uses modules that it or an earlier chapter teaches. Adding a chapter means its notebook, its
-library module(s), `exercises/chNN.py`, `solutions/chNN.py` and one entry here.
+CHAPTERS is the one registry of chapters. Notebook 00 shows it as the course map, README's notebook
+table is generated from it (`python -m tutorial_lib.course`), the exercise modules are found through
+it, and the tests hold it to the notebooks: a chapter's modules and widgets are what its notebook
+imports, and a notebook only uses modules that it or an earlier chapter teaches. Adding a chapter
+means its notebook, its library module(s), `exercises/chNN.py`, `solutions/chNN.py` and one entry
+here.
 """
 
 from __future__ import annotations
@@ -42,75 +44,174 @@ class Chapter:
 
 
 CHAPTERS = [
-    Chapter("00", "00_intro", "导读与环境自检", "Introduction and environment check", PARTS[0],
-            "cl100k 怎样切数字、为什么倒不过来一个词、同一句中文为什么更贵；课程路线、运行方式、环境检查、第一个练习",
-            ("course",), ("utf8_explorer",)),
-    Chapter("01", "01_char_word_subword", "字符、词与子词", "Characters, words and subwords", PARTS[1],
-            "《时间机器》的清洗与 `Vocab`，词表大小、序列长度、未登录词率和 Zipf 分布的实测对比",
-            ("tokenization.d2l", "tokenization.compare", "tokenization.measure"),
-            ("segmentation_explorer",)),
-    Chapter("02", "02_bpe_step_by_step", "BPE 逐步合并", "BPE step by step", PARTS[1],
-            "滑块逐步查看计数与合并、平局规则、按排名编码、`<unk>` 与打乱合并顺序的实验，从 `</w>` 到前导空格；"
-            "亲手写出 BPE 训练循环",
-            ("tokenization.bpe_toy",), ("bpe_pair_rows", "bpe_steps", "bpe_trace_rows")),
-    Chapter("03", "03_chinese_corpora", "中文语料", "Chinese corpora", PARTS[1],
-            "鲁迅小说的字符覆盖率、UTF-8 字节视角、GPT-2 正则对汉字的影响，与 sentencepiece、cl100k 的压缩率对比",
-            ("tokenization.characters", "tokenization.pretokenize", "tokenization.unigram"),
-            ("tokenizer_comparison",)),
-    Chapter("04", "04_vocab_size", "词表大小", "Vocabulary size", PARTS[1],
-            "词表 = 初始符号 + 合并次数的直线及其失效处；英文与中文的压缩率随词表增大的边际收益，留出文本上的词表"
-            "利用率与罕见 token（含 cl100k），领域错配，词嵌入参数量与显存，常被引用的“嵌入占比”表的复核",
-            ("tokenization.vocab_size",), ("vocab_size_explorer",)),
-    Chapter("05", "05_byte_level_bpe", "字节级 BPE（GPT 的做法）", "Byte-level BPE as GPT does it", PARTS[1],
-            "为什么从字节出发，GPT-2 / GPT-4 / nanochat 三种预切分与数字分组，Unicode 版本差异（U+0C5C），特殊 "
-            "token 的约定与对话渲染、监督掩码；动手写一个字节级 BPE，再装入 cl100k 的排名，得到与 tiktoken 相同的 "
-            "id；清单与重放确定性，官方 GPT-2 文件",
-            ("tokenization.tokenizer", "tokenization.chat"), ("pretokenize_explorer",)),
-    Chapter("06", "06_fast_trainer", "训练器为什么慢、怎样变快", "Why a naive trainer is slow and how to make it fast",
-            PARTS[1],
-            "从逐次重数、预切分聚合、倒排索引增量更新到惰性堆，每一步在英文和中文上实测；一次合并要改多少计数、"
-            "为什么中文不同；与 Hugging Face tokenizers 并排；亲手写一次增量更新",
-            ("tokenization.trainer", "tokenization.corpus", "tokenization.trainer_stages"),
-            ("merge_work_explorer", "merge_work_html")),
-    Chapter("07", "07_padding_masks", "填充与掩码", "Padding and masks", PARTS[2],
-            "左右填充、`pad_to_multiple_of` 与截断，从长度而不是 pad id 建注意力掩码，-100 标签，因果 + 填充掩码"
-            "热图，忘了掩码时注意力算出了什么，分桶在真实长度分布上省下多少填充",
-            ("packing.batch", "packing.masks"), ("batch_grid_html", "bucketing_explorer")),
-    Chapter("08", "08_packing", "打包策略与利用率", "Packing strategies and utilization", PARTS[2],
-            "pad、greedy、concat_chunk、FFD、BFD、nanochat 的 best-fit crop 在 TinyStories、鲁迅段落、Tatoeba 上"
-            "的利用率、填充与裁剪；检验“25% / 92% / 98%”之类的常见数字；按文档着色的打包控件；BFD 与逐行首次适配"
-            "的速度",
-            ("packing.strategies",), ("packed_rows_html", "packing_explorer")),
-    Chapter("09", "09_document_masks", "文档掩码", "Document masks", PARTS[2],
-            "一行打包数据的因果、填充与文档掩码热图，重新计数的 position ids，FlashAttention 的 `cu_seqlens`，"
-            "numpy 注意力证明加了文档掩码后每篇文档的输出与单独计算相同，跨文档的标签与泄漏随行长的变化",
-            ("packing.attention",), ("document_mask_explorer",)),
-    Chapter("10", "10_megatron_mmap", "Megatron .bin/.idx 与 mmap", "The Megatron .bin/.idx format via mmap",
-            PARTS[2],
-            "用 GPT-2 分词器把语料写成 `.bin/.idx`，逐字节解析 `.idx` 并与常见的简化版对照，token 的 dtype；mmap "
-            "与 `np.fromfile` 的打开耗时、常驻内存和多进程共享；训练中覆盖数据文件的三种后果（改名、原地改写、"
-            "截断后 SIGBUS）；Megatron 在读数据时拼接切出的训练样本（EOD 处重置位置、损失掩码）与 BFD 打包对比；"
-            "分片写入再合并",
-            ("packing.megatron", "packing.mmap_demo", "packing.gpt_samples", "pipeline"),
-            ("sample_explorer", "sequence_explorer")),
+    Chapter(
+        "00",
+        "00_intro",
+        "导读与环境自检",
+        "Introduction and environment check",
+        PARTS[0],
+        "cl100k 怎样切数字、为什么倒不过来一个词、同一句中文为什么更贵；课程路线、运行方式、"
+        "环境检查、第一个练习",
+        ("course",),
+        ("utf8_explorer",),
+    ),
+    Chapter(
+        "01",
+        "01_char_word_subword",
+        "字符、词与子词",
+        "Characters, words and subwords",
+        PARTS[1],
+        "《时间机器》的清洗与 `Vocab`，词表大小、序列长度、未登录词率和 Zipf 分布的实测对比",
+        ("tokenization.d2l", "tokenization.compare", "tokenization.measure"),
+        ("segmentation_explorer",),
+    ),
+    Chapter(
+        "02",
+        "02_bpe_step_by_step",
+        "BPE 逐步合并",
+        "BPE step by step",
+        PARTS[1],
+        "滑块逐步查看计数与合并、平局规则、按排名编码、`<unk>` 与打乱合并顺序的实验，从 `</w>` "
+        "到前导空格；"
+        "亲手写出 BPE 训练循环",
+        ("tokenization.bpe_toy",),
+        ("bpe_pair_rows", "bpe_steps", "bpe_trace_rows"),
+    ),
+    Chapter(
+        "03",
+        "03_chinese_corpora",
+        "中文语料",
+        "Chinese corpora",
+        PARTS[1],
+        "鲁迅小说的字符覆盖率、UTF-8 字节视角、GPT-2 正则对汉字的影响，与 sentencepiece、cl100k "
+        "的压缩率对比",
+        ("tokenization.characters", "tokenization.pretokenize", "tokenization.unigram"),
+        ("tokenizer_comparison",),
+    ),
+    Chapter(
+        "04",
+        "04_vocab_size",
+        "词表大小",
+        "Vocabulary size",
+        PARTS[1],
+        "词表 = 初始符号 + 合并次数的直线及其失效处；英文与中文的压缩率随词表增大的边际收益，"
+        "留出文本上的词表"
+        "利用率与罕见 token（含 cl100k），领域错配，词嵌入参数量与显存，"
+        "常被引用的“嵌入占比”表的复核",
+        ("tokenization.vocab_size",),
+        ("vocab_size_explorer",),
+    ),
+    Chapter(
+        "05",
+        "05_byte_level_bpe",
+        "字节级 BPE（GPT 的做法）",
+        "Byte-level BPE as GPT does it",
+        PARTS[1],
+        "为什么从字节出发，GPT-2 / GPT-4 / nanochat 三种预切分与数字分组，Unicode "
+        "版本差异（U+0C5C），特殊 "
+        "token 的约定与对话渲染、监督掩码；动手写一个字节级 BPE，再装入 cl100k 的排名，得到与 "
+        "tiktoken 相同的 "
+        "id；清单与重放确定性，官方 GPT-2 文件",
+        ("tokenization.tokenizer", "tokenization.chat"),
+        ("pretokenize_explorer",),
+    ),
+    Chapter(
+        "06",
+        "06_fast_trainer",
+        "训练器为什么慢、怎样变快",
+        "Why a naive trainer is slow and how to make it fast",
+        PARTS[1],
+        "从逐次重数、预切分聚合、倒排索引增量更新到惰性堆，每一步在英文和中文上实测；"
+        "一次合并要改多少计数、"
+        "为什么中文不同；与 Hugging Face tokenizers 并排；亲手写一次增量更新",
+        ("tokenization.trainer", "tokenization.corpus", "tokenization.trainer_stages"),
+        ("merge_work_explorer", "merge_work_html"),
+    ),
+    Chapter(
+        "07",
+        "07_padding_masks",
+        "填充与掩码",
+        "Padding and masks",
+        PARTS[2],
+        "左右填充、`pad_to_multiple_of` 与截断，从长度而不是 pad id 建注意力掩码，-100 标签，因果 "
+        "+ 填充掩码"
+        "热图，忘了掩码时注意力算出了什么，分桶在真实长度分布上省下多少填充",
+        ("packing.batch", "packing.masks"),
+        ("batch_grid_html", "bucketing_explorer"),
+    ),
+    Chapter(
+        "08",
+        "08_packing",
+        "打包策略与利用率",
+        "Packing strategies and utilization",
+        PARTS[2],
+        "pad、greedy、concat_chunk、FFD、BFD、nanochat 的 best-fit crop 在 TinyStories、鲁迅段落、"
+        "Tatoeba 上"
+        "的利用率、填充与裁剪；检验“25% / 92% / 98%”之类的常见数字；按文档着色的打包控件；BFD "
+        "与逐行首次适配"
+        "的速度",
+        ("packing.strategies",),
+        ("packed_rows_html", "packing_explorer"),
+    ),
+    Chapter(
+        "09",
+        "09_document_masks",
+        "文档掩码",
+        "Document masks",
+        PARTS[2],
+        "一行打包数据的因果、填充与文档掩码热图，重新计数的 position ids，FlashAttention 的 "
+        "`cu_seqlens`，"
+        "numpy 注意力证明加了文档掩码后每篇文档的输出与单独计算相同，跨文档的标签与泄漏随行长的变化"
+        "",
+        ("packing.attention",),
+        ("document_mask_explorer",),
+    ),
+    Chapter(
+        "10",
+        "10_megatron_mmap",
+        "Megatron .bin/.idx 与 mmap",
+        "The Megatron .bin/.idx format via mmap",
+        PARTS[2],
+        "用 GPT-2 分词器把语料写成 `.bin/.idx`，逐字节解析 `.idx` 并与常见的简化版对照，token 的 "
+        "dtype；mmap "
+        "与 `np.fromfile` 的打开耗时、常驻内存和多进程共享；训练中覆盖数据文件的三种后果（改名、"
+        "原地改写、"
+        "截断后 SIGBUS）；Megatron 在读数据时拼接切出的训练样本（EOD 处重置位置、损失掩码）与 BFD "
+        "打包对比；"
+        "分片写入再合并",
+        ("packing.megatron", "packing.mmap_demo", "packing.gpt_samples", "pipeline"),
+        ("sample_explorer", "sequence_explorer"),
+    ),
 ]
 
 
 def readme_table() -> str:
-    """README's notebook table, one row per available chapter (`python -m tutorial_lib.course` prints it)."""
+    """README's notebook table, one row per available chapter (`python -m tutorial_lib.course`
+    prints it)."""
     rows = [f"| [`{c.stem}.ipynb`](notebooks/{c.stem}.ipynb) | {c.title}：{c.summary} |"
             for c in CHAPTERS if c.available]
     return "\n".join(["| 笔记本 | 内容 |", "|---|---|", *rows])
 
 
 def course_map() -> list[tuple[str, str, str, str, str]]:
-    """Rows (part, chapter, notebook, title, modules it teaches) of the course map notebook 00 shows."""
-    return [(c.part, c.number, f"{c.stem}.ipynb", f"{c.title}（{c.title_en}）", "、".join(c.modules))
-            for c in CHAPTERS]
+    """Rows (part, chapter, notebook, title, modules it teaches) of the course map notebook 00
+    shows."""
+    return [(c.part, c.number, f"{c.stem}.ipynb", f"{c.title}（{c.title_en}）",
+             "、".join(c.modules)) for c in CHAPTERS]
 
 
-PACKAGES = ["jupyterlab", "ipywidgets", "jupyterlab_widgets", "matplotlib", "numpy", "regex", "tqdm",
-            "tokenizers", "tiktoken", "sentencepiece"]
+PACKAGES = [
+    "jupyterlab",
+    "ipywidgets",
+    "jupyterlab_widgets",
+    "matplotlib",
+    "numpy",
+    "regex",
+    "tqdm",
+    "tokenizers",
+    "tiktoken",
+    "sentencepiece",
+]
 
 
 def package_versions() -> dict[str, str]:
@@ -125,7 +226,8 @@ def package_versions() -> dict[str, str]:
 
 
 def chinese_font_check() -> tuple[str, bool]:
-    """Set up Chinese plotting, draw one Chinese label off-screen, and report (font, no glyph missing)."""
+    """Set up Chinese plotting, draw one Chinese label off-screen, and report (font, no glyph
+    missing)."""
     import matplotlib.pyplot as plt
 
     from tutorial_lib.plotting import setup_chinese

@@ -1,8 +1,8 @@
 """The bundled files: where they are, what they are, and proof that they are the files we think.
 
-The corpora and GPT-2's tokenizer files are checked against the sha256 recorded in data/PROVENANCE.md
-when they are read, so a notebook never computes an "honest number" on a file that was edited or
-truncated by accident.
+The corpora and GPT-2's tokenizer files are checked against the sha256 recorded in
+data/PROVENANCE.md when they are read, so a notebook never computes an "honest number" on a file
+that was edited or truncated by accident.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from pathlib import Path
 
 from tutorial_lib._checks import check_choice, check_str
 
-DATA_DIR = Path(os.environ.get("TUTORIAL_DATA_DIR", Path(__file__).resolve().parent.parent / "data"))
+DATA_DIR = Path(
+    os.environ.get("TUTORIAL_DATA_DIR", Path(__file__).resolve().parent.parent / "data")
+)
 ENDOFTEXT = "<|endoftext|>"
 
 
@@ -51,28 +53,63 @@ _FLORES = {
 CORPORA: dict[str, Corpus] = {
     c.name: c
     for c in [
-        Corpus("timemachine", "timemachine.txt",
-               "8424dbd9532ac81f7e5f0b6add90e6952baea29158309d7d1bf3884f4e12c516", "en",
-               "Public domain (H. G. Wells, 1895)", "The Time Machine, the D2L copy"),
-        Corpus("tinystories", "tinystories_v2_sample.txt",
-               "e39dc862155e2ba77f77968bd04ff15555c0d42c0cf14dc23d2ace659abee8fe", "en",
-               "CDLA-Sharing-1.0 (Eldan & Li 2023)", "1,727 TinyStories V2 stories, <|endoftext|>-separated"),
-        Corpus("luxun", "zh_luxun_nahan_panghuang_gushixinbian.txt",
-               "a29830c841fabbcbfb505072d7fe8e3ccd97514827c0db79a3083f1374649967", "zh",
-               "Public domain (Lu Xun, d. 1936)", "鲁迅《呐喊》《彷徨》《故事新编》"),
-        Corpus("tatoeba_cmn", "zh_tatoeba_cmn_sentences.txt",
-               "4f64ff8c43c59287ebfb00c7d1a0c100714a2d5e4270154b82483faeed4ae45d", "zh",
-               "CC-BY 2.0 FR (Tatoeba.org)", "28,447 short Chinese sentences, one per line"),
-        Corpus("tatoeba_cmn_attribution", "zh_tatoeba_cmn_sentences.attribution.txt",
-               "742171ac9460fd7403f5c943a6e3c42ef135a06b4111bac25d4e24f9ea680d06", "en",
-               "CC-BY 2.0 FR (Tatoeba.org)", "per-sentence attribution for tatoeba_cmn"),
+        Corpus(
+            "timemachine",
+            "timemachine.txt",
+            "8424dbd9532ac81f7e5f0b6add90e6952baea29158309d7d1bf3884f4e12c516",
+            "en",
+            "Public domain (H. G. Wells, 1895)",
+            "The Time Machine, the D2L copy",
+        ),
+        Corpus(
+            "tinystories",
+            "tinystories_v2_sample.txt",
+            "e39dc862155e2ba77f77968bd04ff15555c0d42c0cf14dc23d2ace659abee8fe",
+            "en",
+            "CDLA-Sharing-1.0 (Eldan & Li 2023)",
+            "1,727 TinyStories V2 stories, <|endoftext|>-separated",
+        ),
+        Corpus(
+            "luxun",
+            "zh_luxun_nahan_panghuang_gushixinbian.txt",
+            "a29830c841fabbcbfb505072d7fe8e3ccd97514827c0db79a3083f1374649967",
+            "zh",
+            "Public domain (Lu Xun, d. 1936)",
+            "鲁迅《呐喊》《彷徨》《故事新编》",
+        ),
+        Corpus(
+            "tatoeba_cmn",
+            "zh_tatoeba_cmn_sentences.txt",
+            "4f64ff8c43c59287ebfb00c7d1a0c100714a2d5e4270154b82483faeed4ae45d",
+            "zh",
+            "CC-BY 2.0 FR (Tatoeba.org)",
+            "28,447 short Chinese sentences, one per line",
+        ),
+        Corpus(
+            "tatoeba_cmn_attribution",
+            "zh_tatoeba_cmn_sentences.attribution.txt",
+            "742171ac9460fd7403f5c943a6e3c42ef135a06b4111bac25d4e24f9ea680d06",
+            "en",
+            "CC-BY 2.0 FR (Tatoeba.org)",
+            "per-sentence attribution for tatoeba_cmn",
+        ),
     ]
-    + [Corpus(f"flores/{lang}", f"parallel/{lang}.txt", digest, lang, _FLORES_LICENSE,
-              f"FLORES-200 devtest, 1,012 aligned sentences ({lang})") for lang, digest in _FLORES.items()]
+    + [
+        Corpus(
+            f"flores/{lang}",
+            f"parallel/{lang}.txt",
+            digest,
+            lang,
+            _FLORES_LICENSE,
+            f"FLORES-200 devtest, 1,012 aligned sentences ({lang})",
+        )
+        for lang, digest in _FLORES.items()
+    ]
 }
 
 
-# OpenAI's GPT-2 tokenizer: token -> id, and the merges in rank order (Hugging Face calls them vocab.json and
+# OpenAI's GPT-2 tokenizer: token -> id, and the merges in rank order (Hugging Face calls them
+# vocab.json and
 # merges.txt). The digests are the ones tiktoken checks when it downloads them.
 GPT2_FILES = {
     "gpt2/encoder.json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
@@ -121,7 +158,9 @@ def _checked_bytes(path: Path, sha256: str, what: str) -> bytes:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise FileNotFoundError(f"{what} is missing: expected {path} (see data/PROVENANCE.md)") from None
+        raise FileNotFoundError(
+            f"{what} is missing: expected {path} (see data/PROVENANCE.md)"
+        ) from None
     digest = hashlib.sha256(data).hexdigest()
     if digest != sha256:
         raise ValueError(f"{what} at {path} was altered: sha256 {digest}, expected {sha256} "
@@ -152,7 +191,7 @@ def load_parallel(lang: str) -> list[str]:
 
 # Chinese names of the FLORES-200 languages bundled in data/parallel/, for chart labels.
 LANGUAGE_NAMES = {
-    "arb_Arab": "阿拉伯语", "deu_Latn": "德语", "eng_Latn": "英语", "fra_Latn": "法语", "hin_Deva": "印地语",
-    "jpn_Jpan": "日语", "kor_Hang": "韩语", "rus_Cyrl": "俄语", "spa_Latn": "西班牙语", "tha_Thai": "泰语",
-    "vie_Latn": "越南语", "zho_Hans": "简体中文",
+    "arb_Arab": "阿拉伯语", "deu_Latn": "德语", "eng_Latn": "英语", "fra_Latn": "法语",
+    "hin_Deva": "印地语", "jpn_Jpan": "日语", "kor_Hang": "韩语", "rus_Cyrl": "俄语",
+    "spa_Latn": "西班牙语", "tha_Thai": "泰语", "vie_Latn": "越南语", "zho_Hans": "简体中文",
 }

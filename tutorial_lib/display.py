@@ -1,11 +1,12 @@
 """How the course shows things: tables that keep Chinese columns aligned, and tokens you can read.
 
-HTML keeps Chinese columns aligned, which fixed-width printing cannot. Tokens are shown one way everywhere:
-`show_token` writes one token as text (spaces as ␣ so " love" and "love" differ, line breaks and tabs as
-\\n and \\t, bytes that are not a whole UTF-8 character as \\xNN), and `token_html` draws a whole
-segmentation as colored spans with each token's id on hover. Where a character is split over several
-byte tokens (a Han character in cl100k, say), those tokens are drawn as one group that shows the
-character itself, striped with the tokens' colors, so Chinese stays readable while the split stays visible.
+HTML keeps Chinese columns aligned, which fixed-width printing cannot. Tokens are shown one way
+everywhere: `show_token` writes one token as text (spaces as ␣ so " love" and "love" differ, line
+breaks and tabs as \\n and \\t, bytes that are not a whole UTF-8 character as \\xNN), and
+`token_html` draws a whole segmentation as colored spans with each token's id on hover. Where a
+character is split over several byte tokens (a Han character in cl100k, say), those tokens are drawn
+as one group that shows the character itself, striped with the tokens' colors, so Chinese stays
+readable while the split stays visible.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ _VISIBLE = str.maketrans({" ": "␣", "\n": "\\n", "\t": "\\t", "\r": "\\r"})
 def show_token(token: bytes | str) -> str:
     """A token as readable text: "␣love", "\\n", and "\\xe4\\xb8" for the first two bytes of 世.
 
-    Bytes decode with backslashreplace, so the valid part of a token stays text (b"a\\xe4" -> "a\\xe4").
+    Bytes decode with backslashreplace, so the valid part of a token stays text (b"a\\xe4" ->
+    "a\\xe4").
     """
     check_type(token, "token", (bytes, str), "bytes or str")
     if isinstance(token, bytes):
@@ -40,11 +42,12 @@ class Markup(str):
 
 
 def token_html(tokens: Sequence[bytes | str], ids: Sequence[int] | None = None) -> Markup:
-    """A segmentation as colored spans: one color per token, its id and bytes on hover, whitespace visible.
+    """A segmentation as colored spans: one color per token, its id and bytes on hover, whitespace
+    visible.
 
-    `tokens` are the tokens' bytes (or texts, for a character or word segmentation), `ids` their ids. Tokens
-    whose boundary falls inside a UTF-8 character are grouped: the group shows the character once, striped
-    with its tokens' colors, and its hover lists every token in it.
+    `tokens` are the tokens' bytes (or texts, for a character or word segmentation), `ids` their
+    ids. Tokens whose boundary falls inside a UTF-8 character are grouped: the group shows the
+    character once, striped with its tokens' colors, and its hover lists every token in it.
     """
     tokens = [check_type(t, f"tokens[{i}]", (bytes, str), "bytes or str")
               for i, t in enumerate(check_sequence(tokens, "tokens", "a list of bytes"))]
@@ -62,9 +65,12 @@ def token_html(tokens: Sequence[bytes | str], ids: Sequence[int] | None = None) 
                              for j, c in enumerate(colors))
             style = f"background:linear-gradient(90deg,{stops});outline:1px dashed #888"
             text = show_token(b"".join(tokens[k] for k in group))
-        spans.append(f'<span title="{html.escape(hover)}" style="{style};padding:1px 2px;margin:0 1px;'
-                     f'border-radius:3px;white-space:pre">{html.escape(text)}</span>')
-    # <wbr>: a line may break between two tokens (never inside one), so a long English run wraps like CJK does
+        spans.append(
+            f'<span title="{html.escape(hover)}" style="{style};padding:1px 2px;margin:0 1px;'
+            f'border-radius:3px;white-space:pre">{html.escape(text)}</span>'
+        )
+    # <wbr>: a line may break between two tokens (never inside one), so a long English run wraps
+    # like CJK does
     return Markup(f'<span style="line-height:1.9">{"<wbr>".join(spans)}</span>')
 
 
@@ -72,8 +78,8 @@ def segmentation_html(rows: Sequence[tuple[str, Sequence[bytes | str], Sequence[
                       first: str = "分词方式") -> str:
     """HTML table of several segmentations: name, token count, the colored tokens.
 
-    `rows` are (name, tokens, ids or None), as `compare.segment` and `compare.segmentations` give them;
-    `first` heads the name column (several texts cut by one tokenizer want "文本" there).
+    `rows` are (name, tokens, ids or None), as `compare.segment` and `compare.segmentations` give
+    them; `first` heads the name column (several texts cut by one tokenizer want "文本" there).
     """
     return html_table([first, "token 数", "切分结果（悬停看 id）"],
                       [(name, len(tokens), token_html(tokens, ids)) for name, tokens, ids in rows])
@@ -82,8 +88,8 @@ def segmentation_html(rows: Sequence[tuple[str, Sequence[bytes | str], Sequence[
 def guess(my_guess: object, measured: object, what: str) -> HTML:
     """The learner's prediction next to the measurement, for the cell right after a "先猜一猜".
 
-    A prediction only teaches if it is written down before the answer is seen, so the notebook asks for
-    `my_guess = ...` in its own cell and this shows both; `None` means no guess was written yet.
+    A prediction only teaches if it is written down before the answer is seen, so the notebook asks
+    for `my_guess = ...` in its own cell and this shows both; `None` means no guess was written yet.
     """
     check_type(what, "what", str, "a str")
     if my_guess is None:
@@ -92,8 +98,16 @@ def guess(my_guess: object, measured: object, what: str) -> HTML:
         verdict = f"你的猜测是实测值的 {my_guess / measured:.2g} 倍。"
     else:
         verdict = "猜中了。" if my_guess == measured else "和实测不同，想想差在哪里。"
-    return HTML(html_table(["", "值"], [(f"你的猜测（{what}）", "—" if my_guess is None else my_guess),
-                                        (f"实测（{what}）", measured)]) + f"<p>{html.escape(verdict)}</p>")
+    return HTML(
+        html_table(
+            ["", "值"],
+            [
+                (f"你的猜测（{what}）", "—" if my_guess is None else my_guess),
+                (f"实测（{what}）", measured),
+            ],
+        )
+        + f"<p>{html.escape(verdict)}</p>"
+    )
 
 
 def _is_number(value: object) -> bool:
@@ -103,8 +117,8 @@ def _is_number(value: object) -> bool:
 def _groups(tokens: list[bytes]) -> list[list[int]]:
     """Token indices grouped so that every group ends on a character boundary of the joined text.
 
-    A UTF-8 lead byte says how long its character is (0xxxxxxx: 1, 110xxxxx: 2, 1110xxxx: 3, 11110xxx: 4);
-    a token that leaves a character unfinished joins the next one's group.
+    A UTF-8 lead byte says how long its character is (0xxxxxxx: 1, 110xxxxx: 2, 1110xxxx: 3,
+    11110xxx: 4); a token that leaves a character unfinished joins the next one's group.
     """
     groups: list[list[int]] = []
     owed = 0  # continuation bytes the current character still needs
@@ -117,16 +131,27 @@ def _groups(tokens: list[bytes]) -> list[list[int]]:
             if owed and b & 0xC0 == 0x80:
                 owed -= 1
             else:
-                owed = 1 if b >> 5 == 0b110 else 2 if b >> 4 == 0b1110 else 3 if b >> 3 == 0b11110 else 0
+                owed = (
+                    1
+                    if b >> 5 == 0b110
+                    else 2
+                    if b >> 4 == 0b1110
+                    else 3
+                    if b >> 3 == 0b11110
+                    else 0
+                )
     return groups
 
 
 def _describe(token: bytes | str, token_id: int | None) -> str:
-    shown = show_token(token) if isinstance(token, str) else f"{show_token(token)} ({token.hex(' ')})"
+    shown = (
+        show_token(token) if isinstance(token, str) else f"{show_token(token)} ({token.hex(' ')})"
+    )
     return shown if token_id is None else f"id {token_id}: {shown}"
 
 
-_LEFT = 'style="text-align:left"'  # JupyterLab right-aligns table cells; text and tokens read better on the left
+# JupyterLab right-aligns table cells; text and tokens read better on the left
+_LEFT = 'style="text-align:left"'
 
 
 def _cell(value: object) -> str:
@@ -134,12 +159,19 @@ def _cell(value: object) -> str:
 
 
 def html_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A small HTML table, left-aligned; cells are escaped (so "<unk>" shows up as text) unless they are Markup."""
+    """A small HTML table, left-aligned; cells are escaped (so "<unk>" shows up as text) unless they
+    are Markup."""
     header, rows = check_sequence(header, "header"), check_sequence(rows, "rows")
     head = "".join(f"<th {_LEFT}>{html.escape(str(h))}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td {_LEFT}>{_cell(c)}</td>" for c in check_sequence(row, "rows item"))
-                   + "</tr>" for row in rows)
-    return f'<table style="margin-left:0"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    body = "".join(
+        "<tr>"
+        + "".join(f"<td {_LEFT}>{_cell(c)}</td>" for c in check_sequence(row, "rows item"))
+        + "</tr>"
+        for row in rows
+    )
+    return (
+        f'<table style="margin-left:0"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    )
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> HTML:

@@ -1,19 +1,20 @@
 """Classroom exercises: a notebook declares nothing but `check("key", my_function)`.
 
-`check` runs the learner's function on every case of the exercise, each under a time limit, and answers in
-Chinese with one verdict:
+`check` runs the learner's function on every case of the exercise, each under a time limit, and
+answers in Chinese with one verdict:
 
 - 通过: every case is right;
 - 未完成: the function is still the shipped stub (it raises NotImplementedError on every case);
-- 未通过: a wrong answer or an exception; the message shows the failing case with the shortest input, the
-  one a learner can most easily work through by hand;
+- 未通过: a wrong answer or an exception; the message shows the failing case with the shortest
+  input, the one a learner can most easily work through by hand;
 - 超时: a case ran past the time limit (most often an endless loop); the message names that case.
 
-Whatever the function returns or raises (a numpy array, a generator, an object whose == or repr raises),
-`check` answers and lets no traceback escape, so a notebook with unsolved exercises still runs clean. Hints
-come in two tiers: first the concept, then, after repeated failures of the same exercise in this session,
-the recipe. The cases live in one module per chapter (`course.Chapter.exercise_module`), mirroring `solutions/chNN.py` at the
-top of the repository, which holds the reference solutions outside the student notebooks.
+Whatever the function returns or raises (a numpy array, a generator, an object whose == or repr
+raises), `check` answers and lets no traceback escape, so a notebook with unsolved exercises still
+runs clean. Hints come in two tiers: first the concept, then, after repeated failures of the same
+exercise in this session, the recipe. The cases live in one module per chapter
+(`course.Chapter.exercise_module`), mirroring `solutions/chNN.py` at the top of the repository,
+which holds the reference solutions outside the student notebooks.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ from tutorial_lib import course
 from tutorial_lib._checks import check_callable, check_choice, check_number
 
 TIME_LIMIT = 3.0  # seconds per case: ample for any sensible solution, short enough to wait for
-RECIPE_AFTER = 3  # from this many failures of one exercise on, the hint gives the recipe, not only the concept
+# from this many failures of one exercise on, the hint gives the recipe, not only the concept
+RECIPE_AFTER = 3
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,8 @@ class Exercise:
     title: str
     concept: str  # first hint: the idea the exercise is about
     recipe: str  # later hint: the steps, for a learner the concept alone has not helped
-    make_cases: Callable[[], list[Case]]  # a function, so random cases are built with a fixed seed on demand
+    # a function, so random cases are built with a fixed seed on demand
+    make_cases: Callable[[], list[Case]]
 
     @property
     def function_name(self) -> str:
@@ -86,11 +89,12 @@ def register(exercise: Exercise) -> Exercise:
     return exercise
 
 
-# --- comparing and showing values ------------------------------------------------------------------------
+# --- comparing and showing values -----------------------------------------------------------------
 
 
 def _right_type(got: Any, expected: Any) -> bool:
-    """Any number but a bool for a number, a list or a tuple for either, else an instance of the expected type."""
+    """Any number but a bool for a number, a list or a tuple for either, else an instance of the
+    expected type."""
     if isinstance(expected, Number) and not isinstance(expected, bool):
         return issubclass(type(got), Number) and type(got) is not bool
     if isinstance(expected, (list, tuple)):
@@ -99,10 +103,11 @@ def _right_type(got: Any, expected: Any) -> bool:
 
 
 def same_value(got: Any, expected: Any) -> bool:
-    """Whether `got` is a right answer: the expected value, of an accepted type; floats up to rounding.
+    """Whether `got` is a right answer: the expected value, of an accepted type; floats up to
+    rounding.
 
-    The type check comes first so that `==` below is the built-in one: a numpy array compared with a list
-    gives an array of booleans, not an answer, and a one-element array would pass for a number.
+    The type check comes first so that `==` below is the built-in one: a numpy array compared with a
+    list gives an array of booleans, not an answer, and a one-element array would pass for a number.
     """
     if not _right_type(got, expected):
         return False
@@ -114,7 +119,8 @@ def same_value(got: Any, expected: Any) -> bool:
 
 
 class _Repr(reprlib.Repr):
-    """reprlib with room for an exercise's input, and no memory address or traceback from a learner's object."""
+    """reprlib with room for an exercise's input, and no memory address or traceback from a
+    learner's object."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -123,7 +129,8 @@ class _Repr(reprlib.Repr):
         self.maxdict = 10
 
     def repr_dict(self, obj: dict, level: int) -> str:
-        """A dict in its own order (reprlib sorts the keys): in a BPE corpus the word order decides ties."""
+        """A dict in its own order (reprlib sorts the keys): in a BPE corpus the word order decides
+        ties."""
         if not obj:
             return "{}"
         if level <= 0:
@@ -152,9 +159,11 @@ def show(value: Any) -> str:
 
 
 def input_size(args: tuple) -> int:
-    """How long a case's input is to read; cases are tried shortest first, so the first failure is the shortest.
+    """How long a case's input is to read; cases are tried shortest first, so the first failure is
+    the shortest.
 
-    Measured on the full repr (the cases' own values, all printable), not on the shortened one `show` gives.
+    Measured on the full repr (the cases' own values, all printable), not on the shortened one
+    `show` gives.
     """
     return len(repr(args))
 
@@ -167,39 +176,50 @@ def _type_note(got: Any, expected: Any) -> str:
         return ""
     wanted = type(expected).__name__
     if issubclass(type(got), Iterator):
-        return f"\n你返回的是 {type(got).__name__}（一个还没取值的迭代器），不是 {wanted}：用 list(...) 把元素取出来。"
+        return (f"\n你返回的是 {type(got).__name__}（一个还没取值的迭代器），不是 {wanted}："
+                "用 list(...) 把元素取出来。")
     if type(got).__name__ == "ndarray":
         return f"\n你返回的是 numpy 数组，期望 {wanted}：用 .tolist() 或 .item() 转成 Python 的值。"
     return f"\n类型不对：期望 {wanted}，你返回了 {type(got).__name__}。"
 
 
 def _error_text(err: BaseException, fn: Callable) -> str:
-    """"ValueError: message (你的代码第 N 行)", the line taken from the learner's own code where possible."""
+    """"ValueError: message (你的代码第 N 行)", the line taken from the learner's own code where
+    possible."""
     try:
         detail = str(err)
     except Exception:
         detail = ""
     text = f"{type(err).__name__}: {detail}" if detail else type(err).__name__
     filename = getattr(getattr(fn, "__code__", None), "co_filename", None)
-    lines = [frame.lineno for frame in traceback.extract_tb(err.__traceback__) if frame.filename == filename]
+    lines = [
+        frame.lineno
+        for frame in traceback.extract_tb(err.__traceback__)
+        if frame.filename == filename
+    ]
     return text + (f"（你的代码第 {lines[-1]} 行）" if lines else "")
 
 
-# --- running one case under a time limit -----------------------------------------------------------------
+# --- running one case under a time limit ----------------------------------------------------------
 
 
 class _TimedOut(BaseException):
-    """Raised into a case that ran too long; a BaseException, so a learner's `except Exception` lets it by."""
+    """Raised into a case that ran too long; a BaseException, so a learner's `except Exception` lets
+    it by."""
 
 
 def _call_with_limit(func: Callable[[], Any], seconds: float) -> Any:
     """func(), or _TimedOut after `seconds`.
 
-    In the main thread on Unix (where Jupyter runs a cell) a SIGALRM interrupts the stuck code itself, and a
-    timer set by someone else is put back afterwards. Elsewhere func runs in a daemon thread that we stop
-    waiting for: Python cannot kill a thread, so a stuck one keeps running until the kernel restarts.
+    In the main thread on Unix (where Jupyter runs a cell) a SIGALRM interrupts the stuck code
+    itself, and a timer set by someone else is put back afterwards. Elsewhere func runs in a daemon
+    thread that we stop waiting for: Python cannot kill a thread, so a stuck one keeps running until
+    the kernel restarts.
     """
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+    if (
+        not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
         return _call_in_thread(func, seconds)
 
     def on_alarm(signum: int, frame: Any) -> None:
@@ -212,8 +232,11 @@ def _call_with_limit(func: Callable[[], Any], seconds: float) -> Any:
     finally:
         try:
             signal.setitimer(signal.ITIMER_REAL, 0)
-        finally:  # even when the alarm comes just as func returns, the handler and the outer timer go back
-            signal.signal(signal.SIGALRM, signal.SIG_DFL if previous_handler is None else previous_handler)
+        # even when the alarm comes just as func returns, the handler and the outer timer go back
+        finally:
+            signal.signal(
+                signal.SIGALRM, signal.SIG_DFL if previous_handler is None else previous_handler
+            )
             if previous_timer[0] > 0:
                 signal.setitimer(signal.ITIMER_REAL, *previous_timer)
 
@@ -245,20 +268,24 @@ def _agrees(got: Any, expected: Any) -> bool:
 
 
 def _try_case(fn: Callable, case: Case, seconds: float) -> tuple[str, str]:
-    """Run one case: (outcome, what the learner should see), outcome one of ok, stub, wrong, timeout."""
+    """Run one case: (outcome, what the learner should see), outcome one of ok, stub, wrong,
+    timeout."""
     try:
         got = _call_with_limit(lambda: fn(*copy.deepcopy(case.args)), seconds)
         right = _call_with_limit(lambda: _agrees(got, case.expected), seconds)
     except _TimedOut:
         return "timeout", ""
     except Exception as err:  # the learner's bug: explained, never raised
-        return ("stub" if isinstance(err, NotImplementedError) else "wrong"), f"运行出错：{_error_text(err, fn)}"
+        return (
+            "stub" if isinstance(err, NotImplementedError) else "wrong"
+        ), f"运行出错：{_error_text(err, fn)}"
     if right:
         return "ok", ""
-    return "wrong", f"期望：{show(case.expected)}\n得到：{show(got)}{_type_note(got, case.expected)}"
+    note = _type_note(got, case.expected)
+    return "wrong", f"期望：{show(case.expected)}\n得到：{show(got)}{note}"
 
 
-# --- the verdict -----------------------------------------------------------------------------------------
+# --- the verdict ----------------------------------------------------------------------------------
 
 
 def _hint(exercise: Exercise) -> str:
@@ -275,15 +302,22 @@ def _call_text(exercise: Exercise, case: Case) -> str:
 
 def _failed(exercise: Exercise, verdict: str, headline: str, case: Case, detail: str) -> Feedback:
     FAILURES[exercise.key] += 1
-    lines = [f"{verdict}：{exercise.title} —— {headline}", _call_text(exercise, case), detail, _hint(exercise)]
+    lines = [
+        f"{verdict}：{exercise.title} —— {headline}",
+        _call_text(exercise, case),
+        detail,
+        _hint(exercise),
+    ]
     return Feedback(verdict, "\n".join(line for line in lines if line))
 
 
 def check(key: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Feedback:
-    """Run `fn` on every case of exercise `key`, shortest input first, and explain the verdict in Chinese.
+    """Run `fn` on every case of exercise `key`, shortest input first, and explain the verdict in
+    Chinese.
 
-    Every case runs, so the message can say how many fail and show the shortest failing one; a case that
-    runs past `time_limit` seconds ends the check at once with 超时, since the later, longer ones would hang too.
+    Every case runs, so the message can say how many fail and show the shortest failing one; a case
+    that runs past `time_limit` seconds ends the check at once with 超时, since the later, longer
+    ones would hang too.
     """
     exercise = REGISTRY[check_choice(key, "key", sorted(REGISTRY))]
     check_callable(fn, "fn", "the function you wrote")
@@ -294,19 +328,23 @@ def check(key: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Feedback
     for number, case in enumerate(cases, start=1):
         outcome, detail = _try_case(fn, case, seconds)
         if outcome == "timeout":
-            return _failed(exercise, "超时", f"第 {number}/{len(cases)} 个用例运行了 {seconds:g} 秒还没结束，"
-                                           "可能是死循环（比如循环里的下标或条件一直没变）。", case, "")
+            return _failed(exercise, "超时",
+                           f"第 {number}/{len(cases)} 个用例运行了 {seconds:g} 秒还没结束，"
+                           "可能是死循环（比如循环里的下标或条件一直没变）。", case, "")
         stubs += outcome == "stub"
         if outcome != "ok":
             failures.append((case, detail))
     if stubs == len(cases):
-        return Feedback("未完成", f"未完成：{exercise.title} —— 把函数体里的 raise NotImplementedError 换成你的实现。")
+        return Feedback("未完成", f"未完成：{exercise.title} —— "
+                                  "把函数体里的 raise NotImplementedError 换成你的实现。")
     if not failures:
         return Feedback("通过", f"通过 ✓ {exercise.title}（{len(cases)} 个用例全部正确）")
     case, detail = failures[0]
-    return _failed(exercise, "未通过", f"{len(failures)}/{len(cases)} 个用例不对，这是输入最短的一个：", case, detail)
+    return _failed(exercise, "未通过",
+                   f"{len(failures)}/{len(cases)} 个用例不对，这是输入最短的一个：", case, detail)
 
 
-# Each chapter's cases register themselves when its module is imported; the course map says which exist.
+# Each chapter's cases register themselves when its module is imported; the course map says which
+# exist.
 for _chapter in course.CHAPTERS:
     importlib.import_module(_chapter.exercise_module)

@@ -80,7 +80,8 @@ def _cut_cases() -> list[Case]:
 register(Exercise(
     key="03.chars_for_coverage",
     title="练习 1：多少个不同的字覆盖文本的给定比例",
-    concept="比例是相对“文本里的字数（含重复）”，不是相对“不同的字有多少种”：最常用的几个字就能覆盖文本的一大块。",
+    concept="比例是相对“文本里的字数（含重复）”，不是相对“不同的字有多少种”："
+            "最常用的几个字就能覆盖文本的一大块。",
     recipe="先数每个字出现的次数（Counter），按次数从多到少排序，再一个个累加，"
            "直到累计次数 / 总字数 >= fraction，返回用到的字数。",
     make_cases=_coverage_cases,

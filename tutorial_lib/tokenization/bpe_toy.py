@@ -44,7 +44,8 @@ class MergeStep:
 
     @property
     def tied(self) -> list[Pair]:
-        """The pairs that shared the top count, in first-met order: what the tie-break chose among."""
+        """The pairs that shared the top count, in first-met order: what the tie-break chose
+        among."""
         return tied(self.pair_counts)
 
     def ranked(self) -> list[tuple[Pair, int, int]]:

@@ -1,17 +1,18 @@
 """How a Unigram model segments text: the best path through a lattice of pieces, found by Viterbi.
 
-A Unigram tokenizer (SentencePiece's default, Kudo 2018) has no merges. Each piece of its vocabulary has a
-log-probability, and the pieces of a segmentation are treated as independent, so a segmentation scores the
-sum of its pieces' log-probabilities. Encoding picks the segmentation with the highest score. All the ways to
-cut a text form a lattice (a graph whose nodes are the positions between characters and whose edges are the
-pieces that fit there); a line of n characters can have up to 2**(n-1) paths through it, but dynamic
-programming finds the best one in one left-to-right pass: the best path to position i is the best path to
-some earlier position j plus the one piece text[j:i].
+A Unigram tokenizer (SentencePiece's default, Kudo 2018) has no merges. Each piece of its vocabulary
+has a log-probability, and the pieces of a segmentation are treated as independent, so a
+segmentation scores the sum of its pieces' log-probabilities. Encoding picks the segmentation with
+the highest score. All the ways to cut a text form a lattice (a graph whose nodes are the positions
+between characters and whose edges are the pieces that fit there); a line of n characters can have
+up to 2**(n-1) paths through it, but dynamic programming finds the best one in one left-to-right
+pass: the best path to position i is the best path to some earlier position j plus the one piece
+text[j:i].
 
-`viterbi` does that pass, `lattice` and `viterbi_table` show what it looks at, `segmentations` lists every
-path of a short text (to check the pass by hand), `count_paths` says how many there are, and
-`sentencepiece_log_probs` reads the pieces and scores of a trained SentencePiece Unigram model so `viterbi`
-can be compared with it.
+`viterbi` does that pass, `lattice` and `viterbi_table` show what it looks at, `segmentations` lists
+every path of a short text (to check the pass by hand), `count_paths` says how many there are, and
+`sentencepiece_log_probs` reads the pieces and scores of a trained SentencePiece Unigram model so
+`viterbi` can be compared with it.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ class Edge:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One way to reach a position: the best path to `start`, then `piece`; `score` is their total."""
+    """One way to reach a position: the best path to `start`, then `piece`; `score` is their
+    total."""
 
     start: int
     piece: str
@@ -47,11 +49,12 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Step:
-    """The best path that ends at position `end` (after `end` characters): its score and its last piece.
+    """The best path that ends at position `end` (after `end` characters): its score and its last
+    piece.
 
     The piece starts at `start`; following `start` back step by step rebuilds the whole best path.
-    `candidates` (filled by `viterbi_table`) are all the ways Viterbi compared to get here, in the order
-    it met them.
+    `candidates` (filled by `viterbi_table`) are all the ways Viterbi compared to get here, in the
+    order it met them.
     """
 
     end: int
@@ -64,8 +67,8 @@ class Step:
 def _add(score: float, log_prob: float) -> float:
     """score + log_prob in single precision (float32), the way SentencePiece adds scores.
 
-    Two paths whose exact totals are equal, such as 哈 + 哈哈 and 哈哈 + 哈, can differ in the last bit once
-    rounded; adding with SentencePiece's precision makes the same one win here as there.
+    Two paths whose exact totals are equal, such as 哈 + 哈哈 and 哈哈 + 哈, can differ in the last
+    bit once rounded; adding with SentencePiece's precision makes the same one win here as there.
     """
     return float(np.float32(score) + np.float32(log_prob))
 
@@ -94,25 +97,28 @@ def _edges(text: str, log_probs: dict[str, float]) -> list[Edge]:
 
 
 def lattice(text: str, log_probs: dict[str, float]) -> list[Edge]:
-    """Every piece of `log_probs` that occurs in `text`, with where it starts and ends, sorted by (start, end).
+    """Every piece of `log_probs` that occurs in `text`, with where it starts and ends, sorted by
+    (start, end).
 
-    These are all the edges a segmentation can be made of; each path from position 0 to len(text) is one
-    segmentation.
+    These are all the edges a segmentation can be made of; each path from position 0 to len(text) is
+    one segmentation.
     """
     text, log_probs = _check_inputs(text, log_probs)
     return _edges(text, log_probs)
 
 
 def _best_steps(text: str, log_probs: dict[str, float], trace: bool = False) -> list[Step | None]:
-    """best[i] = the best path ending at position i (None if no path gets there); best[0] is the empty path.
+    """best[i] = the best path ending at position i (None if no path gets there); best[0] is the
+    empty path.
 
-    Starts are tried left to right and a later candidate must score strictly higher to replace an earlier
-    one, as in SentencePiece: on a tie the last piece that starts earliest (the longest one) wins.
-    With `trace`, each step also lists the candidates it was chosen from.
+    Starts are tried left to right and a later candidate must score strictly higher to replace an
+    earlier one, as in SentencePiece: on a tie the last piece that starts earliest (the longest one)
+    wins. With `trace`, each step also lists the candidates it was chosen from.
     """
     best: list[Step | None] = [Step(0, 0.0, "", 0)] + [None] * len(text)
     candidates: list[list[Candidate]] = [[] for _ in best]
-    for edge in _edges(text, log_probs):  # sorted by start, so best[edge.start] is final when it is used
+    # sorted by start, so best[edge.start] is final when it is used
+    for edge in _edges(text, log_probs):
         before = best[edge.start]
         if before is None:
             continue
@@ -133,20 +139,24 @@ def _best_steps(text: str, log_probs: dict[str, float], trace: bool = False) -> 
 
 
 def viterbi_table(text: str, log_probs: dict[str, float]) -> list[Step]:
-    """The Viterbi pass written out: for each position 1..len(text) that some path reaches, its best path.
+    """The Viterbi pass written out: for each position 1..len(text) that some path reaches, its best
+    path.
 
-    A notebook shows this as a table: row i lists the candidates (best path to an earlier position j plus the
-    piece text[j:i]) and keeps the highest, so each row only looks back at rows already filled in.
+    A notebook shows this as a table: row i lists the candidates (best path to an earlier position j
+    plus the piece text[j:i]) and keeps the highest, so each row only looks back at rows already
+    filled in.
     """
     text, log_probs = _check_inputs(text, log_probs)
     return [step for step in _best_steps(text, log_probs, trace=True)[1:] if step is not None]
 
 
 def viterbi(text: str, log_probs: dict[str, float]) -> tuple[list[str], float]:
-    """(pieces, score): the segmentation of `text` with the highest total log-probability, and that total.
+    """(pieces, score): the segmentation of `text` with the highest total log-probability, and that
+    total.
 
-    `log_probs` maps each piece to its log-probability (a finite number <= 0). Raises ValueError if some
-    character cannot be covered by any piece (a real model adds <unk> or byte pieces for that case).
+    `log_probs` maps each piece to its log-probability (a finite number <= 0). Raises ValueError if
+    some character cannot be covered by any piece (a real model adds <unk> or byte pieces for that
+    case).
     """
     text, log_probs = _check_inputs(text, log_probs)
     best = _best_steps(text, log_probs)
@@ -158,11 +168,14 @@ def viterbi(text: str, log_probs: dict[str, float]) -> tuple[list[str], float]:
     return pieces[::-1], best[-1].score
 
 
-def segmentations(text: str, log_probs: dict[str, float], limit: int = 1000) -> list[tuple[list[str], float]]:
-    """Every segmentation of `text` into pieces of `log_probs` with its score, best first (ties in path order).
+def segmentations(
+    text: str, log_probs: dict[str, float], limit: int = 1000
+) -> list[tuple[list[str], float]]:
+    """Every segmentation of `text` into pieces of `log_probs` with its score, best first (ties in
+    path order).
 
-    This is the brute force that Viterbi avoids: the count grows exponentially with the length of the text,
-    so more than `limit` paths is a ValueError rather than a long wait.
+    This is the brute force that Viterbi avoids: the count grows exponentially with the length of
+    the text, so more than `limit` paths is a ValueError rather than a long wait.
     """
     text, log_probs = _check_inputs(text, log_probs)
     check_int(limit, "limit", low=1)
@@ -174,7 +187,9 @@ def segmentations(text: str, log_probs: dict[str, float], limit: int = 1000) -> 
     def walk(position: int, pieces: list[str], score: float) -> None:
         if position == len(text):
             if len(paths) == limit:
-                raise ValueError(f"text has more than limit={limit} segmentations; use viterbi for long texts")
+                raise ValueError(
+                    f"text has more than limit={limit} segmentations; use viterbi for long texts"
+                )
             paths.append((pieces, score))
             return
         for edge in starting.get(position, []):
@@ -187,10 +202,12 @@ def segmentations(text: str, log_probs: dict[str, float], limit: int = 1000) -> 
 
 
 def count_paths(text: str, log_probs: dict[str, float]) -> int:
-    """How many segmentations of `text` the pieces of `log_probs` allow: the paths through the lattice.
+    """How many segmentations of `text` the pieces of `log_probs` allow: the paths through the
+    lattice.
 
-    Counted by the same left-to-right pass as Viterbi, with "add up" in place of "keep the best": the number
-    of paths to position i is the sum over the edges ending there of the paths to where they start.
+    Counted by the same left-to-right pass as Viterbi, with "add up" in place of "keep the best":
+    the number of paths to position i is the sum over the edges ending there of the paths to where
+    they start.
     """
     text, log_probs = _check_inputs(text, log_probs)
     paths = [1] + [0] * len(text)
@@ -200,13 +217,27 @@ def count_paths(text: str, log_probs: dict[str, float]) -> int:
 
 
 def sentencepiece_log_probs(processor: Any) -> dict[str, float]:
-    """{piece: score} for the normal pieces of a SentencePiece Unigram model, "▁" written as a space.
+    """{piece: score} for the normal pieces of a SentencePiece Unigram model, "▁" written as a
+    space.
 
-    A Unigram model's score is the piece's log-probability. Control pieces (<s>, </s>), <unk> and the
-    byte-fallback pieces (<0xE4>) are left out: SentencePiece's own Viterbi does not match them against text.
+    A Unigram model's score is the piece's log-probability. Control pieces (<s>, </s>), <unk> and
+    the byte-fallback pieces (<0xE4>) are left out: SentencePiece's own Viterbi does not match them
+    against text.
     """
-    check_has(processor, "processor", ("get_piece_size", "id_to_piece", "get_score", "is_control", "is_unknown",
-                                       "is_byte", "is_unused"), "a SentencePieceProcessor")
+    check_has(
+        processor,
+        "processor",
+        (
+            "get_piece_size",
+            "id_to_piece",
+            "get_score",
+            "is_control",
+            "is_unknown",
+            "is_byte",
+            "is_unused",
+        ),
+        "a SentencePieceProcessor",
+    )
     return {processor.id_to_piece(i).replace(SP_UNDERLINE, " "): processor.get_score(i)
             for i in range(processor.get_piece_size())
             if not (processor.is_control(i) or processor.is_unknown(i) or processor.is_byte(i)

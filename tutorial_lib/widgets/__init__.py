@@ -1,13 +1,13 @@
 """The sliders, text boxes and dropdowns of the notebooks, built on one helper, `live`.
 
-A widget is some controls and one view: `live(render, *controls)` shows `render(*values)` and redraws it
-whenever a control changes. `render` only calls library functions and lays their results out as HTML;
-the computing happens in the library, where the tests can reach it.
+A widget is some controls and one view: `live(render, *controls)` shows `render(*values)` and
+redraws it whenever a control changes. `render` only calls library functions and lays their results
+out as HTML; the computing happens in the library, where the tests can reach it.
 
 Results are written into an HTML widget (not printed into an Output widget), so the stored notebook
-output is the same in JupyterLab, under `make notebooks` and under nbval. A value the library refuses
-(say, a lone surrogate pasted into a text box) shows its error message in place of the result: the
-widget keeps working.
+output is the same in JupyterLab, under `make notebooks` and under nbval. A value the library
+refuses (say, a lone surrogate pasted into a text box) shows its error message in place of the
+result: the widget keeps working.
 
 The widgets of one half live beside this module: `widgets.tokenization` (chapters 00-06) and
 `widgets.packing` (chapters 07-10).
@@ -20,13 +20,15 @@ from typing import Callable
 
 import ipywidgets as w
 
-# JupyterLab styles tables in ordinary cell outputs but not inside a widget's HTML, where the columns would
+# JupyterLab styles tables in ordinary cell outputs but not inside a widget's HTML, where the
+# columns would
 # run together; this class gives them the same look, aligned left like the controls above them.
 _STYLED = '<div class="jp-RenderedHTMLCommon" style="padding-left:0">{}</div>'
 
 
 def live(render: Callable[..., str], *controls: w.ValueWidget) -> w.HTML:
-    """An HTML view of `render(*values)`, the values of `controls` in order, redrawn when any changes."""
+    """An HTML view of `render(*values)`, the values of `controls` in order, redrawn when any
+    changes."""
     view = w.HTML()
 
     def redraw(_change: object = None) -> None:
@@ -39,7 +41,8 @@ def live(render: Callable[..., str], *controls: w.ValueWidget) -> w.HTML:
 
 
 def rendered(render: Callable[..., str], *values: object) -> str:
-    """`render(*values)` styled for a widget, or the library's error message where the result would be."""
+    """`render(*values)` styled for a widget, or the library's error message where the result would
+    be."""
     try:
         return _STYLED.format(render(*values))
     except (TypeError, ValueError) as e:
