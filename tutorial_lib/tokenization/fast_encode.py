@@ -26,7 +26,7 @@ from typing import Any
 
 CACHE_SIZE = 1 << 16  # pre-tokens whose ids are remembered: English repeats a few thousand
 CACHED_CHARS = 16  # only pre-tokens up to this length are remembered: bounds the cache in bytes
-HEAP_ABOVE = 16  # longer pieces (in bytes) merge with the heap, faster than the scan there
+HEAP_ABOVE = 16  # longer pieces (bytes) merge with the heap; bench_bpe.py times both loops
 _NO_MERGE = 1 << 62  # the "rank" of a pair that is not a merge: above every real rank, still an int
 
 Ranks = dict[tuple[int, int], int]
