@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib.packing.batch import (IGNORE_INDEX, Batch, Batching, PaddedBatch, bucketed_batches, labels,
+from tutorial_lib.packing.batch import (BATCHINGS, IGNORE_INDEX, Batch, Batching, PaddedBatch, batches_by,
+                                        bucketed_batches, labels,
                                         next_token_labels, ordered_batches, pad, padded_batches, padding_share,
                                         random_batches, sorted_batches)
 from tutorial_lib.packing.masks import PAD, doc_ids_from_lengths, padded_doc_ids
@@ -257,6 +258,16 @@ def test_batchings_are_deterministic_for_a_seed():
     assert random_batches(lengths, 4, seed=3) == random_batches(lengths, 4, seed=3)
     assert bucketed_batches(lengths, 4, 8, seed=3) == bucketed_batches(lengths, 4, 8, seed=3)
     assert random_batches(lengths, 4, seed=3) != random_batches(lengths, 4, seed=4)
+
+
+def test_batches_by_name_are_the_batchings_of_those_names():
+    lengths = [5, 40, 3, 38, 7, 36, 2, 34] * 3
+    assert batches_by("random", lengths, 4, 8) == random_batches(lengths, 4)
+    assert batches_by("bucketed", lengths, 4, 8) == bucketed_batches(lengths, 4, 8)
+    assert batches_by("sorted", lengths, 4, 8) == sorted_batches(lengths, 4)
+    assert BATCHINGS == ("random", "bucketed", "sorted")
+    with pytest.raises(ValueError, match="how"):
+        batches_by("shuffled", lengths, 4, 8)
 
 
 @given(st.lists(st.integers(0, 60), max_size=40), st.integers(1, 9), st.integers(1, 20), st.integers(0, 3))

@@ -227,6 +227,19 @@ def bucketed_batches(lengths: Sequence[int], batch_size: int, bucket_width: int,
     return _batching(lengths, batches)
 
 
+BATCHINGS = ("random", "bucketed", "sorted")  # the batchings chapter 07 compares, by name
+
+
+def batches_by(how: str, lengths: Sequence[int], batch_size: int, bucket_width: int) -> Batching:
+    """The batching named `how` (one of BATCHINGS); `bucket_width` is used by "bucketed" only."""
+    check_choice(how, "how", BATCHINGS)
+    if how == "random":
+        return random_batches(lengths, batch_size)
+    if how == "bucketed":
+        return bucketed_batches(lengths, batch_size, bucket_width)
+    return sorted_batches(lengths, batch_size)
+
+
 def padded_batches(lengths: Sequence[int], batching: Batching) -> list[PaddedBatch]:
     """Every batch of `batching` on its own: the width it is padded to and its share of padding."""
     lengths = check_int_list(lengths, "lengths", low=0)

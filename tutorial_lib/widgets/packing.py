@@ -19,17 +19,9 @@ from tutorial_lib.tokenization.tokenizer import Tokenizer
 from tutorial_lib.widgets import live
 
 BATCH_COLORS = palette.DOCUMENTS[:2]  # real tokens of alternate batches
-BATCHINGS = {"随机分批": "random", "按长度分桶": "bucketed", "全局排序": "sorted"}
+BATCHINGS = dict(zip(("随机分批", "按长度分桶", "全局排序"), batch.BATCHINGS))
 MASK_KINDS = {"因果": "causal", "因果+填充": "causal_padding", "文档掩码": "document"}
 _BAR = "display:inline-block;height:5px;width:{}px;background:{}"
-
-
-def _batching(lengths: list[int], how: str, batch_size: int, bucket_width: int) -> batch.Batching:
-    if how == "random":
-        return batch.random_batches(lengths, batch_size)
-    if how == "bucketed":
-        return batch.bucketed_batches(lengths, batch_size, bucket_width)
-    return batch.sorted_batches(lengths, batch_size)
 
 
 def batch_grid_html(lengths: list[int], batching: batch.Batching, *, max_batches: int = 4,
@@ -73,9 +65,10 @@ def bucketing_explorer(lengths_by_corpus: dict[str, list[int]], *, batch_size: i
 
     def render(name: str, chosen: str, batch_size: int, bucket_width: int) -> str:
         lengths = corpora[name]
-        shares = [(label, f"{_batching(lengths, key, batch_size, bucket_width).padding_share:.1%}")
-                  for label, key in BATCHINGS.items()]
-        shown = _batching(lengths, BATCHINGS[chosen], batch_size, bucket_width)
+        runs = {label: batch.batches_by(how, lengths, batch_size, bucket_width)
+                for label, how in BATCHINGS.items()}
+        shares = [(label, f"{run.padding_share:.1%}") for label, run in runs.items()]
+        shown = runs[chosen]
         return (html_table(["分批方式", "整个语料的填充比例"], shares)
                 + f"<p>{html.escape(chosen)}的前几批（灰色是填充）：</p>"
                 + batch_grid_html(lengths, shown))
