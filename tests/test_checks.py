@@ -1,6 +1,7 @@
 """The shared argument checks: lists of finite numbers, sequences of one length, non-empty dicts,
-rows of int ids."""
+rows of int ids held to the int64 range, unordered containers, regular files."""
 
+import os
 from collections import Counter
 
 import numpy as np
@@ -8,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib._checks import check_int_rows, check_non_empty_dict, check_number_list, check_same_length
+from tutorial_lib._checks import (INT64_MAX, check_int_list, check_int_rows, check_non_empty_dict,
+                                  check_number_list, check_regular_file, check_same_length)
 
 
 def test_number_list_gives_floats_and_takes_arrays():
@@ -103,3 +105,55 @@ def test_int_rows_refused(value, kwargs, error, words):
     with pytest.raises(error) as info:
         check_int_rows(value, "ids", **kwargs)
     assert words in str(info.value)
+
+
+INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+@given(st.sampled_from(INT_DTYPES), st.integers(-(2**64), 2**65), st.integers(0, 2))
+def test_int_checks_hold_every_value_to_the_int64_range(dtype, value, low):
+    """Python ints and every numpy integer dtype: a value inside [low, 2**63 - 1] comes back
+    unchanged, one outside is a ValueError stating the range, never an overflow or a wrap."""
+    info = np.iinfo(dtype)
+    inside = low <= value <= INT64_MAX
+    if info.min <= value <= info.max:
+        array = np.array([value], dtype=dtype)
+        for given_ids in (array, [value], [dtype(value)]):
+            if inside:
+                assert check_int_rows(given_ids, "ids", low=low).tolist() == [value]
+                assert check_int_list(given_ids, "ids", low=low) == [value]
+            else:
+                with pytest.raises(ValueError, match=r"ids(\[0\])? must (be an int|hold ints)"):
+                    check_int_rows(given_ids, "ids", low=low)
+    if value > INT64_MAX:
+        with pytest.raises(ValueError, match=r"in \[\d+, 2\*\*63 - 1\]"):
+            check_int_list([value], "ids", low=low)
+
+
+@pytest.mark.parametrize("value", [{5, 6}, frozenset({1}), {"low": 5}, {"a": 1}.keys()])
+def test_unordered_containers_are_not_sequences_of_ids(value):
+    """A set drops repeats and has no order, a dict gives its keys: refused, never read."""
+    for check in (check_int_list, check_int_rows):
+        with pytest.raises(TypeError, match="ids must be a list"):
+            check(value, "ids")
+    with pytest.raises(TypeError, match=r"ids\[0\] must be an int"):
+        check_int_rows([value], "ids")
+
+
+def test_regular_file_refuses_what_would_block_or_never_end(tmp_path):
+    text = tmp_path / "t.txt"
+    text.write_text("x")
+    link = tmp_path / "link"
+    link.symlink_to(text)
+    assert check_regular_file(link, "tokenizer") == link
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    for path, words in [(tmp_path, "is a directory"), (fifo, "is a FIFO"),
+                        ("/dev/zero", "is a character device"), (loop, "cannot be looked up"),
+                        (text / "x", "cannot be looked up")]:
+        with pytest.raises(ValueError, match=f"tokenizer must be a .*{words}"):
+            check_regular_file(path, "tokenizer")
+    with pytest.raises(FileNotFoundError, match="tokenizer: no such file"):
+        check_regular_file(tmp_path / "missing", "tokenizer")

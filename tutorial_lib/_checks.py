@@ -11,13 +11,19 @@ from __future__ import annotations
 import math
 import operator
 import os
-from collections.abc import Callable, Iterable, Sequence
+import stat
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
 
 T = TypeVar("T")
+
+# The range of an int64, numpy's default integer: every id, length and count that goes into an array
+# is held to it, so a value beyond it is refused here instead of overflowing (a Python int) or
+# wrapping (a uint64) somewhere inside numpy.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def describe(value: object, limit: int = 60) -> str:
@@ -78,14 +84,25 @@ def check_bool(value: object, name: str) -> bool:
 
 
 def check_int(value: object, name: str, *, low: int | None = None, high: int | None = None) -> int:
-    """An int (a numpy integer is fine, a bool or a float is not) with low <= value <= high."""
-    allowed = _range_text("an int", low, high)
+    """An int (a numpy integer is fine, a bool or a float is not) with low <= value <= high.
+
+    The message leaves out an int64 bound (the default of the list checks) unless the value is
+    beyond it: "must be an int >= 0, got -1", but "must be an int in [0, 2**63 - 1], got 2**64".
+    """
     if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise _type_error(value, name, allowed)
+        raise _type_error(value, name, _int_range_text("an int", low, high, 0))
     value = operator.index(value)
     if (low is not None and value < low) or (high is not None and value > high):
-        raise _value_error(value, name, allowed)
+        raise _value_error(value, name, _int_range_text("an int", low, high, value))
     return value
+
+
+def _int_range_text(kind: str, low: int | None, high: int | None, value: int) -> str:
+    """The allowed range for `value`'s message, int64 bounds shown only when `value` is beyond
+    them."""
+    if INT64_MIN <= value <= INT64_MAX:
+        low, high = (None if b in (INT64_MIN, INT64_MAX) else b for b in (low, high))
+    return _range_text(kind, low, high)
 
 
 def check_number(value: object, name: str, *, low: float | None = None, high: float | None = None,
@@ -110,6 +127,7 @@ def check_number(value: object, name: str, *, low: float | None = None, high: fl
 
 def _range_text(kind: str, low: float | None, high: float | None, low_open: bool = False,
                 high_open: bool = False) -> str:
+    low, high = _bound_text(low), _bound_text(high)
     if low is not None and high is not None:
         return f"{kind} in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
     if low is not None:
@@ -117,6 +135,11 @@ def _range_text(kind: str, low: float | None, high: float | None, low_open: bool
     if high is not None:
         return f"{kind} {'<' if high_open else '<='} {high}"
     return kind
+
+
+def _bound_text(bound: float | None) -> float | str | None:
+    """INT64_MAX and INT64_MIN read better as powers of two than as 19 digits."""
+    return {INT64_MAX: "2**63 - 1", INT64_MIN: "-2**63"}.get(bound, bound)
 
 
 def check_choice(value: T, name: str, choices: Iterable[T]) -> T:
@@ -165,11 +188,22 @@ def check_sequence(value: object, name: str, allowed: str = "a list") -> list:
     return list(value)
 
 
-def check_iterable(value: object, name: str, allowed: str = "a list") -> Iterable:
+def check_iterable(value: object, name: str, allowed: str = "a list", *,
+                   ordered: bool = False) -> Iterable:
     """An iterable that is not a str or bytes (each of those is one value: iterating it gives its
-    characters)."""
+    characters).
+
+    `ordered` also refuses a set and a dict (or a dict's keys): a set has no order and drops
+    repeats, a dict gives its keys and not its values, so token ids or lengths read from either
+    would be silently wrong.
+    """
     if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, Iterable):
         raise _type_error(value, name, allowed)
+    if ordered and isinstance(value, (Set, Mapping)):
+        kind = "a dict" if isinstance(value, Mapping) else "a set, which has no order and keeps " \
+                                                            "no repeats"
+        raise TypeError(f"{name} must be {allowed} in order, got {kind}: {describe(value)}; pass a "
+                        "list")
     return value
 
 
@@ -183,49 +217,66 @@ def check_str_list(value: object, name: str, *, non_empty: bool = False) -> list
     return items
 
 
-def check_int_list(value: object, name: str, *, low: int | None = None) -> list[int]:
-    """A flat sequence of ints (a 1-D numpy integer array is fine) as a list of Python ints.
+def check_int_list(value: object, name: str, *, low: int = INT64_MIN,
+                   high: int = INT64_MAX) -> list[int]:
+    """A flat sequence of ints (a 1-D numpy integer array is fine) as a list of Python ints, each
+    in [low, high] (by default the int64 range, so that the list fits an int64 array).
 
     Bools, floats and nested sequences are refused: a 2-D array passed where one row is expected
     would otherwise be read row by row and fail much later, or not at all.
     """
+    if isinstance(value, np.ndarray):
+        _check_array_range(value, name, low, high)
     return [
-        check_int(item, f"{name}[{i}]", low=low)
+        check_int(item, f"{name}[{i}]", low=low, high=high)
         for i, item in enumerate(_flat(value, name, "a list of int"))
     ]
 
 
-def check_int_rows(value: object, name: str, *, low: int | None = None,
+def check_int_rows(value: object, name: str, *, low: int = INT64_MIN, high: int = INT64_MAX,
                    ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
     """`value` as an int64 array: one row (1-D) or a rectangular batch of rows (2-D), as `ndim`
     allows.
 
     A list of ints, a list of equally long rows of ints, or a numpy integer array. Floats and bools
-    are a TypeError even when they hold whole numbers; ragged rows, other dimensions and ints below
-    `low` are a ValueError. With ndim=(2,) an empty list is a batch of no rows, shape (0, 0).
+    are a TypeError even when they hold whole numbers; ragged rows, other dimensions and ints
+    outside [low, high] (by default the int64 range) are a ValueError, whatever the input's dtype: a
+    uint64 beyond 2**63 - 1 is refused rather than wrapped to a negative int64. With ndim=(2,) an
+    empty list is a batch of no rows, shape (0, 0).
     """
     shapes = {1: "a list of int", 2: "a list of rows of int"}
     allowed = " or ".join(shapes[n] for n in ndim)
     if isinstance(value, np.ndarray):
-        array = check_dtype(value, name, "iu", "an array of int").astype(np.int64)
-        if low is not None and array.size and array.min() < low:
-            raise ValueError(f"{name} must hold ints >= {low}, got {int(array.min())}")
+        check_dtype(value, name, "iu", "an array of int")
+        array = _check_array_range(value, name, low, high).astype(np.int64)
     else:
         rows = check_sequence(value, name, allowed)
         nested = any(isinstance(row, (Sequence, np.ndarray)) and not isinstance(row, str)
                      for row in rows)
         if nested or (not rows and 1 not in ndim):
-            array = _int_matrix(rows, name, low)
+            array = _int_matrix(rows, name, low, high)
         else:
-            array = np.array(check_int_list(rows, name, low=low), dtype=np.int64)
+            array = np.array(check_int_list(rows, name, low=low, high=high), dtype=np.int64)
     if array.ndim not in ndim:
         raise ValueError(f"{name} must be {' or '.join(f'{n}-D' for n in ndim)} ({allowed}), "
                          f"got {array.ndim} dimensions")
     return array
 
 
-def _int_matrix(rows: list, name: str, low: int | None) -> np.ndarray:
-    rows = [check_int_list(row, f"{name}[{i}]", low=low) for i, row in enumerate(rows)]
+def _check_array_range(array: np.ndarray, name: str, low: int, high: int) -> np.ndarray:
+    """`array` if every value is in [low, high]; compared as Python ints, since a uint64 and an
+    int64 bound compared in numpy are both cast to float64, which rounds near 2**63."""
+    if array.size and array.dtype.kind in "iu":
+        smallest, largest = int(array.min()), int(array.max())
+        for value in (smallest, largest):
+            if not low <= value <= high:
+                raise ValueError(f"{name} must hold {_int_range_text('ints', low, high, value)}, "
+                                 f"got {value} (in an array of {array.dtype})")
+    return array
+
+
+def _int_matrix(rows: list, name: str, low: int, high: int) -> np.ndarray:
+    rows = [check_int_list(row, f"{name}[{i}]", low=low, high=high) for i, row in enumerate(rows)]
     widths = sorted({len(row) for row in rows})
     if len(widths) > 1:
         raise ValueError(f"{name} must be rectangular (every row equally long), got rows of "
@@ -237,10 +288,7 @@ def _flat(value: object, name: str, allowed: str) -> list:
     ndim = getattr(value, "ndim", 1)
     if ndim != 1:
         raise ValueError(f"{name} must be 1-D (one sequence), got an array with {ndim} dimensions")
-    # iterating a dict gives its keys, which are never the values meant here
-    if isinstance(value, dict):
-        raise _type_error(value, name, allowed)
-    return list(check_iterable(value, name, allowed))
+    return list(check_iterable(value, name, allowed, ordered=True))
 
 
 def check_path(value: object, name: str) -> Path:
@@ -251,6 +299,29 @@ def check_path(value: object, name: str) -> Path:
     if not os.fspath(value):
         raise _value_error(value, name, "a non-empty path")
     return Path(value)
+
+
+def check_regular_file(value: object, name: str) -> Path:
+    """A path to an existing regular file (or a symlink to one), checked before anything opens it.
+
+    Opening a FIFO blocks until a writer comes, reading /dev/zero never ends, and a directory or a
+    symlink loop gives an OSError that does not say which argument was wrong: each is refused here
+    with a message that names `name` and what the path is. A missing file is a FileNotFoundError.
+    """
+    path = check_path(value, name)
+    try:
+        mode = path.stat().st_mode  # follows symlinks: a link to a file is that file
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{name}: no such file: {str(path)!r}") from None
+    except OSError as e:  # ELOOP (a symlink loop), ENOTDIR (a file used as a directory), EACCES
+        raise ValueError(f"{name} must be a readable regular file, but {str(path)!r} cannot be "
+                         f"looked up: {e.strerror}") from None
+    if not stat.S_ISREG(mode):
+        kind = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)",
+                stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+                stat.S_IFSOCK: "a socket"}.get(stat.S_IFMT(mode), "not a regular file")
+        raise ValueError(f"{name} must be a regular file, but {str(path)!r} is {kind}")
+    return path
 
 
 def check_non_empty_dict(value: object, name: str, entries: str) -> dict:
