@@ -1,5 +1,8 @@
 import hashlib
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -109,3 +112,31 @@ def test_load_text_returns_the_bytes_it_checked(data_copy, monkeypatch):
     assert data.load_text("timemachine") == original
     with pytest.raises(ValueError, match="altered"):
         data.load_text("timemachine")
+
+
+def test_a_clone_that_converts_line_endings_still_loads_every_corpus(tmp_path):
+    """Git for Windows defaults to core.autocrlf=true, which writes LF files out as CRLF; the
+    repository's .gitattributes must keep every file as committed, so every sha256 still matches.
+
+    The clone is of the committed HEAD, so this checks what a learner would get.
+    """
+    root = Path(__file__).resolve().parents[1]
+    if shutil.which("git") is None or not (root / ".git").exists():
+        pytest.skip("needs git and a git checkout")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "-c", "core.autocrlf=true", "clone", "-q", str(root), str(clone)],
+                   check=True)
+    changed = []
+    for path in subprocess.run(["git", "-C", str(clone), "ls-files", "-z"], check=True,
+                               capture_output=True).stdout.decode().split("\0"):
+        if path:
+            committed = subprocess.run(["git", "-C", str(clone), "cat-file", "blob",
+                                        f"HEAD:{path}"], check=True, capture_output=True).stdout
+            if (clone / path).read_bytes() != committed:
+                changed.append(path)
+    assert changed == []
+    loads = ("from tutorial_lib import data\n"
+             "for corpus in data.list_corpora(): data.load_text(corpus.name)\n"
+             "data.gpt2_files()\n")
+    subprocess.run([sys.executable, "-c", loads], check=True, cwd=clone,
+                   env={**os.environ, "PYTHONPATH": str(clone)})
