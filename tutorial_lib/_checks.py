@@ -367,9 +367,10 @@ def check_same_length(**sequences: Sequence) -> int:
 def _physical_memory() -> int:
     """The machine's RAM in bytes; 1 TiB where the OS does not say (os.sysconf is POSIX only)."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        pages, size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")  # -1 if unknown
     except (AttributeError, ValueError, OSError):
-        return 2**40
+        pages = size = -1
+    return pages * size if min(pages, size) > 0 else 2**40
 
 
 MEMORY_BYTES = _physical_memory()  # the bound of check_cells, read at every call

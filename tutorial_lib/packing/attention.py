@@ -32,7 +32,7 @@ def attention_weights(q: np.ndarray, k: np.ndarray, mask: np.ndarray) -> np.ndar
     check_cells(_scores_shape(q, k, mask), np.result_type(q, k),
                 f"q of shape {q.shape} and k of shape {k.shape}")
     scores = np.where(mask, q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), -np.inf)
-    top = scores.max(axis=-1, keepdims=True)
+    top = scores.max(axis=-1, keepdims=True, initial=-np.inf)  # -inf for a query with no keys
     exp = np.exp(scores - np.where(np.isfinite(top), top, 0.0))  # exp(-inf) = 0 on masked keys
     total = exp.sum(axis=-1, keepdims=True)
     return np.divide(exp, total, out=np.zeros_like(exp), where=total > 0)

@@ -160,6 +160,8 @@ def doc_ids_from_lengths(lengths: Sequence[int] | Sequence[Sequence[int]],
     input list. Without `length` the rows are as long as the longest. A row that does not fit is a
     ValueError, never cut short.
     """
+    if isinstance(lengths, np.ndarray):  # one row (1-D) or a batch (2-D), as Python ints
+        lengths = lengths.tolist()
     rows = check_sequence(lengths, "lengths",
                           "a list of document lengths, or a list of rows of them")
     batch = any(isinstance(row, (Sequence, np.ndarray)) and not isinstance(row, str)
