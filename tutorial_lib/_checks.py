@@ -363,7 +363,6 @@ def check_same_length(**sequences: Sequence) -> int:
     return lengths[0]
 
 
-
 def _physical_memory() -> int:
     """The machine's RAM in bytes; 1 TiB where the OS does not say (os.sysconf is POSIX only)."""
     try:
