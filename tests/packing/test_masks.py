@@ -185,7 +185,7 @@ BUILDERS = [dm.document_mask, dm.position_ids, dm.varlen, dm.loss_mask, dm.cross
     (np.array([0.0, 1.0]), TypeError, "must be an array of int, got an array of float64"),
     ([True, False], TypeError, "int"),
     ("0011", TypeError, "list of int"),
-    ([0, -2], ValueError, ">= 0 and -1"),
+    ([0, -2], ValueError, r"doc_ids\[1\] must be an int >= -1, got -2"),
     ([0, 1, 0], ValueError, "one consecutive run"),
     (np.zeros((1, 2, 3), dtype=int), ValueError, "2-D"),
 ])

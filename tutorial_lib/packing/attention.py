@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tutorial_lib._checks import check_dtype, check_int, check_int_rows, check_type
+from tutorial_lib._checks import (check_cells, check_dtype, check_int, check_int_list,
+                                  check_int_rows, check_type, describe)
 from tutorial_lib.packing.masks import causal_mask
 
 
@@ -22,13 +23,16 @@ def attention_weights(q: np.ndarray, k: np.ndarray, mask: np.ndarray) -> np.ndar
     """softmax(q k^T / sqrt(d)) over the keys the boolean `mask` allows; shape (..., L, L).
 
     A query whose mask row is all False (a padding position) gets all-zero weights, not the NaN
-    that a softmax over nothing but -inf would give.
+    that a softmax over nothing but -inf would give. q and k share their width d, and the mask has
+    one row per query and one column per key.
     """
     q, k = _float(q, "q"), _float(k, "k")
     mask = check_dtype(check_type(mask, "mask", np.ndarray, "a numpy bool array"), "mask", "b",
                        "a bool array (True = may attend)")
+    check_cells(_scores_shape(q, k, mask), np.result_type(q, k),
+                f"q of shape {q.shape} and k of shape {k.shape}")
     scores = np.where(mask, q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), -np.inf)
-    top = scores.max(axis=-1, keepdims=True)
+    top = scores.max(axis=-1, keepdims=True, initial=-np.inf)  # -inf for a query with no keys
     exp = np.exp(scores - np.where(np.isfinite(top), top, 0.0))  # exp(-inf) = 0 on masked keys
     total = exp.sum(axis=-1, keepdims=True)
     return np.divide(exp, total, out=np.zeros_like(exp), where=total > 0)
@@ -36,19 +40,60 @@ def attention_weights(q: np.ndarray, k: np.ndarray, mask: np.ndarray) -> np.ndar
 
 def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """The attention output, shape (..., L, d): each query's weighted mean of the values it sees."""
-    return attention_weights(q, k, mask) @ _float(v, "v")
+    k, v = _float(k, "k"), _float(v, "v")
+    if v.shape[-2] != k.shape[-2]:
+        raise ValueError(f"k and v must hold one row per key, got shapes {k.shape} and {v.shape}")
+    return attention_weights(q, k, mask) @ v
 
 
 def varlen_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray,
                      cu_seqlens: np.ndarray) -> np.ndarray:
     """What a FlashAttention varlen kernel computes: causal attention inside each slice [cu[i],
-    cu[i+1]) of the unpadded token sequence (shape (total, d)), each slice on its own."""
+    cu[i+1]) of the unpadded token sequence (shape (total, d)), each slice on its own.
+
+    `cu_seqlens` must cover the sequence exactly: start at 0, never decrease, end at `total`. A
+    real kernel given less would leave the last tokens unattended; here that is an error.
+    """
     q, k, v = _float(q, "q"), _float(k, "k"), _float(v, "v")
+    if q.ndim != 2 or not q.shape[0] == k.shape[0] == v.shape[0]:
+        raise ValueError(f"q, k and v must be (total, dim) arrays with the same total, got shapes "
+                         f"{q.shape}, {k.shape} and {v.shape}")
     out = np.zeros_like(v)
+    cu_seqlens = _cu_seqlens(cu_seqlens, q.shape[0])
     for start, end in zip(cu_seqlens[:-1], cu_seqlens[1:]):
         part = slice(start, end)
         out[part] = attention(q[part], k[part], v[part], causal_mask(end - start))
     return out
+
+
+def _scores_shape(q: np.ndarray, k: np.ndarray, mask: np.ndarray) -> tuple[int, ...]:
+    """The shape (..., queries, keys) of q k^T, once q, k and mask are known to fit together."""
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k must have the same width (last dimension), got shapes {q.shape} "
+                         f"and {k.shape}")
+    square = (q.shape[-2], k.shape[-2])
+    if mask.shape[-2:] != square:
+        raise ValueError(f"mask must end in (queries, keys) = {square} for q of shape {q.shape} "
+                         f"and k of shape {k.shape}, got shape {mask.shape}")
+    try:
+        return np.broadcast_shapes(q.shape[:-2], k.shape[:-2], mask.shape[:-2]) + square
+    except ValueError:
+        raise ValueError(f"q, k and mask must have batch dimensions that broadcast together, got "
+                         f"shapes {q.shape}, {k.shape} and {mask.shape}") from None
+
+
+def _cu_seqlens(cu_seqlens: object, total: int) -> list[int]:
+    """`cu_seqlens` as a list if its slices cover 0..total in order, else a ValueError."""
+    cu = check_int_list(cu_seqlens, "cu_seqlens", low=0)
+    if not cu or cu[0] != 0 or cu[-1] != total:
+        raise ValueError(f"cu_seqlens must start at 0 and end at {total}, the number of tokens "
+                         f"in q, got {describe(cu)}")
+    drop = next((i for i in range(1, len(cu)) if cu[i] < cu[i - 1]), None)
+    if drop is not None:
+        raise ValueError(f"cu_seqlens must never decrease (document i is the slice cu_seqlens[i]:"
+                         f"cu_seqlens[i + 1]), got cu_seqlens[{drop}] = {cu[drop]} after "
+                         f"{cu[drop - 1]}")
+    return cu
 
 
 def _float(x: object, name: str) -> np.ndarray:
@@ -75,6 +120,8 @@ class OneHead:
         vocab_size = check_int(vocab_size, "vocab_size", low=1)
         dim = check_int(dim, "dim", low=1)
         max_position = check_int(max_position, "max_position", low=1)
+        check_cells((max(vocab_size, max_position, dim), dim), np.float64,
+                    f"vocab_size={vocab_size}, dim={dim} and max_position={max_position}")
         rng = np.random.default_rng(check_int(seed, "seed", low=0))
         return cls(rng.normal(size=(vocab_size, dim)), rng.normal(size=(max_position, dim)),
                    *(rng.normal(size=(dim, dim)) for _ in range(3)))

@@ -23,8 +23,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import (check_bool, check_choice, check_int, check_int_list,
-                                  check_int_rows, check_sequence, check_type)
+from tutorial_lib._checks import (INT64_MAX, check_bool, check_cells, check_choice, check_int,
+                                  check_int_list, check_int_rows, check_sequence, check_type)
 from tutorial_lib.packing.masks import SIDES, as_doc_ids, attention_mask_from_lengths, loss_mask
 
 IGNORE_INDEX = -100  # the label PyTorch's cross_entropy skips by default: no loss at that position
@@ -74,14 +74,15 @@ def pad(rows: Sequence[Sequence[int]], pad_id: int, *, padding_side: str = "righ
     occur as a real token (GPT-2 has no pad token, so it is usually padded with its end-of-text
     token), and those real occurrences must stay visible.
     """
-    pad_id = check_int(pad_id, "pad_id", low=0)
+    pad_id = check_int(pad_id, "pad_id", low=0, high=INT64_MAX)
     padding_side = check_choice(padding_side, "padding_side", SIDES)
     truncation_side = check_choice(truncation_side, "truncation_side", SIDES)
     truncation = check_bool(truncation, "truncation")
     if max_length is not None:
-        max_length = check_int(max_length, "max_length", low=1)
+        max_length = check_int(max_length, "max_length", low=1, high=INT64_MAX)
     if pad_to_multiple_of is not None:
-        pad_to_multiple_of = check_int(pad_to_multiple_of, "pad_to_multiple_of", low=1)
+        pad_to_multiple_of = check_int(pad_to_multiple_of, "pad_to_multiple_of", low=1,
+                                       high=INT64_MAX)
     if truncation and max_length is None:
         raise ValueError("truncation=True needs max_length: the length to cut rows down to")
     rows = [check_int_list(row, f"rows[{i}]", low=0)
@@ -92,6 +93,9 @@ def pad(rows: Sequence[Sequence[int]], pad_id: int, *, padding_side: str = "righ
     width = max_length if max_length is not None else max(map(len, rows), default=0)
     if pad_to_multiple_of is not None:
         width = -(-width // pad_to_multiple_of) * pad_to_multiple_of
+    asked = [f"{k}={v}" for k, v in (("max_length", max_length),
+                                     ("pad_to_multiple_of", pad_to_multiple_of)) if v is not None]
+    check_cells((len(rows), width), np.int64, " and ".join(asked) or "the longest row")
     ids = []
     for row in rows:
         filler = [pad_id] * (width - len(row))
@@ -127,11 +131,15 @@ def labels(batch: Batch) -> np.ndarray:
     A Hugging Face causal LM shifts inside the model (logits at t are scored against labels at
     t + 1), so the labels a data collator hands it line up with input_ids. Built from the mask,
     never from `ids == pad_id`, so a real end-of-text token that doubles as the pad id keeps its
-    label and the model learns to stop.
+    label and the model learns to stop. The mask must hold only 0 and 1 and have the shape of the
+    ids: a 2 or a one-row mask would otherwise be read as padding or stretched over every row.
     """
     check_type(batch, "batch", Batch, "a Batch (from pad)")
     ids = check_int_rows(batch.input_ids, "batch.input_ids", low=0, ndim=(2,))
-    mask = check_int_rows(batch.attention_mask, "batch.attention_mask", low=0, ndim=(2,))
+    mask = check_int_rows(batch.attention_mask, "batch.attention_mask", low=0, high=1, ndim=(2,))
+    if ids.shape != mask.shape:  # numpy would stretch a one-row mask over every row
+        raise ValueError(f"batch.input_ids and batch.attention_mask must have the same shape, got "
+                         f"{ids.shape} and {mask.shape}")
     return np.where(mask == 1, ids, IGNORE_INDEX)
 
 
@@ -142,10 +150,11 @@ def next_token_labels(tokens: object, doc_ids: object) -> np.ndarray:
     For a model that does not shift by itself (the loss compares logits[t] with labels[t]). The last
     token of a document has no target: its next token starts an unrelated document, or is padding,
     or lies past the row. A padded batch is one document per row, `masks.padded_doc_ids(mask)`; a
-    packed row of L + 1 tokens trains its L inputs tokens[:-1] on the labels [:-1].
+    packed row of L + 1 tokens trains its L inputs tokens[:-1] on the labels [:-1]. Tokens are ids
+    >= 0: a negative one in the labels could not be told from IGNORE_INDEX.
     """
     ids = as_doc_ids(doc_ids)
-    tokens = check_int_rows(tokens, "tokens")
+    tokens = check_int_rows(tokens, "tokens", low=0)  # a negative one would look like a label
     if tokens.shape != ids.shape:
         raise ValueError(f"tokens and doc_ids must have the same shape, got {tokens.shape} and "
                          f"{ids.shape}")

@@ -30,14 +30,16 @@ Every function takes one row (1-D) or a batch of rows (2-D) and works on ids onl
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import (check_choice, check_dtype, check_int, check_int_list,
-                                  check_int_rows, check_sequence)
+from tutorial_lib._checks import (INT64_MAX, check_cells, check_choice, check_dtype, check_int,
+                                  check_int_list, check_int_rows, check_sequence)
 
 PAD = -1  # the doc id of a padding position: it belongs to no document
 SIDES = ("right", "left")  # where a row's padding goes (padding_side)
@@ -51,7 +53,8 @@ BLOCKED = -3  # in mask_cells: a cell the mask does not allow
 
 def causal_mask(length: int) -> np.ndarray:
     """(L, L), True on and below the diagonal: every token sees itself and every earlier token."""
-    length = check_int(length, "length", low=0)
+    length = check_int(length, "length", low=0, high=INT64_MAX)
+    check_cells((length, length), bool, f"length={length}")
     return np.tril(np.ones((length, length), dtype=bool))
 
 
@@ -65,7 +68,9 @@ def attention_mask_from_lengths(lengths: Sequence[int], width: int | None = None
     lengths = check_int_list(lengths, "lengths", low=0)
     padding_side = check_choice(padding_side, "padding_side", SIDES)
     longest = max(lengths, default=0)
-    width = longest if width is None else check_int(width, "width", low=longest)
+    asked = f"width={width}" if width is not None else f"the longest of lengths, {longest},"
+    width = longest if width is None else check_int(width, "width", low=longest, high=INT64_MAX)
+    check_cells((len(lengths), width), np.int64, asked)
     n = np.array(lengths, dtype=np.int64)[:, None]
     positions = np.arange(width)[None, :]
     real = positions < n if padding_side == "right" else positions >= width - n
@@ -83,7 +88,7 @@ def attention_mask_from_pad_id(input_ids: Sequence[Sequence[int]], pad_id: int,
     why `batch.pad` and `attention_mask_from_lengths` build masks from lengths instead.
     """
     ids = check_int_rows(input_ids, "input_ids", low=0, ndim=(2,))
-    pad_id = check_int(pad_id, "pad_id", low=0)
+    pad_id = check_int(pad_id, "pad_id", low=0, high=INT64_MAX)
     padding_side = check_choice(padding_side, "padding_side", SIDES)
     real = ids != pad_id
     ahead = np.cumsum(real[:, ::-1], axis=1)[:, ::-1] if padding_side == "right" else \
@@ -107,6 +112,7 @@ def causal_padding_mask(attention_mask: object) -> np.ndarray:
     NaN; an attention using this mask must guard against that (`attention.attention_weights` does).
     """
     real = _real(attention_mask)
+    check_cells(real.shape + real.shape[-1:], bool, f"attention_mask of shape {real.shape}")
     return causal_mask(real.shape[-1]) & real[..., None, :]
 
 
@@ -128,14 +134,12 @@ def as_doc_ids(doc_ids: object, name: str = "doc_ids") -> np.ndarray:
     """`doc_ids` as an int64 array of one row (1-D) or a batch of rows (2-D), checked.
 
     Refused: ragged rows (ValueError), values that are not integers (TypeError: floats, bools,
-    strings), ids below PAD, and a document id that appears in two separate runs of one row (the
-    mask would join them while `cu_seqlens` would split them). An empty input gives an empty array,
-    and every function an empty result.
+    strings), ids outside [PAD, 2**63 - 1] whatever the dtype (a uint64 is refused, not wrapped),
+    and a document id that appears in two separate runs of one row (the mask would join them while
+    `cu_seqlens` would split them). An empty input gives an empty array, and every function an
+    empty result.
     """
-    array = check_int_rows(doc_ids, name)
-    if array.size and array.min() < PAD:
-        raise ValueError(f"{name} must hold document indices >= 0 and {PAD} for padding, "
-                         f"got {int(array.min())}")
+    array = check_int_rows(doc_ids, name, low=PAD)  # document indices >= 0, and PAD
     found = runs(array, name)
     real = found.id != PAD
     pairs, counts = np.unique(np.stack([found.row[real], found.id[real]]), axis=1,
@@ -156,6 +160,8 @@ def doc_ids_from_lengths(lengths: Sequence[int] | Sequence[Sequence[int]],
     input list. Without `length` the rows are as long as the longest. A row that does not fit is a
     ValueError, never cut short.
     """
+    if isinstance(lengths, np.ndarray):  # one row (1-D) or a batch (2-D), as Python ints
+        lengths = lengths.tolist()
     rows = check_sequence(lengths, "lengths",
                           "a list of document lengths, or a list of rows of them")
     batch = any(isinstance(row, (Sequence, np.ndarray)) and not isinstance(row, str)
@@ -163,9 +169,10 @@ def doc_ids_from_lengths(lengths: Sequence[int] | Sequence[Sequence[int]],
     rows = [check_int_list(row, f"lengths[{i}]", low=1) for i, row in enumerate(rows)] if batch \
         else [check_int_list(rows, "lengths", low=1)]
     longest = max((sum(row) for row in rows), default=0)
-    width = longest if length is None else check_int(length, "length", low=0)
+    width = longest if length is None else check_int(length, "length", low=0, high=INT64_MAX)
     if longest > width:
         raise ValueError(f"length must be at least the longest row, {longest} tokens, got {width}")
+    check_cells((len(rows), width), np.int64, f"length={width}")
     out = np.full((len(rows), width), PAD, dtype=np.int64)
     first = 0
     for r, row in enumerate(rows):
@@ -179,8 +186,9 @@ def whole_documents(lengths: Sequence[int], length: int) -> np.ndarray:
     """`doc_ids` of one row of `length` positions holding the first documents that fit whole, in
     order, and padding after them: the row stops at the first document that does not fit."""
     lengths = check_int_list(lengths, "lengths", low=1)
-    length = check_int(length, "length", low=0)
-    fitting = int(np.searchsorted(np.cumsum(lengths), length, side="right"))  # whole ones only
+    length = check_int(length, "length", low=0, high=INT64_MAX)
+    ends = list(accumulate(lengths))  # Python ints: a sum past 2**63 would wrap in numpy
+    fitting = bisect_right(ends, length)  # the documents that end within the row: whole ones
     return doc_ids_from_lengths(lengths[:fitting], length)
 
 
@@ -200,6 +208,7 @@ def document_mask(doc_ids: object) -> np.ndarray:
     what to output there (`attention.attention` outputs 0).
     """
     ids = as_doc_ids(doc_ids)
+    check_cells(ids.shape + ids.shape[-1:], bool, f"doc_ids of shape {ids.shape}")
     same = (ids[..., :, None] == ids[..., None, :]) & (ids[..., :, None] != PAD)
     return same & causal_mask(ids.shape[-1])
 
