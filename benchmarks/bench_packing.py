@@ -107,11 +107,11 @@ def long_rows(lengths):
             seconds, result = best_time(pack, docs, seq_len, repeats)
             mb = peak_mb(pack, docs, seq_len)
             figures[name, len(docs), seq_len] = seconds, mb
-            print(f"{name:22}{len(docs):>10,}{seq_len:>12,}{seconds:>10.3f}{mb:>11.1f}{result.n_rows:>9,}")
+            print(f"{name:22}{len(docs):>10,}{seq_len:>12,}{seconds:>10.4f}{mb:>11.3f}{result.n_rows:>9,}")
     for n, seq_len in [(2, 2**20), (2, 10**7), (len(lengths), LONG)]:
         (new_s, new_mb), (old_s, old_mb) = figures["bfd", n, seq_len], figures["bfd, room-indexed", n, seq_len]
-        print(f"{n:,} documents at L = {seq_len:,}: room-indexed / bfd: time {old_s / new_s:.1f}x, "
-              f"memory {old_mb / max(new_mb, 1e-3):.1f}x")
+        print(f"{n:,} documents at L = {seq_len:,}: room-indexed / bfd: time {old_s / new_s:,.1f}x, "
+              f"memory {old_mb / new_mb:,.1f}x")
     seconds, mb = figures["bfd", len(lengths), LONG]
     ok = seconds < LONG_TARGET_S and mb < LONG_TARGET_MB
     print(f"target: bfd on {len(lengths):,} at L = 2**20 in < {LONG_TARGET_S} s and < {LONG_TARGET_MB} MB: "

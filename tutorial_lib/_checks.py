@@ -361,3 +361,25 @@ def check_same_length(**sequences: Sequence) -> int:
         raise ValueError(f"{', '.join(names[:-1])} and {names[-1]} must have the same length, "
                          f"got {', '.join(map(str, lengths[:-1]))} and {lengths[-1]}")
     return lengths[0]
+
+
+# --- sizes: how big an array an argument may ask for ------------------------------------------
+
+
+def check_cells(shape: Sequence[int], dtype: object, name: str) -> tuple[int, ...]:
+    """`shape` as a tuple if an array of that shape and `dtype` fits in this machine's RAM, else a
+    ValueError that says what it would take.
+
+    Called before an argument sizes an allocation, so a slip such as seq_len=10**12 is answered
+    with a message instead of a MemoryError. The bound is all the RAM, not what is free now, so the
+    answer does not change with what else runs; `name` says what the array is for.
+    """
+    shape, dtype = tuple(int(n) for n in shape), np.dtype(dtype)
+    need = math.prod(shape) * dtype.itemsize
+    memory = (os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+              if hasattr(os, "sysconf") else 2**40)  # os.sysconf is POSIX only
+    if need > memory:
+        raise ValueError(f"{name} would need a {' x '.join(f'{n:,}' for n in shape)} array of "
+                         f"{dtype} ({need / 1e9:,.0f} GB), more than this machine's memory "
+                         f"({memory / 1e9:,.0f} GB)")
+    return shape

@@ -28,7 +28,7 @@ CASES = [
     ("pad_id 2**63", lambda f: f([[1]], 8, pad_id=BIG), r"pad_id must be an int in \[0, 2\*\*63 - 1\]"),
     ("pad_id a uint64 2**63", lambda f: f([[1]], 8, pad_id=U(BIG)), r"pad_id must be an int in \[0, 2\*\*63 - 1\]"),
     ("seq_len 2**63", lambda f: f([3], BIG), r"seq_len must be an int in \[1, 2\*\*63 - 1\]"),
-    ("seq_len 2**63 - 1 with next_token", lambda f: f([3], INT64_MAX, next_token=True), r"2\*\*63 - 2 with next_token"),
+    ("seq_len 2**63 - 1 with next_token", lambda f: f([3], INT64_MAX, next_token=True), r"seq_len must be an int in \[1, 2\*\*63 - 2\] with next_token"),
     ("lengths summing past 2**63 - 1", lambda f: f([2**62, 2**62, 2**62], 2**62),
      "13,835,058,055,282,163,712 tokens in all, more than the 2\\*\\*63 - 1"),
 ]

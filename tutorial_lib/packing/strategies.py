@@ -25,8 +25,6 @@ and an empty input gives an empty result.
 from __future__ import annotations
 
 import bisect
-import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -34,14 +32,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import (INT64_MAX, check_bool, check_choice, check_int, check_int_list,
-                                  check_int_rows, check_sequence)
+from tutorial_lib._checks import (INT64_MAX, check_bool, check_cells, check_choice, check_int,
+                                  check_int_list, check_int_rows, check_sequence)
 from tutorial_lib.packing.batch import padding_share
 from tutorial_lib.packing.fit_trees import BestFit, FirstFit
 from tutorial_lib.packing.masks import PAD
 
 LONG_DOCS = ("split", "truncate", "error")  # what to do with a document longer than a row
-SEGMENT_ARRAYS = 5  # a result holds five int64 entries per segment: row, start, doc, offset, length
 
 
 class Segment(NamedTuple):
@@ -118,7 +115,7 @@ class PackResult:
     @cached_property
     def doc_ids(self) -> np.ndarray:
         """(n_rows, width): the index of the document each cell holds, PAD for padding."""
-        _check_cells((self.n_rows, self.width), "PackResult.doc_ids")
+        check_cells((self.n_rows, self.width), np.int64, "PackResult.doc_ids")
         ids = np.full((self.n_rows, self.width), PAD, dtype=np.int64)
         for r, s, d, n in zip(self.seg_row, self.seg_start, self.seg_doc, self.seg_length):
             ids[r, s:s + n] = d
@@ -130,7 +127,7 @@ class PackResult:
         if self.documents is None and self.n_rows:
             raise ValueError("this result was packed from lengths, so it has no tokens to place; "
                              "pass the token lists to get rows")
-        _check_cells((self.n_rows, self.width), "PackResult.rows")
+        check_cells((self.n_rows, self.width), np.int64, "PackResult.rows")
         rows = np.full((self.n_rows, self.width), self.pad_id, dtype=np.int64)
         for r, s, d, o, n in zip(self.seg_row, self.seg_start, self.seg_doc, self.seg_offset,
                                  self.seg_length):
@@ -181,27 +178,11 @@ def _check_lengths(lengths: np.ndarray) -> None:
                              "int64 can count")
 
 
-def _check_cells(shape: tuple[int, ...], name: str) -> tuple[int, ...]:
-    """`shape` if an int64 array of it fits in this machine's RAM, else a ValueError saying what it
-    would take: a slip like seq_len=10**12 gets a message, not a MemoryError."""
-    try:
-        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # os.sysconf is POSIX only
-        memory = 2**40
-    need = math.prod(shape) * 8
-    if need > memory:
-        raise ValueError(f"{name} would need a {' x '.join(f'{n:,}' for n in shape)} array of "
-                         f"int64 ({need / 1e9:,.0f} GB), more than this machine's memory "
-                         f"({memory / 1e9:,.0f} GB)")
-    return shape
-
-
 def _width(seq_len: object, next_token: object) -> tuple[int, int]:
-    seq_len = check_int(seq_len, "seq_len", low=1)
+    seq_len = check_int(seq_len, "seq_len", low=1, high=INT64_MAX)
     width = seq_len + check_bool(next_token, "next_token")
-    if width > INT64_MAX:
-        raise ValueError(f"seq_len must be an int in [1, 2**63 - 1] (2**63 - 2 with next_token, "
-                         f"whose rows hold seq_len + 1 tokens), got {seq_len}")
+    if width > INT64_MAX:  # a next-token row holds seq_len + 1 tokens
+        raise ValueError(f"seq_len must be an int in [1, 2**63 - 2] with next_token, got {seq_len}")
     return seq_len, width
 
 
@@ -221,8 +202,8 @@ def _pieces(lengths: np.ndarray, width: int,
         starts = np.zeros(len(lengths), np.int64)
         return np.arange(len(lengths)), starts, kept, int((lengths - kept).sum())
     counts = -(-lengths // width)  # chunks per document
-    _check_cells((int(counts.sum()), SEGMENT_ARRAYS),
-                 f"long_docs='split' of documents into rows of {width:,}")
+    check_cells((int(counts.sum()), 5), np.int64,  # 5 per segment: row, start, doc, offset, length
+                f"long_docs='split' of documents into rows of {width:,}")
     doc = np.repeat(np.arange(len(lengths)), counts)
     first = np.cumsum(counts) - counts
     offset = (np.arange(len(doc)) - np.repeat(first, counts)) * width
@@ -286,8 +267,8 @@ def concat_chunk(documents: Sequence, seq_len: int, *, next_token: bool = False,
     seq_len, width = _width(seq_len, next_token)
     doc_start = np.cumsum(lengths) - lengths
     total = int(lengths.sum())
-    _check_cells((len(lengths) + total // width + 1, SEGMENT_ARRAYS),
-                 f"cutting {total:,} tokens every {width:,}")
+    check_cells((len(lengths) + total // width + 1, 5), np.int64,  # 5 per segment, as in _pieces
+                f"cutting {total:,} tokens every {width:,}")
     cuts = np.union1d(doc_start, np.arange(0, total, width))  # every place a segment begins
     doc = np.searchsorted(doc_start, cuts, side="right") - 1
     length = np.diff(np.append(cuts, total))
