@@ -148,6 +148,15 @@ def test_bfd_makes_the_same_rows_as_a_plain_best_fit_loop(lengths, seq_len):
 
 
 @settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([1, 2, 3, 5, 8, 13, 2**20, 2**40, 2**41]), max_size=60),
+       st.sampled_from([2**41, 2**41 + 7, 3 * 2**40, 10**15]))
+def test_bfd_on_long_rows_is_the_plain_best_fit_loop_ties_included(lengths, seq_len):
+    """Few distinct lengths, so many equal lengths and equal rooms: every tie is met, at row widths where a
+    structure indexed by room could not even be allocated."""
+    assert row_docs(bfd(lengths, seq_len)) == best_fit_reference(lengths, seq_len)
+
+
+@settings(max_examples=300, deadline=None)
 @given(lengths_lists, widths)
 def test_ffd_makes_the_same_rows_as_the_scan(lengths, seq_len):
     assert row_docs(ffd(lengths, seq_len)) == row_docs(ffd_scan(lengths, seq_len))

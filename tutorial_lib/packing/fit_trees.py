@@ -2,13 +2,16 @@
 
 The textbook loop scans every open row for each document, O(rows) per document. A segment tree of
 maxima answers "the leftmost slot holding at least n" in O(log slots) instead, and both fits are
-that question over different slots:
+that question over different slots, at most one slot per item whatever the row width L:
 
 - `FirstFit`: one slot per row, in the order the rows were opened, holding the row's free room; the
   leftmost slot with room >= n is the oldest row the document fits in.
-- `BestFit`: one slot per amount of free room 0..L, set when some row has exactly that much; the
-  leftmost set slot >= n is the tightest room the document fits in, and among the rows with that
-  room a heap hands out the oldest.
+- `BestFit`: one slot per distinct item length, a band of rooms from that length up to the next;
+  the leftmost non-empty band from n's own is where the tightest room for n lies, and a heap in the
+  band hands out its least room (the oldest row among equal rooms).
+
+A slot per possible room 0..L would be simpler for best fit, but it costs memory and time in
+proportion to L: long-context rows of a million tokens would cost more than the documents.
 
 `strategies.ffd` and `strategies.bfd` drive them through the same two calls: `take(n)` a row with
 room for n (or -1), `put(row, room)` a row's new free room.
@@ -16,7 +19,10 @@ room for n (or -1), `put(row, room)` a row's new free room.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from heapq import heappop, heappush
+
+import numpy as np
 
 
 class MaxTree:
@@ -51,8 +57,8 @@ class FirstFit:
     """Open rows indexed by age; leaf r holds row r's free room, so the leftmost fit is the oldest
     row."""
 
-    def __init__(self, width: int, n_items: int) -> None:
-        self.tree = MaxTree(n_items)  # never more rows than items
+    def __init__(self, lengths: np.ndarray) -> None:
+        self.tree = MaxTree(len(lengths))  # never more rows than items
 
     def take(self, length: int) -> int:
         return self.tree.leftmost(length)
@@ -62,27 +68,36 @@ class FirstFit:
 
 
 class BestFit:
-    """Open rows grouped by free room; leaf c is c when some row has c tokens of room, so the
-    leftmost leaf >= length is the tightest fit; among rows with the same room a heap hands out the
-    oldest."""
+    """Open rows banded by free room, one band per distinct item length: band j holds the rows whose
+    room is at least the j-th shortest length and less than the next one.
 
-    def __init__(self, width: int, n_items: int) -> None:
-        self.tree = MaxTree(width + 1)
-        self.rows_by_room: list[list[int]] = [[] for _ in range(width + 1)]  # heaps of row numbers
+    Every room in band j fits an item of the j-th length and no room in a lower band does, so the
+    tightest fit for that length is the least (room, row) of the lowest non-empty band >= j: a
+    MaxTree finds that band (slot j holds j + 1 while band j has rows, else 0), and the band's heap
+    of (room, row) pairs gives the least room, and the oldest row among equal rooms. A room shorter
+    than every length can take nothing more: that row is forgotten, like a full one.
+    """
+
+    def __init__(self, lengths: np.ndarray) -> None:
+        self.lengths = np.unique(lengths).tolist()  # the band floors, ascending
+        self.tree = MaxTree(len(self.lengths))
+        self.bands: list[list[tuple[int, int]]] = [[] for _ in self.lengths]
 
     def take(self, length: int) -> int:
-        room = self.tree.leftmost(length)  # the least room that still holds `length`
-        if room < 0:
-            return -1
-        rows = self.rows_by_room[room]
-        row = heappop(rows)  # the oldest row with exactly that room
+        """The tightest row for `length` (one of the lengths given), or -1; it leaves the tree."""
+        band = self.tree.leftmost(bisect_left(self.lengths, length) + 1)
+        if band < 0:
+            return -1  # no band from this length up has a row
+        rows = self.bands[band]
+        _, row = heappop(rows)  # the least room in the band, the oldest row among equals
         if not rows:
-            self.tree.set(room, 0)  # no row has this room any more
+            self.tree.set(band, 0)  # the band is empty now
         return row
 
     def put(self, row: int, room: int) -> None:
-        if room:  # a full row takes nothing more: forget it
-            rows = self.rows_by_room[room]
+        band = bisect_right(self.lengths, room) - 1  # the band of the longest length <= room
+        if band >= 0:  # else nothing fits any more: forget the row
+            rows = self.bands[band]
             if not rows:
-                self.tree.set(room, room)
-            heappush(rows, row)
+                self.tree.set(band, band + 1)
+            heappush(rows, (room, row))

@@ -12,7 +12,7 @@ dropped tokens (cropped or truncated away: data never trained on).
   documents split across rows.
 - `ffd` / `bfd`: sort by length, longest first, and put each document into the first / the tightest
   row it fits (first-fit / best-fit decreasing, the bin-packing heuristics). Both run in O(N log N)
-  with a tree.
+  with a tree, whatever `seq_len`.
 - `bestfit_crop`: nanochat's loader: every row starts at a document's first token, takes the largest
   buffered document that still fits, and when none fits crops the shortest to fill the row exactly.
 
@@ -32,8 +32,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import (check_bool, check_choice, check_int, check_int_list,
-                                  check_sequence, describe)
+from tutorial_lib._checks import (INT64_MAX, check_bool, check_cells, check_choice, check_int,
+                                  check_int_list, check_int_rows, check_sequence)
 from tutorial_lib.packing.batch import padding_share
 from tutorial_lib.packing.fit_trees import BestFit, FirstFit
 from tutorial_lib.packing.masks import PAD
@@ -115,6 +115,7 @@ class PackResult:
     @cached_property
     def doc_ids(self) -> np.ndarray:
         """(n_rows, width): the index of the document each cell holds, PAD for padding."""
+        check_cells((self.n_rows, self.width), np.int64, "PackResult.doc_ids")
         ids = np.full((self.n_rows, self.width), PAD, dtype=np.int64)
         for r, s, d, n in zip(self.seg_row, self.seg_start, self.seg_doc, self.seg_length):
             ids[r, s:s + n] = d
@@ -126,6 +127,7 @@ class PackResult:
         if self.documents is None and self.n_rows:
             raise ValueError("this result was packed from lengths, so it has no tokens to place; "
                              "pass the token lists to get rows")
+        check_cells((self.n_rows, self.width), np.int64, "PackResult.rows")
         rows = np.full((self.n_rows, self.width), self.pad_id, dtype=np.int64)
         for r, s, d, o, n in zip(self.seg_row, self.seg_start, self.seg_doc, self.seg_offset,
                                  self.seg_length):
@@ -139,7 +141,7 @@ class PackResult:
 def _read_documents(documents: object) -> tuple[np.ndarray, list[np.ndarray] | None]:
     """(lengths, token arrays or None): `documents` is a list of token lists or of lengths."""
     if isinstance(documents, np.ndarray) and documents.ndim == 1 and documents.dtype.kind in "iu":
-        lengths = documents.astype(np.int64)
+        lengths = check_int_rows(documents, "documents", ndim=(1,))  # a uint64 > 2**63 - 1 refused
         _check_lengths(lengths)
         return lengths, None
     items = check_sequence(documents, "documents", "a list of token lists or a list of lengths")
@@ -159,9 +161,7 @@ def _is_int(value: object) -> bool:
 
 def _token_array(doc: object, name: str) -> np.ndarray:
     if isinstance(doc, np.ndarray) and doc.ndim == 1 and doc.dtype.kind in "iu":
-        if doc.size and doc.min() < 0:
-            raise ValueError(f"{name} must hold token ids >= 0, got {describe(int(doc.min()))}")
-        return doc.astype(np.int64)
+        return check_int_rows(doc, name, low=0, ndim=(1,))
     return np.array(check_int_list(doc, name, low=0), dtype=np.int64)
 
 
@@ -171,11 +171,19 @@ def _check_lengths(lengths: np.ndarray) -> None:
         i = int(bad[0])
         raise ValueError(f"documents[{i}] has length {int(lengths[i])}; every document needs at "
                          "least one token (drop empty documents before packing)")
+    if len(lengths) and int(lengths.max()) > INT64_MAX // len(lengths):  # the sum might not fit
+        total = sum(lengths.tolist())  # exact, where an int64 sum would wrap
+        if total > INT64_MAX:
+            raise ValueError(f"documents hold {total:,} tokens in all, more than the 2**63 - 1 an "
+                             "int64 can count")
 
 
 def _width(seq_len: object, next_token: object) -> tuple[int, int]:
-    seq_len = check_int(seq_len, "seq_len", low=1)
-    return seq_len, seq_len + check_bool(next_token, "next_token")
+    seq_len = check_int(seq_len, "seq_len", low=1, high=INT64_MAX)
+    width = seq_len + check_bool(next_token, "next_token")
+    if width > INT64_MAX:  # a next-token row holds seq_len + 1 tokens
+        raise ValueError(f"seq_len must be an int in [1, 2**63 - 2] with next_token, got {seq_len}")
+    return seq_len, width
 
 
 def _pieces(lengths: np.ndarray, width: int,
@@ -194,6 +202,8 @@ def _pieces(lengths: np.ndarray, width: int,
         starts = np.zeros(len(lengths), np.int64)
         return np.arange(len(lengths)), starts, kept, int((lengths - kept).sum())
     counts = -(-lengths // width)  # chunks per document
+    check_cells((int(counts.sum()), 5), np.int64,  # 5 per segment: row, start, doc, offset, length
+                f"long_docs='split' of documents into rows of {width:,}")
     doc = np.repeat(np.arange(len(lengths)), counts)
     first = np.cumsum(counts) - counts
     offset = (np.arange(len(doc)) - np.repeat(first, counts)) * width
@@ -212,7 +222,8 @@ def _result(strategy: str, seq_len: int, width: int, lengths: np.ndarray,
     start = ends - length - (ends - length)[first]
     n_rows = int(row[-1]) + 1 if len(row) else 0
     return PackResult(strategy, seq_len, width, n_rows, int(lengths.sum()), dropped, lengths,
-                      row, start, doc, offset, length, check_int(pad_id, "pad_id", low=0), tokens)
+                      row, start, doc, offset, length,
+                      check_int(pad_id, "pad_id", low=0, high=INT64_MAX), tokens)
 
 
 # --- the strategies ---------------------------------------------------------------------------
@@ -256,6 +267,8 @@ def concat_chunk(documents: Sequence, seq_len: int, *, next_token: bool = False,
     seq_len, width = _width(seq_len, next_token)
     doc_start = np.cumsum(lengths) - lengths
     total = int(lengths.sum())
+    check_cells((len(lengths) + total // width + 1, 5), np.int64,  # 5 per segment, as in _pieces
+                f"cutting {total:,} tokens every {width:,}")
     cuts = np.union1d(doc_start, np.arange(0, total, width))  # every place a segment begins
     doc = np.searchsorted(doc_start, cuts, side="right") - 1
     length = np.diff(np.append(cuts, total))
@@ -274,9 +287,9 @@ def bfd(documents: Sequence, seq_len: int, *, long_docs: str = "split", next_tok
     """Best-fit decreasing: longest first, each into the row it leaves the least room in (ties:
     the oldest row).
 
-    O(N log N + N log L): the rows are kept by remaining capacity in a tree over 0..L
+    O(N log N): the rows are kept by remaining room in a tree over the distinct document lengths
     (`fit_trees.BestFit`), so finding the tightest row is one walk down the tree, however many rows
-    there are.
+    there are and however long a row is.
     """
     return _fit_decreasing("bfd", BestFit, documents, seq_len, long_docs, next_token, pad_id)
 
@@ -321,7 +334,7 @@ def _fit_decreasing(strategy: str, policy: type, documents: Sequence, seq_len: i
     doc, offset, length, dropped = _pieces(lengths, width, long_docs)
     order = np.argsort(-length, kind="stable")  # longest first; equal lengths in input order
     doc, offset, length = doc[order], offset[order], length[order]
-    rows = policy(width, len(length))  # FirstFit or BestFit: take a row for n tokens, put it back
+    rows = policy(length)  # FirstFit or BestFit: take a row for n tokens, put it back
     row = np.empty(len(length), np.int64)
     rooms: list[int] = []  # free room of each row opened so far
     run_ends = np.flatnonzero(np.diff(length, append=0)).tolist()  # last index of each length run
