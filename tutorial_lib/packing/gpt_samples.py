@@ -235,7 +235,7 @@ def _check_index_memory(n_documents: int, tokens_per_epoch: int, seq_len: int,
     except (AttributeError, ValueError, OSError):  # Windows: no sysconf
         return
     if needed > memory:
-        raise ValueError(f"num_samples asks for {samples:,} samples over {epochs:,} epochs, whose "
+        raise ValueError(f"num_samples takes {epochs:,} epochs, {samples:,} samples in all, whose "
                          f"indices need about {needed / 2**30:,.1f} GiB, more than this machine's "
                          f"{memory / 2**30:,.1f} GiB of memory; ask for fewer samples")
 

@@ -132,12 +132,12 @@ class IndexedDataset:
     def __init__(self, prefix: str | os.PathLike) -> None:
         self.prefix = check_path(prefix, "prefix")
         bin_file, idx_file = bin_path(prefix), idx_path(prefix)
-        if not idx_file.exists():
-            what = f"{bin_file} has no index beside it" if bin_file.exists() \
+        if not os.path.lexists(idx_file):  # a symlink loop: refused below
+            what = f"{bin_file} has no index beside it" if os.path.lexists(bin_file) \
                 else f"no dataset at {prefix}"
             raise FileNotFoundError(f"{what}: expected {idx_file} (write both files with "
                                     "IndexedDatasetBuilder)")
-        if not bin_file.exists():
+        if not os.path.lexists(bin_file):
             raise FileNotFoundError(f"{idx_file} has no token file beside it: expected {bin_file}")
         for file in (idx_file, bin_file):
             check_regular_file(file, "prefix")
