@@ -143,8 +143,9 @@ class AtomicFile:
             self.tmp.unlink(missing_ok=True)
             raise
         # dropped without commit() or discard(): the temporary file goes with the object (at the
-        # latest when the interpreter exits)
-        self._drop = weakref.finalize(self, _discard, self.file, self.tmp)
+        # latest when the interpreter exits), in this process only: a forked child that exits
+        # must not delete what its parent is still writing
+        self._drop = weakref.finalize(self, _discard, self.file, self.tmp, os.getpid())
 
     def sync(self) -> None:
         """Flush and fsync the data, then close: the bytes are on disk, under the temporary name."""
@@ -171,7 +172,9 @@ class AtomicFile:
         self._drop()
 
 
-def _discard(file: IO, tmp: Path) -> None:
+def _discard(file: IO, tmp: Path, writer: int) -> None:
+    if os.getpid() != writer:
+        return
     try:
         file.close()  # flushes what is buffered, which fails again on a full disk (ENOSPC)
     except OSError:

@@ -154,3 +154,26 @@ def test_directories_are_not_synced_on_windows(tmp_path, monkeypatch):
     monkeypatch.undo()
     write_atomically(tmp_path / "t.txt", "a\nb\n")
     assert (tmp_path / "t.txt").read_bytes() == b"a\nb\n"
+
+
+FORK = """
+import os, sys
+from tutorial_lib.packing.megatron import IndexedDatasetBuilder
+builder = IndexedDatasetBuilder("d")
+builder.add_document([1, 2, 3])
+child = os.fork()
+if child == 0:
+    sys.exit(0)  # a normal exit runs the finalisers (what a forked checker or worker does)
+os.waitpid(child, 0)
+print(sorted(os.listdir(".")))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_that_exits_leaves_its_parents_temporary_file(tmp_path):
+    run = subprocess.run([sys.executable, "-c", FORK], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=DEADLINE, env=os.environ | {"PYTHONPATH": str(ROOT)})
+    assert run.returncode == 0, run.stderr
+    [left] = eval(run.stdout)  # the parent, after its child exited
+    assert left.startswith(".d.bin.")
+    assert os.listdir(tmp_path) == []  # and the parent's own exit removed it
