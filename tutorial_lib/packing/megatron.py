@@ -125,8 +125,9 @@ class IndexedDataset:
     The arrays returned are views of the mapping: they cost no memory until read, and they are
     read-only. Opening checks everything that can be checked without reading the tokens (header,
     sizes, that the pointers are exactly the running sum of the lengths, that document indices are
-    in order), so a truncated or mismatched pair fails here with a clear message instead of
-    returning garbage later.
+    in order) and, when the pair has a record (`pair`), that the two are the files it records, so
+    a truncated, torn or mismatched pair fails here with a clear message instead of returning
+    garbage later.
     """
 
     def __init__(self, prefix: str | os.PathLike) -> None:
