@@ -1,11 +1,13 @@
-"""The strict streaming UTF-8 reader that the trainer's corpus and the pipeline read files with."""
+"""The strict streaming UTF-8 reader that the trainer's corpus and the pipeline read files with, and the
+group renames and the lock that a dataset's files are committed with."""
 
+import os
 import re
 
 import pytest
 
 from tutorial_lib import data
-from tutorial_lib._files import read_utf8
+from tutorial_lib._files import AtomicFile, locked, read_utf8, replace_together
 
 
 def test_read_utf8_joins_characters_cut_between_reads(tmp_path):
@@ -34,3 +36,45 @@ def test_read_utf8_checks_its_arguments(tmp_path):
         list(read_utf8(b"x.txt"))
     with pytest.raises(ValueError, match="chunk_bytes must be an int >= 1, got 0"):
         list(read_utf8(tmp_path / "x.txt", 0))
+
+
+# --- groups of files and the lock (the dataset pair's use of them: tests/faults/test_pair.py) ----------------
+
+
+def _staged(tmp_path, names, text):
+    files = []
+    for name in names:
+        f = AtomicFile(tmp_path / name, "w", encoding="utf-8")
+        f.file.write(text)
+        f.sync()
+        files.append(f)
+    return files
+
+
+def test_replace_together_undoes_the_renames_before_a_failing_one(tmp_path, monkeypatch):
+    (tmp_path / "a").write_text("old a", encoding="utf-8")  # b has no old file, c is made to fail
+    files = _staged(tmp_path, "abc", "new")
+    real = os.replace
+    monkeypatch.setattr(os, "replace", lambda src, dst: (_ for _ in ()).throw(OSError("refused"))
+                        if os.path.basename(dst) == "c" else real(src, dst))
+    with pytest.raises(OSError, match="refused"):
+        replace_together(files)
+    monkeypatch.undo()
+    for f in files:
+        f.discard()
+    assert {p.name: p.read_text(encoding="utf-8") for p in tmp_path.iterdir()} == {"a": "old a"}
+
+
+def test_locked_excludes_a_second_holder_and_removes_its_file(tmp_path):
+    fcntl = pytest.importorskip("fcntl")
+    path = tmp_path / "x.lock"
+    with locked(path):
+        other = os.open(path, os.O_RDWR)
+        try:
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(other)
+    assert not path.exists()
+    with locked(path):  # and it can be taken again
+        assert path.exists()

@@ -30,9 +30,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
+import os
+
 import numpy as np
 
-from tutorial_lib._checks import check_bool, check_dtype, check_has, check_int
+from tutorial_lib._checks import (check_bool, check_dtype, check_has, check_int, check_int_rows,
+                                  check_type)
 from tutorial_lib.packing import masks
 from tutorial_lib.packing.batch import next_token_labels
 from tutorial_lib.packing.masks import PAD, document_mask, position_ids
@@ -114,27 +117,33 @@ def separate_final_epoch(tokens_per_epoch: int, seq_len: int, num_samples: int |
     Shuffled together with the others, a last epoch cut short would leave some documents read once
     more than the rest anywhere in the run; shuffled apart, every full epoch is read whole before
     it."""
-    if num_samples is None or epochs == 1:
+    if check_int(epochs, "epochs", low=1) == 1 or num_samples is None:
         return False
-    from_final = num_samples - samples_before_final_epoch(tokens_per_epoch, seq_len, epochs)
+    from_final = check_int(num_samples, "num_samples", low=0) - samples_before_final_epoch(
+        tokens_per_epoch, seq_len, epochs)  # which checks tokens_per_epoch and seq_len
     return from_final < int(SEPARATE_FINAL_EPOCH_BELOW * ((tokens_per_epoch - 1) // seq_len))
 
 
 def samples_before_final_epoch(tokens_per_epoch: int, seq_len: int, epochs: int) -> int:
     """The samples that end before the last epoch starts (the - 1: a sample reads one token past
-    its end)."""
-    return ((epochs - 1) * tokens_per_epoch - 1) // seq_len
+    its end); none with one epoch."""
+    tokens_per_epoch = check_int(tokens_per_epoch, "tokens_per_epoch", low=1)
+    seq_len = check_int(seq_len, "seq_len", low=1)
+    epochs = check_int(epochs, "epochs", low=1)
+    return max(0, ((epochs - 1) * tokens_per_epoch - 1) // seq_len)
 
 
-def build_document_index(n_documents: int, epochs: int, rng: np.random.RandomState,
+def build_document_index(n_documents: int, epochs: int, rng: np.random.RandomState | int,
                          separate_final: bool = False) -> np.ndarray:
     """Every document once per epoch, all epochs shuffled together (int32, as Megatron keeps it).
 
     With `separate_final` the last epoch is shuffled alone and put last, so it is read only after
-    the others. The draws from `rng` are Megatron's, so the same seed gives the same order.
+    the others. The draws from `rng` (a RandomState, or an int seed for a new one) are Megatron's,
+    so the same seed gives the same order.
     """
     n_documents = check_int(n_documents, "n_documents", low=0)
     epochs = check_int(epochs, "epochs", low=1)
+    rng = _random_state(rng)
     if check_bool(separate_final, "separate_final") and epochs > 1:
         return np.concatenate([build_document_index(n_documents, epochs - 1, rng),
                                build_document_index(n_documents, 1, rng)])
@@ -155,7 +164,10 @@ def build_sample_index(sizes: np.ndarray, document_index: np.ndarray, seq_len: i
     """
     seq_len = check_int(seq_len, "seq_len", low=1)
     check_dtype(document_index, "document_index", "iu", "an array of int")
-    sizes = check_dtype(sizes, "sizes", "iu", "an array of int").astype(np.int64)
+    sizes = check_int_rows(check_dtype(sizes, "sizes", "iu", "an array of int"), "sizes", low=0,
+                           ndim=(1,))
+    # a position of -1 would wrap to the last document, one past the end fail inside numpy
+    check_int_rows(document_index, "document_index", low=0, high=len(sizes) - 1, ndim=(1,))
     lengths = sizes[document_index]  # the documents in stream order, one entry per epoch read
     ends = np.cumsum(lengths)  # where each document ends in the stream
     total = int(ends[-1]) if len(ends) else 0
@@ -197,11 +209,35 @@ def build_shuffle_index(num_samples: int, total: int, rng: np.random.RandomState
     """
     total = check_int(total, "total", low=0)
     num_samples = check_int(num_samples, "num_samples", low=0, high=total)
+    rng = _random_state(rng)
     dtype = np.uint32 if total < np.iinfo(np.uint32).max - 1 else np.int64
     first, last = np.arange(num_samples, dtype=dtype), np.arange(num_samples, total, dtype=dtype)
     rng.shuffle(first)
     rng.shuffle(last)
     return np.concatenate([first, last])
+
+
+def _random_state(rng: object) -> np.random.RandomState:  # Megatron's; an int is its seed
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        return np.random.RandomState(check_int(rng, "rng", low=0, high=2**32 - 1))
+    return check_type(rng, "rng", np.random.RandomState,
+                      "a np.random.RandomState (Megatron's draws) or an int seed")
+
+
+def _check_index_memory(n_documents: int, tokens_per_epoch: int, seq_len: int,
+                        epochs: int) -> None:
+    """Refuse indices larger than this machine's memory before numpy tries to allocate them."""
+    samples = (epochs * tokens_per_epoch - 1) // seq_len
+    # the peak: 48 bytes a sample (starts, positions, offsets, the index) and 20 a document read
+    needed = 48 * samples + 20 * n_documents * epochs
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # Windows: no sysconf
+        return
+    if needed > memory:
+        raise ValueError(f"num_samples takes {epochs:,} epochs, {samples:,} samples in all, whose "
+                         f"indices need about {needed / 2**30:,.1f} GiB, more than this machine's "
+                         f"{memory / 2**30:,.1f} GiB of memory; ask for fewer samples")
 
 
 def _check_dataset(dataset: object) -> np.ndarray:
@@ -246,6 +282,7 @@ class GPTSamples:
             raise ValueError(f"dataset must hold at least 2 tokens to make a sample, got "
                              f"{self.tokens_per_epoch}")
         self.num_epochs = num_epochs(self.tokens_per_epoch, self.seq_len, num_samples)
+        _check_index_memory(len(self.sizes), self.tokens_per_epoch, self.seq_len, self.num_epochs)
         separate = separate_final_epoch(self.tokens_per_epoch, self.seq_len, num_samples,
                                         self.num_epochs)
         rng = np.random.RandomState(check_int(seed, "seed", low=0, high=2**32 - 1))
@@ -325,6 +362,10 @@ class PackedSamples:
         self.dataset = dataset
         self.seq_len = check_int(seq_len, "seq_len", low=1)
         self.documents = np.flatnonzero(sizes > 0)
+        long = np.flatnonzero(sizes > self.seq_len + 1)
+        if long_docs == "error" and long.size:  # bfd sees only the non-empty ones: name it here
+            raise ValueError(f"dataset sequence {long[0]} has {sizes[long[0]]} tokens, more than a "
+                             f"row of {self.seq_len + 1}; choose long_docs='split' or 'truncate'")
         self.packing: PackResult = bfd(sizes[self.documents], self.seq_len, long_docs=long_docs,
                                        next_token=True)
 

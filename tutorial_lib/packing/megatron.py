@@ -21,9 +21,13 @@ files written here train a Megatron model unchanged and files Megatron writes ar
 A document is usually one sequence (one text plus its end-of-document id); Megatron's sentence
 splitting makes documents of several. Reading maps both files with `np.memmap`: opening costs the
 same for 1 MB or 1 TB, a sample read touches only its own pages, and every process that maps the
-file shares the page cache. Writing never touches the live files: both go to temporary names, are
-synced, and are renamed into place, `.bin` first, so a process that has the old pair mapped keeps
-reading the old pair (see `_files`).
+file shares the page cache.
+
+Writing never touches the live files: both go to temporary names, are synced, and are renamed into
+place as one group with a record of the pair, under a lock on the prefix (see `pair`): a process
+that has the old pair mapped keeps reading it, a failed rename leaves it readable, two builders
+never mix their files, and a torn pair is refused. The reader refuses anything but regular files
+(a FIFO would block it).
 """
 
 from __future__ import annotations
@@ -38,9 +42,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import (check_choice, check_int, check_int_rows, check_path, check_type,
-                                  describe)
+from tutorial_lib._checks import (check_choice, check_int, check_int_rows, check_iterable,
+                                  check_path, check_regular_file, check_type, describe)
 from tutorial_lib._files import AtomicFile
+from tutorial_lib.packing import pair
+from tutorial_lib.packing.bin_ids import as_dtype
 
 MAGIC = b"MMIDIDX\x00\x00"
 VERSION = 1
@@ -94,7 +100,7 @@ class Header(NamedTuple):
 
 def read_header(path: str | os.PathLike) -> Header:
     """Read and check the header of the `.idx` file at `path`; a ValueError says what is wrong."""
-    path = check_path(path, "path")
+    path = check_regular_file(path, "path")
     with open(path, "rb") as f:
         raw = f.read(_HEADER.size)
     if len(raw) < len(MAGIC) or raw[:len(MAGIC)] != MAGIC:
@@ -119,20 +125,23 @@ class IndexedDataset:
     The arrays returned are views of the mapping: they cost no memory until read, and they are
     read-only. Opening checks everything that can be checked without reading the tokens (header,
     sizes, that the pointers are exactly the running sum of the lengths, that document indices are
-    in order), so a truncated or mismatched pair fails here with a clear message instead of
-    returning garbage later.
+    in order) and, when the pair has a record (`pair`), that the two are the files it records, so
+    a truncated, torn or mismatched pair fails here with a clear message instead of returning
+    garbage later.
     """
 
     def __init__(self, prefix: str | os.PathLike) -> None:
         self.prefix = check_path(prefix, "prefix")
         bin_file, idx_file = bin_path(prefix), idx_path(prefix)
-        if not idx_file.exists():
-            what = f"{bin_file} has no index beside it" if bin_file.exists() \
+        if not os.path.lexists(idx_file):  # a symlink loop: refused below
+            what = f"{bin_file} has no index beside it" if os.path.lexists(bin_file) \
                 else f"no dataset at {prefix}"
             raise FileNotFoundError(f"{what}: expected {idx_file} (write both files with "
                                     "IndexedDatasetBuilder)")
-        if not bin_file.exists():
+        if not os.path.lexists(bin_file):
             raise FileNotFoundError(f"{idx_file} has no token file beside it: expected {bin_file}")
+        for file in (idx_file, bin_file):
+            check_regular_file(file, "prefix")
         self.header = read_header(idx_file)
         self.dtype = self.header.dtype
         s, d = self.header.sequence_count, self.header.document_count
@@ -151,6 +160,7 @@ class IndexedDataset:
         self.document_indices = np.frombuffer(index, np.int64, d, self.header.size + 12 * s)
         self.tokens = _map(bin_file, self.dtype)
         self._check_arrays(idx_file, bin_file)
+        pair.check_record(prefix, bin_file, idx_file)  # what the structure cannot tell: a torn pair
 
     def _check_arrays(self, idx_file: Path, bin_file: Path) -> None:
         lengths, itemsize = self.sequence_lengths, self.dtype.itemsize
@@ -192,6 +202,9 @@ class IndexedDataset:
     def __getitem__(self, idx: int | slice) -> np.ndarray | list[np.ndarray]:
         if isinstance(idx, slice):
             return [self.get(i) for i in range(len(self))[idx]]
+        if np.ndim(idx) or isinstance(idx, (list, tuple)):  # numpy's fancy indexing is not offered
+            raise TypeError(f"a dataset is indexed by an int or a slice, got {describe(idx)}; read "
+                            "several sequences with [ds[i] for i in ...]")
         return self.get(idx)
 
     def get(self, idx: int, offset: int = 0, length: int | None = None) -> np.ndarray:
@@ -230,10 +243,11 @@ class IndexedDatasetBuilder:
     """Writes a `.bin`/`.idx` pair the way megatron-core's builder does, but never in place.
 
     Tokens stream to a temporary `.bin` as they come (memory holds only 12 bytes per sequence for
-    the index); `finalize()` syncs it, writes the `.idx` beside it, syncs that, and renames `.bin`
-    then `.idx` over the targets. Used as a context manager it finalizes on success and deletes its
-    temporary files on an exception, so an interrupted build leaves the old dataset (or nothing),
-    never half of a new one.
+    the index); `finalize()` syncs it, writes the `.idx` and the pair record beside it, syncs them,
+    and renames the three over their targets as a group, under the prefix's lock. Used as a context
+    manager it finalizes on success and deletes its temporary files on an exception, so an
+    interrupted build leaves the old dataset (or nothing), never half of a new one; a builder
+    dropped unfinished deletes them when it is collected.
     """
 
     def __init__(self, prefix: str | os.PathLike, dtype: object = np.uint16) -> None:
@@ -241,6 +255,7 @@ class IndexedDatasetBuilder:
         self.dtype = DTYPES[dtype_code(dtype)]
         self.sequence_lengths = array("q")
         self.document_indices = array("q", [0])
+        pair.remove_stale_files(prefix, (bin_path(prefix), idx_path(prefix)))
         self._bin = AtomicFile(bin_path(prefix))
         self._done = False
 
@@ -258,7 +273,7 @@ class IndexedDatasetBuilder:
         """Append one sequence. Ids that the dtype cannot hold exactly are a ValueError, never a
         silent wrap."""
         self._check_open()
-        tokens = _tokens(ids, self.dtype)
+        tokens = as_dtype(ids, self.dtype)
         self._bin.file.write(tokens.tobytes())
         self.sequence_lengths.append(len(tokens))
 
@@ -311,8 +326,7 @@ class IndexedDatasetBuilder:
             idx.file.write(pointers.astype(np.int64).tobytes())
             idx.file.write(np.frombuffer(self.document_indices, np.int64).tobytes())
             idx.sync()
-            self._bin.replace()
-            idx.replace()
+            pair.commit(self.prefix, self._bin, idx)
         except BaseException:
             idx.discard()
             self.discard()
@@ -333,6 +347,10 @@ class IndexedDatasetBuilder:
 def write_dataset(prefix: str | os.PathLike, documents: Iterable[object],
                   dtype: object = np.uint16) -> IndexedDataset:
     """Write each document (a list or 1-D array of ids) as one sequence, and open the result."""
+    check_iterable(documents, "documents", "a list of documents (each a list of ids)", ordered=True)
+    if isinstance(documents, np.ndarray) and documents.ndim == 1:
+        raise ValueError("documents must hold documents, each a list of ids, got a 1-D array (the "
+                         "ids of one document?): write one document as [ids]")
     with IndexedDatasetBuilder(prefix, dtype) as builder:
         for ids in documents:
             builder.add_document(ids)
@@ -368,27 +386,3 @@ def _index(i: object, n: int, name: str) -> int:
     if not -n <= i < n:
         raise IndexError(f"{name} = {i} is out of range for {n} items")
     return i + n if i < 0 else i
-
-
-def _tokens(ids: object, dtype: np.dtype) -> np.ndarray:
-    """`ids` as a 1-D array of `dtype`, checked to hold exactly the values given."""
-    arr = np.asarray(ids)
-    if arr.ndim != 1:
-        raise ValueError(f"ids must be 1-D (one sequence), got shape {arr.shape}")
-    if arr.size == 0:
-        return arr.astype(dtype)
-    if arr.dtype.kind not in "iu" + ("f" if dtype.kind == "f" else ""):
-        floats = " or floats" if dtype.kind == "f" else ""
-        raise TypeError(f"ids must be integers{floats} for a {dtype} dataset, got an array of "
-                        f"{arr.dtype}: {describe(ids)}")
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        low, high = arr.min(), arr.max()
-        if low < info.min or high > info.max:
-            raise ValueError(f"ids must fit {dtype} ({info.min}..{info.max}), got "
-                             f"{low if low < info.min else high}; choose a wider dtype "
-                             "(optimal_dtype(vocab_size) picks one)")
-    out = arr.astype(dtype)
-    if dtype.kind == "f" and not np.array_equal(out, arr):
-        raise ValueError(f"ids are not exactly representable as {dtype}")
-    return out

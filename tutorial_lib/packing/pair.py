@@ -1,0 +1,122 @@
+"""The record that ties a dataset's `.bin` to its `.idx`, so that a torn or mixed pair is refused.
+
+Megatron's two files say nothing about each other beyond sizes: a `.bin` of the right size from
+another build passes every check the `.idx` allows, and serves its tokens under the wrong index.
+That happens when a build dies between its two renames, or when two builds of one prefix
+interleave theirs. So the builder writes a third, small file beside the pair, `<prefix>.pair.json`,
+which records for each of the two its size and a digest of sampled blocks (blake2b over 16 blocks
+of 4 KiB spread evenly over the file and its last block: all of a file up to 64 KiB), and the
+reader checks it. Both cost the same for a 1 MB or a 1 TB dataset.
+
+megatron-core reads `<prefix>.bin` and `<prefix>.idx` only: the pair stays byte for byte
+Megatron's and the record is invisible to it. A pair without a record (written by megatron-core,
+or copied without it) is read with the structural checks alone; a pair rewritten by another tool
+after this one wrote it no longer matches its record, and the error says to delete the record.
+What the sample cannot see: a change that keeps the size and misses every sampled block (a
+checksum of the whole file, as a manifest keeps, catches that at the price of reading it).
+
+`commit` renames the builder's `.bin`, `.idx` and the record as one group (`_files.
+replace_together`: a rename that fails undoes those before it, so the old pair stays readable)
+while it holds `<prefix>.lock`, so that two builders of one prefix take turns instead of mixing
+their files. A reader that opens the prefix during those few renames can see a mix for that moment
+and is refused; opening again succeeds. What a killed build leaves (temporary files named after its
+pid) is removed by the next builder of the prefix, with a warning (`remove_stale_files`); a lock
+file it left is taken and removed by the next commit. Opening a dataset never deletes anything (a
+reader may be on a read-only mount): it refuses a torn pair and says to build it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+
+from tutorial_lib._checks import check_path
+from tutorial_lib._files import AtomicFile, locked, remove_stale_temporaries, replace_together
+
+FORMAT = "tutorial_lib .bin/.idx pair record 1"
+SAMPLE_BLOCKS, BLOCK_BYTES = 16, 4096
+
+
+def record_path(prefix: str | os.PathLike) -> Path:
+    return Path(f"{os.fspath(check_path(prefix, 'prefix'))}.pair.json")
+
+
+def lock_path(prefix: str | os.PathLike) -> Path:
+    """The lock two builders of one prefix take around their renames (present only meanwhile)."""
+    return Path(f"{os.fspath(check_path(prefix, 'prefix'))}.lock")
+
+
+def fingerprint(path: Path) -> dict[str, object]:
+    """{"bytes": size, "sample": digest of the sampled blocks} of the file at `path`."""
+    size = path.stat().st_size
+    digest = hashlib.blake2b(digest_size=16)
+    last = max(size - BLOCK_BYTES, 0)
+    # block starts spread evenly from 0 to the last block (one start when the file is small)
+    starts = sorted({last * k // (SAMPLE_BLOCKS - 1) for k in range(SAMPLE_BLOCKS)})
+    with open(path, "rb") as f:
+        covered = 0  # bytes hashed so far: blocks that overlap are hashed once
+        for start in starts:
+            f.seek(max(start, covered))
+            digest.update(f.read(start + BLOCK_BYTES - max(start, covered)))
+            covered = start + BLOCK_BYTES
+    return {"bytes": size, "sample": digest.hexdigest()}
+
+
+def record_text(bin_file: Path, idx_file: Path) -> str:
+    """The record of the pair now in these two files (the builder's temporary files)."""
+    return json.dumps({"format": FORMAT, "bin": fingerprint(bin_file),
+                       "idx": fingerprint(idx_file)}, indent=1) + "\n"
+
+
+def check_record(prefix: str | os.PathLike, bin_file: Path, idx_file: Path) -> None:
+    """Refuse the pair if `prefix` has a record and the two files are not the ones it records."""
+    path = record_path(prefix)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return  # a pair megatron-core wrote, or one copied without its record
+    try:
+        record = json.loads(text)
+        expected = {"bin": record["bin"], "idx": record["idx"]}
+        if record["format"] != FORMAT:
+            raise ValueError
+    except (ValueError, KeyError, TypeError):
+        raise ValueError(f"{path} is not a pair record of this library; delete it to read the "
+                         "pair without it") from None
+    wrong = [str(file) for key, file in (("bin", bin_file), ("idx", idx_file))
+             if fingerprint(file) != expected[key]]
+    if wrong:
+        raise ValueError(
+            f"{' and '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not the file"
+            f"{'' if len(wrong) == 1 else 's'} {path} records: the pair is torn (a build stopped "
+            "between its renames, or two builds mixed their files) or was changed since; build "
+            f"it again. If another tool rewrote the pair on purpose, delete {path}")
+
+
+def commit(prefix: str | os.PathLike, bin_file: AtomicFile, idx_file: AtomicFile) -> None:
+    """Put two synced files and their record in place as one group, under the prefix's lock."""
+    record = AtomicFile(record_path(prefix), "w", encoding="utf-8")
+    try:
+        record.file.write(record_text(bin_file.tmp, idx_file.tmp))
+        record.sync()
+        with locked(lock_path(prefix)):  # another builder's renames wait for ours
+            replace_together([bin_file, idx_file, record])
+    except BaseException:
+        record.discard()
+        raise
+
+
+def remove_stale_files(prefix: str | os.PathLike, files: Iterable[Path]) -> list[Path]:
+    """Remove the temporary files of `files` and of the prefix's record that killed builders left
+    (never a live builder's), warn about them, and return them."""
+    removed = [path for target in (*files, record_path(prefix))
+               for path in remove_stale_temporaries(target)]
+    if removed:
+        warnings.warn(f"removed {len(removed)} temporary file(s) of {os.fspath(prefix)!r} left by "
+                      f"builds that were killed: {', '.join(p.name for p in removed)}",
+                      stacklevel=3)
+    return removed
