@@ -361,39 +361,3 @@ def check_same_length(**sequences: Sequence) -> int:
         raise ValueError(f"{', '.join(names[:-1])} and {names[-1]} must have the same length, "
                          f"got {', '.join(map(str, lengths[:-1]))} and {lengths[-1]}")
     return lengths[0]
-
-
-def _physical_memory() -> int:
-    """The machine's RAM in bytes; 1 TiB where the OS does not say (os.sysconf is POSIX only)."""
-    try:
-        pages, size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")  # -1 if unknown
-    except (AttributeError, ValueError, OSError):
-        pages = size = -1
-    return pages * size if min(pages, size) > 0 else 2**40
-
-
-MEMORY_BYTES = _physical_memory()  # the bound of check_cells, read at every call
-
-
-def check_cells(shape: Sequence[int], dtype: object, name: str) -> tuple[int, ...]:
-    """`shape` as a tuple if an array of that shape and `dtype` fits in this machine's memory,
-    else a ValueError that says what it would take.
-
-    Called before an argument sizes an allocation, so a slip such as max_length=10**12 gets a
-    message instead of a MemoryError, a numpy dimension overflow or a killed kernel. The bound is
-    all the machine's RAM, not what is free now: nothing that could ever run here is refused, and
-    the answer does not change with what else runs. `name` says which arguments set the size.
-    """
-    shape, dtype = tuple(int(n) for n in shape), np.dtype(dtype)
-    need = math.prod(shape) * dtype.itemsize
-    if need > MEMORY_BYTES:
-        raise ValueError(f"{name} would need a {' x '.join(f'{n:,}' for n in shape)} array of "
-                         f"{dtype} ({_bytes_text(need)}), more than this machine's memory "
-                         f"({_bytes_text(MEMORY_BYTES)})")
-    return shape
-
-
-def _bytes_text(size: float) -> str:
-    """16e12 -> '16 TB', in the decimal units memory and disks are sold in."""
-    power = min(int(math.log10(max(size, 1))) // 3, 6)
-    return f"{size / 1000**power:.3g} {('B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB')[power]}"

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib import _checks
+from tutorial_lib import _memory
 from tutorial_lib._checks import INT64_MAX
 from tutorial_lib.packing import batch, masks
 from tutorial_lib.packing.batch import Batch
@@ -142,7 +142,7 @@ def small_machine():
     """A 1 MB machine, so an in-range length asks for little memory or is refused by check_cells
     for both dtypes alike: the property never allocates what a big value would."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_checks, "MEMORY_BYTES", 2**20)
+        patch.setattr(_memory, "MEMORY_BYTES", 2**20)
         yield
 
 

@@ -7,8 +7,8 @@ import os
 import numpy as np
 import pytest
 
-from tutorial_lib import _checks
-from tutorial_lib._checks import check_cells
+from tutorial_lib import _memory
+from tutorial_lib._memory import check_cells
 from tutorial_lib.packing import attention, batch, masks
 from tutorial_lib.packing.attention import OneHead
 
@@ -17,7 +17,7 @@ MEMORY = 16 * 10**9  # the machine every test here runs on, whatever the real on
 
 @pytest.fixture(autouse=True)
 def a_16_gb_machine(monkeypatch):
-    monkeypatch.setattr(_checks, "MEMORY_BYTES", MEMORY)
+    monkeypatch.setattr(_memory, "MEMORY_BYTES", MEMORY)
 
 
 LONG = 150_000  # a row whose L x L mask (22.5 GB of bool) does not fit in 16 GB
@@ -64,7 +64,7 @@ def test_an_array_beyond_the_machine_is_refused_with_its_size(name, call, messag
 
 
 def test_the_bound_is_the_machine_memory_exactly(monkeypatch):
-    monkeypatch.setattr(_checks, "MEMORY_BYTES", 800)
+    monkeypatch.setattr(_memory, "MEMORY_BYTES", 800)
     assert check_cells((10, 10), np.int64, "n") == (10, 10)  # 800 bytes: fits
     with pytest.raises(ValueError, match=r"n would need a 101 array of int64 \(808 B\), more than "
                                          r"this machine's memory \(800 B\)"):
@@ -87,8 +87,8 @@ def test_long_context_sizes_are_never_refused():
 
 
 def test_the_memory_is_the_machines_ram_or_1_tib_where_the_os_does_not_say(monkeypatch):
-    assert _checks._physical_memory() >= 2**28  # at least what runs this suite
+    assert _memory._physical_memory() >= 2**28  # at least what runs this suite
     monkeypatch.setattr(os, "sysconf", lambda name: -1)  # POSIX: "indeterminate"
-    assert _checks._physical_memory() == 2**40
+    assert _memory._physical_memory() == 2**40
     monkeypatch.delattr(os, "sysconf")  # Windows has no sysconf
-    assert _checks._physical_memory() == 2**40
+    assert _memory._physical_memory() == 2**40

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tutorial_lib._checks import (check_cells, check_dtype, check_int, check_int_list,
-                                  check_int_rows, check_type, describe)
+from tutorial_lib._checks import (check_dtype, check_int, check_int_list, check_int_rows,
+                                  check_type, describe)
+from tutorial_lib._memory import check_cells
 from tutorial_lib.packing.masks import causal_mask
 
 

@@ -30,12 +30,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
-import os
-
 import numpy as np
 
 from tutorial_lib._checks import (check_bool, check_dtype, check_has, check_int, check_int_rows,
                                   check_type)
+from tutorial_lib._memory import check_bytes
 from tutorial_lib.packing import masks
 from tutorial_lib.packing.batch import next_token_labels
 from tutorial_lib.packing.masks import PAD, document_mask, position_ids
@@ -229,15 +228,9 @@ def _check_index_memory(n_documents: int, tokens_per_epoch: int, seq_len: int,
     """Refuse indices larger than this machine's memory before numpy tries to allocate them."""
     samples = (epochs * tokens_per_epoch - 1) // seq_len
     # the peak: 48 bytes a sample (starts, positions, offsets, the index) and 20 a document read
-    needed = 48 * samples + 20 * n_documents * epochs
-    try:
-        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # Windows: no sysconf
-        return
-    if needed > memory:
-        raise ValueError(f"num_samples takes {epochs:,} epochs, {samples:,} samples in all, whose "
-                         f"indices need about {needed / 2**30:,.1f} GiB, more than this machine's "
-                         f"{memory / 2**30:,.1f} GiB of memory; ask for fewer samples")
+    check_bytes(48 * samples + 20 * n_documents * epochs,
+                f"num_samples takes {epochs:,} epochs, {samples:,} samples in all, whose indices "
+                "would need about", "; ask for fewer samples")
 
 
 def _check_dataset(dataset: object) -> np.ndarray:

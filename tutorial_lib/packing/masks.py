@@ -22,8 +22,7 @@ position holds, PAD for padding. A document is one consecutive run of its id in 
 may start the next row (a document split across rows), and then that piece is a document of its
 own, since rows never see each other. From `doc_ids` also come the position ids that restart at
 every document, the `cu_seqlens` of the varlen kernels, the loss mask, and `mask_cells`: what every
-cell of a mask lets its query see, the one classification the mask widget and the mask heatmaps
-draw.
+cell of a mask lets its query see, the one classification the mask widget and heatmaps draw.
 
 Every function takes one row (1-D) or a batch of rows (2-D) and works on ids only.
 """
@@ -38,8 +37,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import (INT64_MAX, check_cells, check_choice, check_dtype, check_int,
-                                  check_int_list, check_int_rows, check_sequence)
+from tutorial_lib._checks import (INT64_MAX, check_choice, check_dtype, check_int, check_int_list,
+                                  check_int_rows, check_sequence)
+from tutorial_lib._memory import check_cells
 
 PAD = -1  # the doc id of a padding position: it belongs to no document
 SIDES = ("right", "left")  # where a row's padding goes (padding_side)
