@@ -277,8 +277,9 @@ def check(key: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Feedback
     Chinese.
 
     Every case runs, so the message can say how many fail and show the shortest failing one; a case
-    that runs past `time_limit` seconds ends the check at once with 超时, since the later, longer
-    ones would hang too.
+    that runs past `time_limit` seconds (the call, the comparison and the repr of what it returned,
+    together) ends the check at once with 超时, since the later, longer ones would hang too. What
+    `fn` prints is shown, up to `sandbox.OUTPUT_LIMIT` characters.
     """
     exercise = REGISTRY[check_choice(key, "key", sorted(REGISTRY))]
     check_callable(fn, "fn", "the function you wrote")

@@ -15,13 +15,17 @@ inherits the learner's function and the cases as they are (nothing is pickled), 
 
 The parent waits on the pipe with a deadline per case and answers by it whatever the child does
 (exits, loops in C, masks or resets signals and timers, segfaults, forks): the work's value, or an
-`Ended` saying how the child ended. After a child ends early, a new child takes the remaining
-cases, so every case still gets an answer. The learner's function runs in a copy of the kernel:
-what it changes in global variables is not seen afterwards.
+`Ended` saying how the child ended. One child runs all the cases of a check (a fork per case would
+cost each case the copy of a large kernel's page tables); after a child ends early, a new one takes
+the remaining cases, so every case still gets an answer. The function runs in a copy of the
+kernel: what it changes in global variables is not seen afterwards. A process it starts in a
+session of its own (os.setsid) leaves the group and is not killed.
 
-Where `os.fork` does not exist (Windows) the work runs in a daemon thread of the kernel itself,
-abandoned at the deadline: Python cannot kill a thread, so a stuck one runs on until the kernel
-restarts, and an exit, a crash or a huge allocation there reaches the kernel.
+On macOS a function that calls into the system's Objective-C libraries may crash the forked
+child; that is reported like any crash. Where `os.fork` does not exist (Windows) the work runs in
+a daemon thread of the kernel itself, abandoned at the deadline: Python cannot kill a thread, so a
+stuck one runs on until the kernel restarts, and an exit, a crash or a huge allocation there
+reaches the kernel.
 """
 
 from __future__ import annotations
