@@ -421,6 +421,16 @@ def test_a_flood_of_output_is_cut(capsys):
     assert out.endswith(note) and len(out) == sandbox.OUTPUT_LIMIT + len(note)
 
 
+def test_one_long_print_of_emoji_is_cut_not_taken_for_a_broken_pipe(capsys):
+    def prints_emoji(text):
+        print("🙂" * 2 * sandbox.OUTPUT_LIMIT)
+        return len(text.encode("utf-8"))
+
+    assert check("00.utf8_length", prints_emoji).passed
+    out = capsys.readouterr().out
+    assert out.startswith("🙂" * sandbox.OUTPUT_LIMIT + "\n……（输出超过")
+
+
 def test_a_case_that_ends_its_process_fails_alone_and_the_others_still_run():
     def exits_on_emoji(text):
         if "🙂" in text:

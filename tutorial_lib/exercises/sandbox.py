@@ -46,7 +46,8 @@ from typing import Any, Callable, NoReturn
 CAN_FORK = hasattr(os, "fork")
 MAX_ALLOWANCE = 4 * 2**30  # bytes: far more than any exercise needs, little enough to spare
 OUTPUT_LIMIT = 100_000  # characters of the learner's printed output shown per check
-_LINE_LIMIT = 8 * OUTPUT_LIMIT  # bytes of one message line (an escaped write of OUTPUT_LIMIT)
+# bytes of one message line: a write of OUTPUT_LIMIT characters, each escaped to 12 bytes at most
+_LINE_LIMIT = 12 * OUTPUT_LIMIT + 1024
 _READ_LIMIT = 1 << 20  # bytes read from the pipe at one go, more than a dead child can leave
 _POLL = 0.1  # seconds between looks at whether a quiet child is still alive
 _BROKEN = 70  # the child's exit code when it can no longer send (EX_SOFTWARE)
@@ -199,7 +200,7 @@ class _Child:
             raise _Broken
         try:
             messages = [json.loads(line) for line in lines]
-        except ValueError as err:
+        except (ValueError, RecursionError) as err:  # not JSON, or nested beyond reason
             raise _Broken from err
         if not all(isinstance(m, dict) and isinstance(m.get("value", []), list)
                    for m in messages):
