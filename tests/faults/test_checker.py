@@ -43,6 +43,9 @@ CASES = [
     ("sys.exit(3)", "def utf8_length(text):\n    sys.exit(3)", 3, "未通过", "SystemExit: 3"),
     ("exit() in the comparison", "class Loud(int):\n    def __eq__(self, other):\n        sys.exit(1)\n"
      "def utf8_length(text):\n    return Loud(1)", 3, "未通过", "得到：1"),
+    ("exit() in the repr of what it returns", "class Odd(int):\n    def __repr__(self):\n"
+     "        sys.exit(1)\ndef utf8_length(text):\n    return Odd(-1)", 3, "未通过",
+     "得到：<Odd 对象，它的 repr 出错了>"),
     ("a custom BaseException", "class Stop(BaseException):\n    pass\n"
      "def utf8_length(text):\n    raise Stop('stop here')", 3, "未通过", "Stop: stop here"),
     ("KeyboardInterrupt", "def utf8_length(text):\n    raise KeyboardInterrupt", 3, "未通过",

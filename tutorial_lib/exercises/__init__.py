@@ -145,7 +145,7 @@ class _Repr(reprlib.Repr):
     def repr_instance(self, obj: Any, level: int) -> str:
         try:
             text = re.sub(r" at 0x[0-9A-Fa-f]+", "", repr(obj))
-        except Exception:
+        except BaseException:  # even sys.exit() in a repr is only a broken repr
             return f"<{type(obj).__name__} 对象，它的 repr 出错了>"
         return text if len(text) <= self.maxother else text[: self.maxother - 3] + "..."
 
@@ -157,7 +157,7 @@ def show(value: Any) -> str:
     """A short, safe repr of a learner's value or of a case's input."""
     try:
         return _REPR.repr(value)
-    except Exception:  # a container holding an object that breaks even reprlib
+    except BaseException:  # a container holding an object that breaks even reprlib
         return f"<{type(value).__name__} 对象>"
 
 

@@ -300,10 +300,13 @@ def _limit_memory() -> None:
     import resource
 
     try:
-        with open("/proc/self/statm", encoding="ascii") as statm:
-            mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
         with open("/proc/self/oom_score_adj", "w", encoding="ascii") as score:
             score.write("1000")  # should the machine run short anyway, the child goes first
+    except OSError:
+        pass
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     except OSError:
         return
     limit = mapped + memory_allowance()
