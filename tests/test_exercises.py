@@ -6,6 +6,7 @@ that `check` answers whatever a learner's function does, and how it answers.
 """
 
 import importlib
+import os
 import signal
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import exercises
-from tutorial_lib.exercises import check
+from tutorial_lib.exercises import check, sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = sorted(exercises.REGISTRY)
@@ -304,11 +305,7 @@ def test_check_answers_whatever_is_returned(key, value):
 
 
 def test_an_endless_loop_times_out_naming_the_case():
-    def stuck(text):
-        while True:
-            pass
-
-    feedback = check("00.utf8_length", stuck, time_limit=0.2)
+    feedback = check("00.utf8_length", stuck_forever, time_limit=0.2)
     assert feedback.verdict == "超时"
     assert feedback.message.startswith("超时：练习 0：一段文字占多少字节 —— 第 1/6 个用例运行了 0.2 秒还没结束")
     assert "输入：utf8_length('')" in feedback.message
@@ -336,21 +333,22 @@ def test_a_stuck_case_later_in_the_list_is_the_one_named():
     assert feedback.verdict == "超时" and "输入：utf8_length('🙂👍')" in feedback.message
 
 
-def test_the_alarm_handler_and_an_outer_timer_are_put_back():
+def test_the_kernels_alarm_handler_and_timer_are_left_alone():
+    """The limit is a wall-clock kill of a forked child: the kernel's SIGALRM is none of its business,
+    even when the learner's code resets the timer."""
     def outer_handler(signum, frame):
         raise AssertionError("the outer timer must not fire during this test")
 
+    def resets_the_timer(text):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        return len(text.encode("utf-8"))
+
     previous = signal.signal(signal.SIGALRM, outer_handler)
     signal.setitimer(signal.ITIMER_REAL, 600)
-    def stuck(text):
-        while True:
-            pass
-
     try:
-        check("00.utf8_length", reference_solution("00.utf8_length"))
-        assert signal.getsignal(signal.SIGALRM) is outer_handler
-        assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
-        assert check("00.utf8_length", stuck, time_limit=0.2).verdict == "超时"
+        assert check("00.utf8_length", resets_the_timer).passed
+        assert check("00.utf8_length", stuck_forever, time_limit=0.2).verdict == "超时"
         assert signal.getsignal(signal.SIGALRM) is outer_handler
         assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
     finally:
@@ -358,24 +356,108 @@ def test_the_alarm_handler_and_an_outer_timer_are_put_back():
         signal.signal(signal.SIGALRM, previous)
 
 
-def test_outside_the_main_thread_a_worker_thread_enforces_the_limit():
-    stop = threading.Event()
+def stuck_forever(text):
+    while True:
+        pass
+
+
+def test_outside_the_main_thread_the_limit_holds_too():
     answers = []
 
-    def stuck(text):
-        while not stop.is_set():  # ends once the test is over, so no thread spins on
-            pass
-
     def learner_thread():
-        answers.append(check("00.utf8_length", stuck, time_limit=0.2))
+        answers.append(check("00.utf8_length", stuck_forever, time_limit=0.2))
         answers.append(check("00.utf8_length", reference_solution("00.utf8_length")))
         answers.append(check("00.utf8_length", stub))
 
     thread = threading.Thread(target=learner_thread)
     thread.start()
     thread.join()
-    stop.set()
     assert [feedback.verdict for feedback in answers] == ["超时", "通过", "未完成"]
+
+
+def test_without_fork_a_worker_thread_enforces_the_limit(monkeypatch):
+    """The Windows fallback, taken here on purpose: the same verdicts, from a thread of the kernel."""
+    monkeypatch.setattr(sandbox, "CAN_FORK", False)
+    stop = threading.Event()
+
+    def stuck(text):
+        while not stop.is_set():  # ends once the test is over, so no thread spins on
+            pass
+
+    try:
+        assert check("00.utf8_length", stuck, time_limit=0.2).verdict == "超时"
+    finally:
+        stop.set()
+    assert check("00.utf8_length", reference_solution("00.utf8_length")).passed
+    assert check("00.utf8_length", stub).verdict == "未完成"
+    feedback = check("00.utf8_length", lambda text: sys.exit(3))
+    assert feedback.verdict == "未通过" and "运行出错：SystemExit: 3" in feedback.message
+
+
+# --- the sandbox ---------------------------------------------------------------------------------------
+
+
+def test_what_the_function_prints_is_shown(capsys):
+    def chatty(text):
+        print("在算", repr(text))
+        print("警告", file=sys.stderr)
+        return len(text.encode("utf-8"))
+
+    assert check("00.utf8_length", chatty).passed
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [f"在算 {case.args[0]!r}" for case in sorted(
+        exercises.REGISTRY["00.utf8_length"].make_cases(), key=lambda c: exercises.input_size(c.args))]
+    assert err == "警告\n" * 6
+
+
+def test_a_flood_of_output_is_cut(capsys):
+    def floods(text):
+        while True:
+            print("刷屏" * 1000)
+
+    assert check("00.utf8_length", floods, time_limit=0.5).verdict == "超时"
+    out = capsys.readouterr().out
+    note = f"\n……（输出超过 {sandbox.OUTPUT_LIMIT} 个字符，后面的不再显示）\n"
+    assert out.endswith(note) and len(out) == sandbox.OUTPUT_LIMIT + len(note)
+
+
+def test_one_long_print_of_emoji_is_cut_not_taken_for_a_broken_pipe(capsys):
+    def prints_emoji(text):
+        print("🙂" * 2 * sandbox.OUTPUT_LIMIT)
+        return len(text.encode("utf-8"))
+
+    assert check("00.utf8_length", prints_emoji).passed
+    out = capsys.readouterr().out
+    assert out.startswith("🙂" * sandbox.OUTPUT_LIMIT + "\n……（输出超过")
+
+
+def test_a_case_that_ends_its_process_fails_alone_and_the_others_still_run():
+    def exits_on_emoji(text):
+        if "🙂" in text:
+            os._exit(5)
+        return len(text.encode("utf-8"))
+
+    feedback = check("00.utf8_length", exits_on_emoji)
+    assert feedback.verdict == "未通过" and "1/6 个用例不对" in feedback.message
+    assert "输入：utf8_length('🙂👍')\n运行出错：运行你的函数的进程直接退出了（退出码 5）" in feedback.message
+
+
+SEEN = []
+
+
+def test_the_function_runs_in_a_copy_of_the_kernel():
+    """What it changes outside itself stays in the copy (said in exercises.sandbox)."""
+    def remembers(text):
+        SEEN.append(text)
+        return len(text.encode("utf-8"))
+
+    assert check("00.utf8_length", remembers).passed
+    assert SEEN == []
+
+
+def test_the_memory_allowance_is_a_part_of_the_machine():
+    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert 0 < sandbox.memory_allowance() <= min(sandbox.MAX_ALLOWANCE, physical // 2)
 
 
 # --- hints in tiers ----------------------------------------------------------------------------------------

@@ -10,8 +10,11 @@ answers in Chinese with one verdict:
 - 超时: a case ran past the time limit (most often an endless loop); the message names that case.
 
 Whatever the function returns or raises (a numpy array, a generator, an object whose == or repr
-raises), `check` answers and lets no traceback escape, so a notebook with unsolved exercises still
-runs clean. Hints come in two tiers: first the concept, then, after repeated failures of the same
+raises) and whatever it does (sys.exit, os._exit, fork, loop in C, reset the timers, allocate 20
+GB), `check` answers within the time limit of the case, lets no traceback escape and the kernel
+survives: each check runs the function in a forked copy of the kernel (`exercises.sandbox`, which
+says how, and what happens on Windows), so a notebook with unsolved exercises still runs clean.
+Hints come in two tiers: first the concept, then, after repeated failures of the same
 exercise in this session, the recipe. The cases live in one module per chapter
 (`course.Chapter.exercise_module`), mirroring `solutions/chNN.py` at the top of the repository,
 which holds the reference solutions outside the student notebooks.
@@ -24,8 +27,6 @@ import importlib
 import math
 import re
 import reprlib
-import signal
-import threading
 import traceback
 from collections import Counter
 from collections.abc import Iterator
@@ -35,8 +36,10 @@ from typing import Any, Callable
 
 from tutorial_lib import course
 from tutorial_lib._checks import check_callable, check_choice, check_number
+from tutorial_lib.exercises import sandbox
 
 TIME_LIMIT = 3.0  # seconds per case: ample for any sensible solution, short enough to wait for
+ERROR_CHARS = 300  # of an exception's message shown to the learner
 # from this many failures of one exercise on, the hint gives the recipe, not only the concept
 RECIPE_AFTER = 3
 
@@ -142,7 +145,7 @@ class _Repr(reprlib.Repr):
     def repr_instance(self, obj: Any, level: int) -> str:
         try:
             text = re.sub(r" at 0x[0-9A-Fa-f]+", "", repr(obj))
-        except Exception:
+        except BaseException:  # even sys.exit() in a repr is only a broken repr
             return f"<{type(obj).__name__} 对象，它的 repr 出错了>"
         return text if len(text) <= self.maxother else text[: self.maxother - 3] + "..."
 
@@ -154,7 +157,7 @@ def show(value: Any) -> str:
     """A short, safe repr of a learner's value or of a case's input."""
     try:
         return _REPR.repr(value)
-    except Exception:  # a container holding an object that breaks even reprlib
+    except BaseException:  # a container holding an object that breaks even reprlib
         return f"<{type(value).__name__} 对象>"
 
 
@@ -185,104 +188,62 @@ def _type_note(got: Any, expected: Any) -> str:
 
 def _error_text(err: BaseException, fn: Callable) -> str:
     """"ValueError: message (你的代码第 N 行)", the line taken from the learner's own code where
-    possible."""
+    possible.
+
+    The traceback is walked, never formatted: formatting reads a source line per frame, which for
+    a recursion a million frames deep takes longer than the time limit.
+    """
     try:
         detail = str(err)
-    except Exception:
+    except BaseException:
         detail = ""
+    if len(detail) > ERROR_CHARS:
+        detail = detail[: ERROR_CHARS - 3] + "..."
     text = f"{type(err).__name__}: {detail}" if detail else type(err).__name__
     filename = getattr(getattr(fn, "__code__", None), "co_filename", None)
-    lines = [
-        frame.lineno
-        for frame in traceback.extract_tb(err.__traceback__)
-        if frame.filename == filename
-    ]
-    return text + (f"（你的代码第 {lines[-1]} 行）" if lines else "")
+    line = None
+    for frame, lineno in traceback.walk_tb(err.__traceback__):
+        if frame.f_code.co_filename == filename:
+            line = lineno
+    return text + (f"（你的代码第 {line} 行）" if line is not None else "")
 
 
-# --- running one case under a time limit ----------------------------------------------------------
-
-
-class _TimedOut(BaseException):
-    """Raised into a case that ran too long; a BaseException, so a learner's `except Exception` lets
-    it by."""
-
-
-def _call_with_limit(func: Callable[[], Any], seconds: float) -> Any:
-    """func(), or _TimedOut after `seconds`.
-
-    In the main thread on Unix (where Jupyter runs a cell) a SIGALRM interrupts the stuck code
-    itself, and a timer set by someone else is put back afterwards. Elsewhere func runs in a daemon
-    thread that we stop waiting for: Python cannot kill a thread, so a stuck one keeps running until
-    the kernel restarts.
-    """
-    if (
-        not hasattr(signal, "setitimer")
-        or threading.current_thread() is not threading.main_thread()
-    ):
-        return _call_in_thread(func, seconds)
-
-    def on_alarm(signum: int, frame: Any) -> None:
-        raise _TimedOut
-
-    previous_handler = signal.signal(signal.SIGALRM, on_alarm)
-    previous_timer = signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        return func()
-    finally:
-        try:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        # even when the alarm comes just as func returns, the handler and the outer timer go back
-        finally:
-            signal.signal(
-                signal.SIGALRM, signal.SIG_DFL if previous_handler is None else previous_handler
-            )
-            if previous_timer[0] > 0:
-                signal.setitimer(signal.ITIMER_REAL, *previous_timer)
-
-
-def _call_in_thread(func: Callable[[], Any], seconds: float) -> Any:
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["value"] = func()
-        except BaseException as err:  # handed to the caller, which decides what the learner sees
-            box["error"] = err
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if worker.is_alive():
-        raise _TimedOut
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+# --- running one case ----------------------------------------------------------------------------
 
 
 def _agrees(got: Any, expected: Any) -> bool:
     try:
         return same_value(got, expected)
-    except Exception:  # an object whose == raises is simply not the expected value
+    except BaseException:  # an object whose == raises (or exits) is simply not the expected value
         return False
 
 
-def _try_case(fn: Callable, case: Case, seconds: float) -> tuple[str, str]:
-    """Run one case: (outcome, what the learner should see), outcome one of ok, stub, wrong,
-    timeout."""
+def _try_case(fn: Callable, case: Case) -> tuple[str, str]:
+    """Run one case (in the sandbox): (outcome, what the learner should see), outcome one of ok,
+    stub, wrong."""
     try:
-        got = _call_with_limit(lambda: fn(*copy.deepcopy(case.args)), seconds)
-        right = _call_with_limit(lambda: _agrees(got, case.expected), seconds)
-    except _TimedOut:
-        return "timeout", ""
-    except Exception as err:  # the learner's bug: explained, never raised
+        got = fn(*copy.deepcopy(case.args))
+    except BaseException as err:  # the learner's bug, even sys.exit(): explained, never raised
         return (
             "stub" if isinstance(err, NotImplementedError) else "wrong"
         ), f"运行出错：{_error_text(err, fn)}"
-    if right:
+    if _agrees(got, case.expected):
         return "ok", ""
     note = _type_note(got, case.expected)
     return "wrong", f"期望：{show(case.expected)}\n得到：{show(got)}{note}"
+
+
+def _ended_text(ended: sandbox.Ended) -> str:
+    """What the learner sees for a case whose process ended without an answer."""
+    if ended.signal_name:
+        cause = {"SIGKILL": "（常见原因：内存用得太多，被系统强制结束）",
+                 "SIGSEGV": "（常见原因：递归太深把栈用完了，或者 C 扩展出了错）"}
+        return (f"运行出错：运行你的函数的进程被信号 {ended.signal_name} 终止了"
+                f"{cause.get(ended.signal_name, '')}")
+    if ended.exit_code is not None:
+        return (f"运行出错：运行你的函数的进程直接退出了（退出码 {ended.exit_code}），"
+                "比如调用了 os._exit()：练习里的函数要用 return 交回结果。")
+    return "运行出错：运行你的函数的进程断开了和检查程序的联系（比如关掉了它的文件描述符）。"
 
 
 # --- the verdict ----------------------------------------------------------------------------------
@@ -316,8 +277,9 @@ def check(key: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Feedback
     Chinese.
 
     Every case runs, so the message can say how many fail and show the shortest failing one; a case
-    that runs past `time_limit` seconds ends the check at once with 超时, since the later, longer
-    ones would hang too.
+    that runs past `time_limit` seconds (the call, the comparison and the repr of what it returned,
+    together) ends the check at once with 超时, since the later, longer ones would hang too. What
+    `fn` prints is shown, up to `sandbox.OUTPUT_LIMIT` characters.
     """
     exercise = REGISTRY[check_choice(key, "key", sorted(REGISTRY))]
     check_callable(fn, "fn", "the function you wrote")
@@ -325,12 +287,14 @@ def check(key: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Feedback
     cases = sorted(exercise.make_cases(), key=lambda case: input_size(case.args))
     failures: list[tuple[Case, str]] = []
     stubs = 0
-    for number, case in enumerate(cases, start=1):
-        outcome, detail = _try_case(fn, case, seconds)
-        if outcome == "timeout":
+    results = sandbox.run_each(lambda k: _try_case(fn, cases[k]), len(cases), seconds)
+    for number, (case, result) in enumerate(zip(cases, results), start=1):
+        if isinstance(result, sandbox.Ended) and result.timed_out:
             return _failed(exercise, "超时",
                            f"第 {number}/{len(cases)} 个用例运行了 {seconds:g} 秒还没结束，"
                            "可能是死循环（比如循环里的下标或条件一直没变）。", case, "")
+        outcome, detail = (
+            ("wrong", _ended_text(result)) if isinstance(result, sandbox.Ended) else result)
         stubs += outcome == "stub"
         if outcome != "ok":
             failures.append((case, detail))
