@@ -44,7 +44,7 @@ IMPORTS: dict[str, set[str]] = {
     'exercises.ch08': {'exercises', 'packing.strategies'},
     'exercises.ch09': {'exercises', 'packing.batch', 'packing.masks'},
     'exercises.ch10': {'exercises', 'packing.gpt_samples', 'packing.megatron'},
-    'exercises.sandbox': set(),
+    'exercises.sandbox': {'_memory'},
     'packing': set(),
     'packing.attention': {'_checks', '_memory', 'packing.masks'},
     'packing.batch': {'_checks', '_memory', 'packing.masks'},

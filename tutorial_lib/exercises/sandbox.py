@@ -43,6 +43,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn
 
+from tutorial_lib import _memory
+
 CAN_FORK = hasattr(os, "fork")
 MAX_ALLOWANCE = 4 * 2**30  # bytes: far more than any exercise needs, little enough to spare
 OUTPUT_LIMIT = 100_000  # characters of the learner's printed output shown per check
@@ -68,8 +70,7 @@ class Ended:
 def memory_allowance() -> int:
     """Bytes a child may map beyond what it inherited: half the machine's memory, at most
     MAX_ALLOWANCE, so a runaway allocation fails at once instead of pushing the kernel into swap."""
-    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    return min(MAX_ALLOWANCE, physical // 2)
+    return min(MAX_ALLOWANCE, _memory.MEMORY_BYTES // 2)
 
 
 def run_each(work: Callable[[int], tuple], count: int, seconds: float) -> list[Any]:
