@@ -256,20 +256,7 @@ def test_cli_bad_usage_exits_with_2_and_says_why(tmp_path, args, message):
     assert files_in(tmp_path) == ["c.txt"]
 
 
-def test_ctrl_c_during_a_cli_build_with_workers_leaves_nothing_behind(tmp_path):
-    (tmp_path / "big.txt").write_text(data.load_text("tinystories") * 30, encoding="utf-8")  # 43 MB
-    command = [sys.executable, "-m", "tutorial_lib.pipeline", "build", "--tokenizer", "gpt2", "--output", "out",
-               "--split", EOT, "--workers", "2", "big.txt"]
-    run = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           start_new_session=True)  # its own process group, which Ctrl-C reaches as a whole
-    while run.poll() is None and not any(p.stat().st_size for p in tmp_path.glob(".out.bin.*.tmp")):
-        time.sleep(0.01)  # until the first batch is written
-    os.killpg(run.pid, signal.SIGINT)
-    stdout, stderr = run.communicate(timeout=300)
-    assert (run.returncode, stdout) == (130, "")
-    assert stderr.strip().splitlines()[-1] == "tutorial-megatron: interrupted; nothing was written"
-    assert "Traceback" not in stderr
-    assert files_in(tmp_path) == ["big.txt"]
+# Ctrl-C, SIGTERM, SIGHUP and SIGKILL of a CLI build with workers: tests/faults/test_cleanup_workers.py
 
 
 def test_cli_bad_input_exits_with_1_without_a_traceback(tmp_path):

@@ -96,6 +96,7 @@ def _map(fn: Callable[[T], R], tasks: Iterable[T], workers: int, job: str, calle
          worker_args: tuple[int, str]) -> Iterator[R]:
     """`map_in_workers` once the set-up file is written: the pool itself."""
     context = multiprocessing.get_context("spawn")
+    _start_resource_tracker()
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
                              initargs=worker_args) as pool:
         in_flight: deque[Future] = deque()
@@ -185,8 +186,26 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (the process that removes the pool's semaphores
+    after a crash) with a hang-up ignored, as it ignores Ctrl-C itself: a terminal that closes sends
+    SIGHUP to every process of the job, and a tracker killed by it is started again by the next use,
+    which then fails with a traceback about a semaphore the new one never saw."""
+    from multiprocessing import resource_tracker
+
+    if not hasattr(signal, "SIGHUP") or threading.current_thread() is not threading.main_thread():
+        resource_tracker.ensure_running()  # only the main thread may change a signal's handler
+        return
+    ignored = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # a new process inherits SIG_IGN
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.signal(signal.SIGHUP, ignored)
+
+
 def _submit(pool: ProcessPoolExecutor, fn: Callable, *args: object) -> Future:
-    """`pool.submit(fn, *args)` with Ctrl-C (SIGINT) held back meanwhile, where the system can.
+    """`pool.submit(fn, *args)` with Ctrl-C (SIGINT) and SIGHUP held back meanwhile, where the
+    system can.
 
     A submit may start a worker, and a worker inherits the signals held back at its start, for life;
     this covers the moment before `_start_worker` ignores SIGINT (Windows has no such mask). So
@@ -195,7 +214,7 @@ def _submit(pool: ProcessPoolExecutor, fn: Callable, *args: object) -> Future:
     """
     if not hasattr(signal, "pthread_sigmask"):
         return pool.submit(fn, *args)
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGHUP})
     try:
         return pool.submit(fn, *args)
     finally:

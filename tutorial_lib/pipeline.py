@@ -209,14 +209,14 @@ def _documents(paths: list[Path], split: str, bar: tqdm) -> Iterator[Document]:
 def _encode_batch(tokenizer: Tokenizer, eod_id: int, batch: list[Document]
                   ) -> tuple[np.ndarray, np.ndarray]:
     """The ids of each document of `batch` then `eod_id`, all concatenated; and their lengths."""
-    arrays = []
+    arrays, eod = [], np.array([eod_id], np.uint32)
     for name, number, text in batch:
         try:
             arrays.append(tokenizer.encode_to_numpy(text))
         except ValueError as e:
             raise ValueError(f"{name}, the document at index {number}: "
                              f"{_special_token_hint(tokenizer, text) or e}") from None
-        arrays.append(np.array([eod_id], np.uint32))
+        arrays.append(eod)
     lengths = np.array([len(ids) for ids in arrays[::2]], np.int64) + 1
     return np.concatenate(arrays), lengths
 
