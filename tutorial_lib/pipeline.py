@@ -85,18 +85,22 @@ def iter_documents(pieces: Iterable[str], split: str = "line") -> Iterator[str]:
     """The documents of the text `"".join(pieces)`, lazily: what `data.split_documents` gives.
 
     `split` is "line" (each line), "blank" (paragraphs: text between empty lines) or the separator
-    itself. Only the text after the last separator seen is held, so memory is one piece plus one
-    document.
+    itself. Only the text after the last separator seen is held, and documents are cut out one at a
+    time (not split into a list: a piece of tiny lines would make a million strings at once), so
+    memory is one piece plus one document.
     """
     separator = separator_of(split)
     pending = ""
     for piece in pieces:
         searched = max(0, len(pending) - len(separator) + 1)  # a separator ends in the new piece
         pending += piece
-        if pending.find(separator, searched) >= 0:
-            rest = pending.split(separator)[-1]
-            yield from data.split_documents(pending[: len(pending) - len(rest)], separator)
-            pending = rest
+        start, end = 0, pending.find(separator, searched)
+        # Each occurrence, left to right as str.split finds them, ends one document.
+        while end >= 0:
+            yield from data.split_documents(pending[start:end], separator)  # trimmed, or dropped
+            start = end + len(separator)
+            end = pending.find(separator, start)
+        pending = pending[start:]
     yield from data.split_documents(pending, separator)
 
 
