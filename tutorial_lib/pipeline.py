@@ -34,6 +34,7 @@ import os
 import shlex
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -318,6 +319,8 @@ def _stop_on_signals() -> tuple[list[signal.Signals], dict[signal.Signals, objec
             raise KeyboardInterrupt
 
     previous = {}
+    if threading.current_thread() is not threading.main_thread():
+        return received, previous  # only the main thread may set handlers
     names = ("SIGINT", "SIGTERM", "SIGHUP")  # Windows has no SIGHUP
     for signum in [getattr(signal, name) for name in names if hasattr(signal, name)]:
         if signal.getsignal(signum) is not signal.SIG_IGN:
