@@ -17,16 +17,18 @@ pool:
   interrupted too would print its own traceback and could die inside the pool's queue protocol,
   which can leave the pool waiting forever;
 - ends each worker when the main process dies, even by SIGKILL, where nothing in the main process
-  runs any more: Linux sends the worker SIGTERM at once (`PR_SET_PDEATHSIG`), and on every system a
-  thread in the worker sees its parent change (`os.getppid`) within POLL_SECONDS. Without this a
+  runs any more: Linux sends the worker SIGTERM at once (`PR_SET_PDEATHSIG`), and on Linux and
+  macOS a thread in the worker sees its parent change (`os.getppid`) within POLL_SECONDS (Windows
+  never changes a process's parent id, so there a worker cannot watch it). Without this a
   worker waits for tasks forever (every worker holds the task queue's pipe open, so it never sees
   end-of-file), and so does multiprocessing's resource tracker, which waits for the workers;
-- hands the set-up (`initializer`, `initargs`: the pipeline's tokenizer, megabytes of pickle) to
-  each worker through a file in a directory of its own, named after the main process. Sent as an
-  argument of the worker's start instead, the pickle would block the main process forever if the
-  worker died before reading it (the main process holds the pipe's reading end until the write
-  ends). The directory is removed when the pool ends, by an orphaned worker before it exits, and
-  otherwise by the next pool, which removes every such directory of a process that is gone.
+- hands the set-up (`initializer`, `initargs`: the pipeline's tokenizer, a megabyte or more of
+  pickle) to each worker through a file in a directory of its own, named after the main process.
+  Sent as an argument of the worker's start instead, the pickle would block the main process
+  forever if the worker died before reading it (the main process holds the pipe's reading end
+  until the write ends). The directory is removed when the pool ends, by an orphaned worker before
+  it exits, and otherwise by the next pool, which removes every such directory of a process that
+  is gone.
 """
 
 from __future__ import annotations
