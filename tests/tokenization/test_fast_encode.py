@@ -1,7 +1,9 @@
 """The fast path of encoding gives the plain merge loop's ids: the heap gives the scan's ids, the
-exact cuts give the uncut ids, and the pre-token cache stays bounded."""
+rank-by-rank loop of megabyte pieces the heap's, the exact cuts give the uncut ids, and the pre-token
+cache stays bounded."""
 
 import random
+from array import array
 
 import pytest
 import tiktoken
@@ -10,8 +12,9 @@ from hypothesis import strategies as st
 
 from tutorial_lib import data
 from tutorial_lib.tokenization import fast_encode
-from tutorial_lib.tokenization.fast_encode import (CACHED_CHARS, HEAP_ABOVE, Boundaries,
-                                                   apply_merges, merge_by_scan, merge_with_heap)
+from tutorial_lib.tokenization.fast_encode import (CACHED_CHARS, HEAP_ABOVE, LEAN_ABOVE, Boundaries,
+                                                   apply_merges, merge_by_scan, merge_in_rank_order,
+                                                   merge_with_heap)
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 
@@ -187,3 +190,36 @@ def test_segments_merge_alone_as_they_merge_together(byte_level, across, piece):
         assert "".join(segments) == piece
         merge = tok._pieces.merge
         assert tuple(i for segment in segments for i in merge(segment)) == merge(piece)
+
+
+# ------------------------------------------------------------------------- the lean loop (megabytes)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(b"aaabbc"), max_size=300))
+def test_rank_order_gives_the_heaps_ids_on_runs(runs, word):
+    ids = [runs._pieces.byte_ids[b] for b in word]
+    lean = merge_in_rank_order(array("i", ids), runs._pieces.pair_ranks, runs._pieces.merged)
+    assert list(lean) == merge_with_heap(list(ids), runs._pieces.pair_ranks, runs._pieces.merged)
+
+
+@pytest.mark.parametrize("alphabet", ["abcdefghijklmnopqrstuvwxyz", "a", "的一是不了人我在有他这中大来上国个"])
+def test_a_piece_beyond_lean_above_gives_tiktokens_ids(tiktoken_and_ours, alphabet):
+    cl100k, gpt4 = tiktoken_and_ours
+    rng = random.Random(len(alphabet))
+    word = "".join(rng.choice(alphabet) for _ in range(LEAN_ABOVE // len(alphabet[0].encode()) + 1000))
+    assert len(gpt4._pieces.merge(word)) == len(cl100k.encode_ordinary(word))  # merged whole, no cuts
+    assert list(gpt4._pieces.merge(word)) == cl100k.encode_ordinary(word)
+
+
+def test_merges_that_make_the_same_bytes_twice_go_to_the_heap(monkeypatch):
+    """abc is made by (a, bc) before (abc, d) and again by (ab, c) after it: in "abcd" the pair (abc, d)
+    appears only after a merge of higher rank, which the rank-by-rank loop cannot do; it says so."""
+    merges = [(b"a", b"b"), (b"b", b"c"), (b"a", b"bc"), (b"abc", b"d"), (b"ab", b"c")]
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc", 259: b"abcd"}
+    tok = Tokenizer(vocab, merges)
+    pieces = tok._pieces
+    ids = [pieces.byte_ids[b] for b in b"abcd"]
+    assert merge_in_rank_order(array("i", ids), pieces.pair_ranks, pieces.merged) is None
+    monkeypatch.setattr(fast_encode, "LEAN_ABOVE", 2)
+    assert pieces.merge("abcd") == tuple(merge_by_scan(ids, pieces.pair_ranks, pieces.merged)) == (259,)

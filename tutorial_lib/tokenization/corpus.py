@@ -9,7 +9,8 @@ tokens).
   cut cannot change the pre-tokens, so that memory stays near one chunk for a file of any size;
 - `count_pretokens` cuts out the special tokens, splits the rest with the pattern and counts the
   pieces, in this process or in worker processes (`_parallel`), with the same counts either way;
-- `corpus_digest` names the corpus in a tokenizer's manifest: "trained on exactly this".
+- `corpus_digest` names the corpus in a tokenizer's manifest: "trained on exactly this";
+- `WordCounts` turns a dict of word -> count (the classic BPE example) into the texts it stands for.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from functools import partial
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Union
 
@@ -44,12 +46,13 @@ def iter_texts(texts_or_path: TextSource, special_tokens: Iterable[str] = (),
                chunk_size: int = CHUNK_SIZE, pattern: str = GPT2_PATTERN) -> Iterator[str]:
     """The corpus as a stream of str, checked.
 
-    A list (or any iterable) of str is passed through, each item checked to be a str. A file is read
-    `chunk_size` bytes at a time and cut only where the cut cannot change the training data (see
-    `_last_safe_cut`): the pieces pre-tokenize with `pattern` exactly like the whole file would.
-    `special_tokens` and `pattern` are needed for a file only, to find those safe cuts. Memory stays
-    near `chunk_size` as long as safe cuts keep coming; a file without any (no special tokens, and
-    paragraphs split only by blank lines, like Lu Xun) is held until its end.
+    A list (or any iterable) of str is passed through, each item checked to be a str; a set is
+    refused (it drops repeats); a dict of word -> count gives each word count times (`WordCounts`).
+    A file is read `chunk_size` bytes at a time and cut only where the cut cannot change the
+    training data (see `_last_safe_cut`): the pieces pre-tokenize with `pattern` exactly like the
+    whole file would. `special_tokens` and `pattern` are needed for a file only, to find those safe
+    cuts. Memory stays near `chunk_size` as long as safe cuts keep coming; a file without any (no
+    special tokens, and paragraphs split only by blank lines, like Lu Xun) is held until its end.
     """
     special_tokens = check_special_tokens(special_tokens)
     chunk_size = check_int(chunk_size, "chunk_size", low=1, high=MAX_CHUNK_SIZE)
@@ -57,9 +60,36 @@ def iter_texts(texts_or_path: TextSource, special_tokens: Iterable[str] = (),
     if isinstance(texts_or_path, (str, os.PathLike)):
         line_cut = _LINE_CUTS.get(PATTERNS.get(pattern, pattern), _LF_CUT)
         return _read_file(_existing_file(texts_or_path), special_tokens, chunk_size, line_cut)
+    if isinstance(texts_or_path, Mapping):  # a dict gives its keys only: the counts would be lost
+        return iter(WordCounts(texts_or_path))
     check_iterable(texts_or_path, "texts_or_path", "a path (str or pathlib.Path) to a UTF-8 text "
-                   "file or an iterable of str")
+                   "file or an iterable of str", ordered=True)
     return _checked_texts(texts_or_path)
+
+
+class WordCounts(Iterable[str]):
+    """A dict of word -> count as the texts it stands for: each word, count times, in dict order.
+
+    Lazy and read afresh on each pass (training reads its texts twice: for the corpus digest and
+    for the counts). The counts may add up to MAX_TOTAL: each repeat is pre-tokenized like a
+    text of its own, so time grows with the total.
+    """
+
+    MAX_TOTAL = 10**7
+
+    def __init__(self, counts: Mapping) -> None:
+        for word, count in counts.items():
+            check_type(word, "a word (key) of texts_or_path", str, "a str")
+            check_int(count, f"the count of {word!r} in texts_or_path", low=0)
+        total = sum(counts.values())
+        if total > self.MAX_TOTAL:
+            raise ValueError(f"texts_or_path's counts add up to {total:,}, more than the "
+                             f"{self.MAX_TOTAL:,} texts a word -> count dict may stand for; pass "
+                             "the corpus itself (a file or a list of texts) instead")
+        self._counts = dict(counts)
+
+    def __iter__(self) -> Iterator[str]:
+        return chain.from_iterable(repeat(word, n) for word, n in self._counts.items())
 
 
 def corpus_digest(texts_or_path: TextSource) -> str:

@@ -5,6 +5,9 @@ merge the lowest-ranked one. Three things make it fast without changing a single
 
 1. Two merge loops (`apply_merges`): a scan of a list, fastest on short pieces, and a heap, whose
    O(n log n) keeps a pre-token of a million bytes affordable (`HEAP_ABOVE` picks between them).
+   A pre-token longer than LEAN_ABOVE bytes makes the same merges in `merge_in_rank_order`, with
+   every number a 4-byte C int in an `array` instead of a Python object: its memory is a few times
+   the piece's bytes instead of a few hundred times.
 2. A cache pre-token -> ids (`PieceEncoder`): English repeats a few thousand pre-tokens, so most
    pre-tokens are a dict lookup and never reach the merge loop.
 3. Exact cuts (`Boundaries`): Chinese under cl100k comes in long runs of Han characters that seldom
@@ -19,14 +22,16 @@ shortcut gives the plain loop's ids.
 from __future__ import annotations
 
 import heapq
+from array import array
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain, compress
+from itertools import chain, compress, islice
 from typing import Any
 
 CACHE_SIZE = 1 << 16  # pre-tokens whose ids are remembered: English repeats a few thousand
 CACHED_CHARS = 16  # only pre-tokens up to this length are remembered: bounds the cache in bytes
 HEAP_ABOVE = 16  # longer pieces (bytes) merge with the heap; bench_bpe.py times both loops
+LEAN_ABOVE = 1 << 16  # longer pieces (bytes) merge in rank buckets: bench_pipeline.py's long piece
 _NO_MERGE = 1 << 62  # the "rank" of a pair that is not a merge: above every real rank, still an int
 
 Ranks = dict[tuple[int, int], int]
@@ -113,6 +118,71 @@ def merge_with_heap(ids: list[int], pair_ranks: Ranks, merged: list[int]) -> lis
     return out
 
 
+def merge_in_rank_order(ids: array, pair_ranks: Ranks, merged: list[int]) -> array | None:
+    """The heap's merges, made rank by rank, in `ids` (an `array` of C ints) and a few more arrays.
+
+    Why rank by rank gives the same ids. A merge of rank r makes a token whose bytes are longer
+    than either part of r, so it never forms a pair of rank r again; and in a trained vocabulary
+    (or tiktoken's) every merge that uses a token comes after the merge that makes it, so the new
+    pairs rank above r. The lowest rank present thus only grows: all merges of rank r happen
+    together, left to right. The positions of the pairs of each rank wait in a bucket, sorted
+    when their rank comes; a position whose pair has changed since is skipped. A vocabulary that
+    breaks the rule (two merges that make the same bytes) is noticed: then the result is None, and
+    `ids` is spoilt (the caller merges the piece with the heap instead).
+    """
+    get = pair_ranks.get
+    n = len(ids)
+    after = array("i", range(1, n + 1))  # position of the next token; n past the end, -1 if merged
+    before = array("i", range(-1, n - 1))  # position of the previous token; -1 before the start
+    buckets: dict[int, array] = defaultdict(lambda: array("i"))
+    for i, pair in enumerate(zip(ids, islice(ids, 1, None))):
+        if (rank := get(pair)) is not None:
+            buckets[rank].append(i)
+    pending = list(buckets)  # the ranks that have a bucket, lowest first
+    heapq.heapify(pending)
+    while pending:
+        rank = heapq.heappop(pending)
+        for i in _sorted_positions(buckets.pop(rank)):
+            j = after[i]
+            if j < 0 or j >= n or get((ids[i], ids[j])) != rank:
+                continue  # merged away, or its pair changed since it was put in the bucket
+            # Merge the token at i with the one after it (at j), and unlink j.
+            ids[i] = merged[rank]
+            k = after[i] = after[j]
+            after[j] = -1
+            if k < n:
+                before[k] = i
+            # The pairs that now start at the token before i and at i go to their buckets.
+            for start in (before[i], i):
+                end = after[start] if start >= 0 else n
+                new = get((ids[start], ids[end])) if end < n else None
+                if new is None:
+                    continue
+                if new <= rank:  # merges that break the rule: the heap copes with them
+                    return None
+                if new not in buckets:
+                    heapq.heappush(pending, new)
+                buckets[new].append(start)
+    out, i = array("i"), 0  # walk the linked list from the first token
+    while i < n:
+        out.append(ids[i])
+        i = after[i]
+    return out
+
+
+def _sorted_positions(bucket: array) -> Iterator[int]:
+    """A bucket's positions in increasing order, a block at a time: sorting a big one as Python
+    ints would hold 9 times its bytes."""
+    if len(bucket) < 1024:
+        yield from sorted(bucket)
+        return
+    import numpy as np  # only for megabyte pieces: encoding short ones should not need numpy
+
+    ordered = np.sort(np.frombuffer(bucket, dtype=np.intc))
+    for start in range(0, len(ordered), 1 << 16):
+        yield from ordered[start : start + (1 << 16)].tolist()
+
+
 # --------------------------------------------------------------------------------------- the cache
 
 
@@ -169,9 +239,18 @@ class PieceEncoder(dict):
         self.merged = [id_of[a + b] for a, b in merges]  # merged[rank]: the id that merge makes
         self.boundaries = Boundaries(a + b for a, b in merges)
 
-    def merge(self, piece: str) -> tuple[int, ...]:
-        """The plain path: `piece`'s bytes merged whole by `apply_merges`, no cuts, no cache."""
-        ids = [self.byte_ids[b] for b in piece.encode("utf-8")]
+    def merge(self, piece: str) -> tuple[int, ...] | array:
+        """The plain path: `piece`'s bytes merged whole by `apply_merges`, no cuts, no cache.
+
+        A piece of more than LEAN_ABOVE bytes goes to `merge_in_rank_order` and comes back as an
+        `array` of C ints, which holds a long result in 4 bytes per id (a tuple takes 36)."""
+        data = piece.encode("utf-8")
+        if len(data) > LEAN_ABOVE:
+            ids = array("i", map(self.byte_ids.__getitem__, data))
+            lean = merge_in_rank_order(ids, self.pair_ranks, self.merged)
+            if lean is not None:
+                return lean
+        ids = [self.byte_ids[b] for b in data]
         return tuple(apply_merges(ids, self.pair_ranks, self.merged))
 
     def __missing__(self, piece: str) -> tuple[int, ...]:

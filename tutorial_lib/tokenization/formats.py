@@ -21,7 +21,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
-from tutorial_lib._checks import check_has, check_path, check_type, describe
+from tutorial_lib._checks import check_has, check_path, check_regular_file, check_type, describe
 from tutorial_lib._files import write_atomically
 from tutorial_lib.tokenization.fast_encode import apply_merges
 from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, check_special_tokens
@@ -105,8 +105,8 @@ def from_gpt2_files(vocab_json: str | os.PathLike, merges_txt: str | os.PathLike
     are special: name them in `special_tokens` (GPT-2 has one, "<|endoftext|>"); an entry left
     unnamed is decode-only.
     """
-    vocab_json = check_path(vocab_json, "vocab_json")
-    merges_txt = check_path(merges_txt, "merges_txt")
+    vocab_json = check_regular_file(vocab_json, "vocab_json")
+    merges_txt = check_regular_file(merges_txt, "merges_txt")
     special_tokens = check_special_tokens(special_tokens)
     entries = _read_json(vocab_json)
     if not isinstance(entries, dict) or not all(type(i) is int for i in entries.values()):
@@ -203,7 +203,7 @@ def save(tokenizer: Contract, path: str | os.PathLike) -> Path:
 
 def load(path: str | os.PathLike) -> Parts:
     """Read a file written by `save`; refuse it if its schema is unknown or a digest is wrong."""
-    path = check_path(path, "path")
+    path = check_regular_file(path, "path")
     doc = _read_json(path)
     header = doc.get("manifest") if isinstance(doc, dict) else None
     if not isinstance(header, dict):

@@ -279,7 +279,13 @@ class Tokenizer:
     @classmethod
     def train(cls, texts_or_path: Any, vocab_size: int, special_tokens: Iterable[str] = (),
               pattern: str = GPT2_PATTERN, **trainer_kwargs: Any) -> Tokenizer:
-        """Train with `trainer.train_bpe`; the metadata records everything the result depends on."""
+        """Train with `trainer.train_bpe`; the metadata records everything the result depends on.
+
+        `texts_or_path` is a path to a UTF-8 text file, an iterable of str, or a dict of word ->
+        count (the classic BPE example, {"low": 5, "lower": 2, ...}): each word counts as that many
+        texts (`corpus.WordCounts`), so the result equals training on the list with each word
+        repeated count times.
+        """
         if isinstance(texts_or_path, Iterator):
             texts_or_path = list(texts_or_path)  # it is read twice: for the digest and for training
         special_tokens = check_special_tokens(special_tokens)
@@ -320,6 +326,7 @@ class Tokenizer:
 
 
 # ------------------------------------------------------------------------------------------ helpers
+
 
 
 def _check_vocab_and_merges(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]
