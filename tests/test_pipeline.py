@@ -114,7 +114,7 @@ def test_an_empty_file_gives_an_empty_dataset(gpt2, tmp_path, content):
     summary = build(path, gpt2, tmp_path / "empty", progress=False)
     assert (summary.documents, summary.tokens) == (0, 0)
     assert IndexedDataset(tmp_path / "empty").num_documents == 0
-    assert files_in(tmp_path) == ["empty.bin", "empty.idx", "empty.txt"]
+    assert files_in(tmp_path) == ["empty.bin", "empty.idx", "empty.pair.json", "empty.txt"]
 
 
 def test_a_file_that_is_not_utf8_leaves_no_output_and_the_old_dataset_intact(gpt2, tmp_path):
@@ -125,7 +125,7 @@ def test_a_file_that_is_not_utf8_leaves_no_output_and_the_old_dataset_intact(gpt
     bad.write_bytes("fine\n".encode() * 1000 + "caf\xe9\n".encode("latin-1"))
     with pytest.raises(ValueError, match=r"bad.txt is not UTF-8 text: byte 5003 \(b'\\xe9'\)"):
         build([good, bad], gpt2, tmp_path / "out", progress=False)
-    assert files_in(tmp_path) == ["bad.txt", "good.txt", "out.bin", "out.idx"]
+    assert files_in(tmp_path) == ["bad.txt", "good.txt", "out.bin", "out.idx", "out.pair.json"]
     assert ((tmp_path / "out.bin").read_bytes(), (tmp_path / "out.idx").read_bytes()) == old
 
 

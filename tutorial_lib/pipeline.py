@@ -63,13 +63,15 @@ Document = tuple[str, int, str]
 
 @dataclass(frozen=True)
 class BuildSummary:
-    """What `build` wrote: prefix, documents and tokens (EOD included), bytes of text read."""
+    """What `build` wrote: prefix, documents and tokens (EOD included), bytes of text read, and
+    how many processes encoded them (1 below WORKERS_FROM_BYTES, whatever `workers` asked)."""
 
     prefix: Path
     documents: int
     tokens: int
     text_bytes: int
     seconds: float
+    workers: int
 
     @property
     def mb_per_second(self) -> float:
@@ -79,7 +81,8 @@ class BuildSummary:
     def __str__(self) -> str:
         return (f"{self.prefix}: {self.documents:,} documents, {self.tokens:,} tokens from "
                 f"{self.text_bytes:,} bytes of text in {self.seconds:.2f} s "
-                f"({self.mb_per_second:.2f} MB/s)")
+                f"({self.mb_per_second:.2f} MB/s, {self.workers} encoding "
+                f"process{'es' if self.workers > 1 else ''})")
 
 
 def iter_documents(pieces: Iterable[str], split: str = "line") -> Iterator[str]:
@@ -160,7 +163,7 @@ def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tok
         else:
             results = _encode_in_workers(tasks, tokenizer, eod_id, workers)
         documents, tokens = _write(prefix, dtype, results)
-    return BuildSummary(prefix, documents, tokens, total, time.perf_counter() - start)
+    return BuildSummary(prefix, documents, tokens, total, time.perf_counter() - start, workers)
 
 
 def _check_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[Path]:
@@ -343,7 +346,7 @@ def _parser() -> argparse.ArgumentParser:
                          help="writes PREFIX.bin and PREFIX.idx")
     command.add_argument("--workers", type=_worker_count, default=1,
                          help=f"encoding processes, at most {MAX_WORKERS} (default 1); files "
-                              f"of less than {WORKERS_FROM_BYTES >> 20} MB in all are encoded in "
+                              f"of less than {WORKERS_FROM_BYTES >> 20} MiB in all are encoded in "
                               "one process, since starting workers costs more than they save there")
     command.add_argument("--split", default="line", metavar="line|blank|SEP",
                          help="documents are lines (default), paragraphs between empty lines, or "

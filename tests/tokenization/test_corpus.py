@@ -166,7 +166,13 @@ def test_a_script_without_the_main_guard_fails_fast_and_says_what_to_add(kind, t
 
 
 CTRL_C = '''
+import signal
+
 from tutorial_lib.tokenization.trainer import train_bpe
+
+# a process started with SIGINT ignored (a background job of a non-interactive shell) keeps
+# ignoring it: give this one the terminal's Ctrl-C, whatever started the test
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def texts():
