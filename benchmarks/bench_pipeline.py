@@ -3,8 +3,10 @@
     .venv/bin/python benchmarks/bench_pipeline.py
 
 Each case runs in a new process, so that one case does not inflate another's memory. Peak memory is the
-process's peak resident set (ru_maxrss) minus its resident set just before the measured step (after the
-imports and the tokenizer are loaded): what the step itself added.
+process's peak resident set (VmHWM in /proc/self/status) minus its resident set just before the measured
+step (after the imports and the tokenizer are loaded): what the step itself added. Not ru_maxrss: Linux
+carries it over an exec from the forked copy of the parent, so a child of a big process (benchmarks/run.py
+after another benchmark) would report the parent's size.
 
 1. Many documents: LINES one-word lines (2 bytes each with the newline), `--split line`, one worker. Beside
    it tiktoken's GPT-2 (same vocabulary, from the same bundled files) encoding the same lines one by one
@@ -35,12 +37,12 @@ PRETOKEN_MB = 5
 EOT = data.ENDOFTEXT
 
 CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 from pathlib import Path
 
-def rss_mb():
+def rss_mb(field="VmRSS"):  # VmHWM: the peak resident set of this program, not of its parent
     with open("/proc/self/status") as f:
-        return int(next(line for line in f if line.startswith("VmRSS")).split()[1]) / 1024
+        return int(next(line for line in f if line.startswith(field)).split()[1]) / 1024
 
 which, corpus, out = sys.argv[1:4]
 if which == "ours":
@@ -66,7 +68,7 @@ before = rss_mb()
 start = time.perf_counter()
 tokens = run()
 seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+peak = rss_mb("VmHWM")
 print(json.dumps({"tokens": tokens, "seconds": seconds, "peak_mb": peak - before}))
 """
 
