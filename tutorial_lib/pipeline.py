@@ -36,6 +36,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -290,9 +291,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     received, previous = _stop_on_signals()
     try:
-        tokenizer = _load_tokenizer(args.tokenizer)
-        summary = build(args.files, tokenizer, args.output, split=args.split, eod=args.eod,
-                        dtype=args.dtype, workers=args.workers, progress=not args.quiet)
+        with warnings.catch_warnings():  # e.g. stale temporary files removed: one line, no source
+            warnings.showwarning = lambda message, *_: print(f"{parser.prog}: warning: {message}",
+                                                             file=sys.stderr)
+            tokenizer = _load_tokenizer(args.tokenizer)
+            summary = build(args.files, tokenizer, args.output, split=args.split, eod=args.eod,
+                            dtype=args.dtype, workers=args.workers, progress=not args.quiet)
     except FileNotFoundError as e:
         parser.error(str(e))  # a file that is not there is bad usage: exit code 2
     except (OSError, ValueError, RuntimeError) as e:

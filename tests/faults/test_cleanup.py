@@ -177,3 +177,25 @@ def test_a_forked_child_that_exits_leaves_its_parents_temporary_file(tmp_path):
     [left] = eval(run.stdout)  # the parent, after its child exited
     assert left.startswith(".d.bin.")
     assert os.listdir(tmp_path) == []  # and the parent's own exit removed it
+
+
+def test_the_command_line_says_in_one_line_what_it_removed(tmp_path, monkeypatch):
+    """The CLI's builder removes a killed build's file too, and says so as a CLI message, not as a
+    Python warning with a source line."""
+    monkeypatch.chdir(tmp_path)
+    child = _child(tmp_path, BUILD)
+    try:
+        child.kill()
+        assert child.wait(DEADLINE) == -signal.SIGKILL
+    finally:
+        child.kill()
+        child.wait()
+    (tmp_path / "c.txt").write_text("hello\nworld\n", encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "tutorial_lib.pipeline", "build", "--quiet", "--tokenizer",
+                          "gpt2", "--output", "d", "c.txt"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=DEADLINE, env=os.environ | {"PYTHONPATH": str(ROOT)})
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.startswith("tutorial-megatron: warning: removed 1 temporary file(s) of 'd' left by builds "
+                                 f"that were killed: .d.bin.{child.pid}-")
+    assert "UserWarning" not in run.stderr and len(run.stderr.splitlines()) == 1
+    assert sorted(os.listdir(tmp_path)) == ["c.txt", "d.bin", "d.idx", "d.pair.json"]
