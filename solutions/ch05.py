@@ -95,6 +95,14 @@ def encode_leftmost(text, merges):
     return ids
 
 
+def encode_without_pretokenization(text, merges):
+    """Runs BPE over the whole text's bytes: a learned pair that sits across a pre-token boundary
+    (20 + 2 in 120|24, two spaces in x|␣|␣y) is merged, which the split forbids."""
+    rank = {pair: k for k, pair in enumerate(merges)}
+    id_of = {bytes([b]): b for b in range(256)} | {a + b: 256 + k for k, (a, b) in enumerate(merges)}
+    return [id_of[part] for part in _bpe(text.encode("utf-8"), lambda a, b: rank.get((a, b)))]
+
+
 def decode_token_by_token(ids, merges):
     """Decodes each token on its own: a character whose bytes span two tokens turns into two U+FFFD."""
     vocab = _vocab(merges)

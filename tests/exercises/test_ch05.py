@@ -18,3 +18,21 @@ def test_ties_are_broken_by_bytes_not_by_first_sight():
     """The textbook toy: after "lo" + "w", several pairs tie; the first-seen rule picks another one."""
     text = "low low low low low lower lower newest newest newest widest widest"
     assert ch05.train(text, 266) != ch05.train_first_seen(text, 266)
+
+
+def test_an_encoder_without_pre_tokenization_fails_on_a_pair_across_a_boundary():
+    """The learned pairs 20 + 2 and two spaces also sit across a GPT-4 cut (120|24, x|␣|␣y)."""
+    feedback = check("05.encode", ch05.encode_without_pretokenization)
+    assert feedback.verdict == "未通过"
+    cases = REGISTRY["05.encode"].make_cases()
+    failing = [case.args[0] for case in cases
+               if ch05.encode_without_pretokenization(*case.args) != case.expected]
+    assert {"12024", "x  y"} <= set(failing)
+    assert repr(min(failing, key=len)) in feedback.message
+
+
+def test_the_boundary_cases_are_right_for_an_encoder_that_splits():
+    """They catch the missing split alone: the leftmost-merge mistake still gets them right."""
+    cases = [case for case in REGISTRY["05.encode"].make_cases() if case.args[0] in {"12024", "x  y"}]
+    assert len(cases) == 2
+    assert all(ch05.encode_leftmost(*case.args) == case.expected for case in cases)

@@ -83,6 +83,19 @@ def _texts_to_encode() -> Iterator[tuple[str, Merges]]:
     later_left = [(b"b", b"c"), (b"a", b"b"), (b"c", b"d"), (b" ", b"a")]
     for text in ["abc", "abcd", "abcd abc", "cabcd"]:
         yield text, later_left
+    yield from _across_boundaries()
+
+
+def _across_boundaries() -> Iterator[tuple[str, Merges]]:
+    """Texts where a learned pair also sits across a pre-token boundary: 20 + 2, learned from
+    "2024", spans the 3-digit cut of "12024" (120|24); two spaces, learned from runs of spaces,
+    span the cut of "x  y" (x|␣|␣y). An encoder that skips pre-tokenization merges them."""
+    years = trainer.train_bpe(["2024 2024 2024 1999 2000 2000"], 262, pattern=GPT4_PATTERN)[1]
+    for text in ["12024", "120242024", "In 12024 and 2024."]:
+        yield text, years
+    spaces = trainer.train_bpe(["a  b  c   d    e"], 258, pattern=GPT4_PATTERN)[1]
+    for text in ["x  y", "a   b", "hi\n\n  ok"]:
+        yield text, spaces
 
 
 def _encode_cases() -> list[Case]:
