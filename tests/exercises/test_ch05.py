@@ -1,8 +1,9 @@
-"""Chapter 05 checkers, beyond what test_exercises.py checks for every exercise (reference passes, typical
-wrong answer fails, stub is 未完成): the cases hold what the wrong answers get wrong."""
+"""Chapter 05 checkers, beyond what test_exercises.py checks for every exercise (reference passes,
+typical wrong answer fails, stub is 未完成): the cases hold what the wrong answers get wrong."""
 
 from solutions import ch05
 from tutorial_lib.exercises import REGISTRY, check
+
 
 def test_the_ranks_case_shows_a_short_input_and_tiktokens_ids():
     message = check("05.encode_with_ranks", ch05.WRONG_ANSWERS["encode_with_ranks"]).message
@@ -15,7 +16,7 @@ def test_the_ranks_cases_cover_twenty_texts_and_skip_the_unicode_version_gap():
 
 
 def test_ties_are_broken_by_bytes_not_by_first_sight():
-    """The textbook toy: after "lo" + "w", several pairs tie; the first-seen rule picks another one."""
+    """The textbook toy: after "lo" + "w", several pairs tie; first-seen picks another one."""
     text = "low low low low low lower lower newest newest newest widest widest"
     assert ch05.train(text, 266) != ch05.train_first_seen(text, 266)
 
@@ -33,6 +34,7 @@ def test_an_encoder_without_pre_tokenization_fails_on_a_pair_across_a_boundary()
 
 def test_the_boundary_cases_are_right_for_an_encoder_that_splits():
     """They catch the missing split alone: the leftmost-merge mistake still gets them right."""
-    cases = [case for case in REGISTRY["05.encode"].make_cases() if case.args[0] in {"12024", "x  y"}]
+    cases = [case for case in REGISTRY["05.encode"].make_cases()
+             if case.args[0] in {"12024", "x  y"}]
     assert len(cases) == 2
     assert all(ch05.encode_leftmost(*case.args) == case.expected for case in cases)
