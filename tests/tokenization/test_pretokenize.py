@@ -252,7 +252,7 @@ BYTE_RANKS = {bytes([b]): b for b in range(256)}
 
 
 def members(char_class: str) -> tuple[set[str], set[str]]:
-    """The characters in `char_class` for the regex module and for tiktoken's Rust regex.
+    """The characters in `char_class` for the regex module and for tiktoken's fancy-regex.
 
     tiktoken shows what its regex matched: with `char_class` as the split pattern and only the 256 bytes as
     tokens, encode_ordinary returns the UTF-8 bytes of the matched characters and drops everything else.

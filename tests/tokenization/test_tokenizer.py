@@ -96,7 +96,7 @@ def test_same_ids_as_tiktoken_with_special_tokens_allowed(gpt4, cl100k):
 
 
 # Characters the running Python's Unicode tables call unassigned (Cn) are left out: the regex
-# module and tiktoken's Rust regex each ship their own, newer Unicode version, and may class such a
+# module and tiktoken's fancy-regex each ship their own, newer Unicode version, and may class such a
 # character differently (the regex module calls U+3D000 a letter, tiktoken does not), so parity
 # there is a matter of Unicode versions.
 @settings(max_examples=200, deadline=None)

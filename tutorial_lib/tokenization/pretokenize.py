@@ -12,7 +12,8 @@ it.
 
 Unicode versions. `\\p{L}` and `\\p{N}` mean "letter" and "number" in the Unicode version of the
 regex engine's own tables, and engines ship different versions: the `regex` module used here knows
-newer characters than the Rust regex inside tiktoken. U+0C5C is a letter here but not there, so
+newer characters than the fancy-regex engine inside tiktoken. U+0C5C is a letter here and unassigned
+(Cn) there, so
 "\u0c5c—you" splits as ["\u0c5c", "—you"] here and as ["\u0c5c—", "you"] in tiktoken, and the ids
 differ. Every character the two disagree on is one that Python's own `unicodedata` (Unicode 14.0 in
 Python 3.11) still calls unassigned, and the disagreement goes one way only: the regex module calls
