@@ -13,16 +13,16 @@ it.
 Unicode versions. `\\p{L}` and `\\p{N}` mean "letter" and "number" in the Unicode version of the
 regex engine's own tables, and engines ship different versions: the `regex` module used here knows
 newer characters than the fancy-regex engine inside tiktoken. U+0C5C is a letter here and unassigned
-(Cn) there, so
-"\u0c5c—you" splits as ["\u0c5c", "—you"] here and as ["\u0c5c—", "you"] in tiktoken, and the ids
-differ. Every character the two disagree on is one that Python's own `unicodedata` (Unicode 14.0 in
-Python 3.11) still calls unassigned, and the disagreement goes one way only: the regex module calls
-it a letter or a number, tiktoken calls it neither (tests/tokenization/test_pretokenize.py sweeps
-every code point). We keep the regex module's reading and do not imitate tiktoken: matching it would
-mean subtracting a frozen list of code points from every `\\p{L}` and `\\p{N}`, so the patterns
-would no longer be the ones tiktoken, minbpe and nanochat print; it would pin an old Unicode version
-forever; and text written before those characters existed never contains them. Round trips are exact
-either way; only the ids of such characters can differ from tiktoken's.
+(Cn) there, so "\u0c5c—you" splits as ["\u0c5c", "—you"] here and as ["\u0c5c—", "you"] in tiktoken,
+and the ids differ. Every character the two disagree on is one that Python's own `unicodedata`
+(Unicode 14.0 in Python 3.11) still calls unassigned, and the disagreement goes one way only: the
+regex module calls it a letter or a number, tiktoken calls it neither
+(tests/tokenization/test_pretokenize.py sweeps every code point). We keep the regex module's reading
+and do not imitate tiktoken: matching it would mean subtracting a frozen list of code points from
+every `\\p{L}` and `\\p{N}`, so the patterns would no longer be the ones tiktoken, minbpe and
+nanochat print; it would pin an old Unicode version forever; and text written before those
+characters existed never contains them. Round trips are exact either way; only the ids of such
+characters can differ from tiktoken's.
 """
 
 from __future__ import annotations
