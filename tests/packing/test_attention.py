@@ -70,6 +70,48 @@ def test_without_the_mask_later_documents_differ():
         assert np.abs(out[11:] - alone(docs[2])).max() > 0.1
 
 
+ROPE = at.RopeHead.random(VOCAB, dim=8, max_position=64, seed=1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 40), st.integers(0, 40), st.integers(0, 20), st.integers(0, 2**16))
+def test_rope_scores_depend_only_on_the_distance(m, n, shift, seed):
+    rng = np.random.default_rng(seed)
+    q, k = rng.normal(size=(1, 8)), rng.normal(size=(1, 8))
+    score = (at.rotate(q, np.array([m])) @ at.rotate(k, np.array([n])).T).item()
+    shifted = (at.rotate(q, np.array([m + shift])) @ at.rotate(k, np.array([n + shift])).T).item()
+    assert shifted == pytest.approx(score, abs=1e-9)
+    assert np.linalg.norm(at.rotate(q, np.array([m]))) == pytest.approx(np.linalg.norm(q))  # a rotation
+
+
+def test_rope_rotates_pairs_by_position_and_leaves_position_zero_alone():
+    x = np.array([[1.0, 0.0, 0.0, 1.0]])  # pairs (x0, x2) = (1, 0) and (x1, x3) = (0, 1)
+    assert at.rotate(x, np.array([0])) == pytest.approx(x)
+    turned = at.rotate(x, np.array([1]), base=10000.0)  # pair 0 turns by 1 radian, pair 1 by 1/100
+    assert turned[0, [0, 2]] == pytest.approx([np.cos(1), np.sin(1)])
+    assert turned[0, [1, 3]] == pytest.approx([-np.sin(0.01), np.cos(0.01)])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(1, 9), min_size=1, max_size=5), st.integers(0, 4), st.integers(0, 2**16))
+def test_with_rope_the_document_mask_alone_makes_packing_invisible(lengths, padding, seed):
+    rng = np.random.default_rng(seed)
+    tokens, ids = pack([rng.integers(0, VOCAB, n) for n in lengths], sum(lengths) + padding)
+    no_reset = np.arange(len(ids))  # positions 0..L-1 along the row, not restarted per document
+    for positions in (no_reset, dm.position_ids(ids)):
+        diffs = at.differences_from_alone(ROPE, tokens, ids, dm.document_mask(ids), positions)
+        assert len(diffs) == len(lengths) and max(diffs) <= 1e-6
+
+
+def test_with_rope_the_causal_mask_still_leaks_and_absolute_positions_still_need_the_reset():
+    rng = np.random.default_rng(0)
+    tokens, ids = pack([rng.integers(0, VOCAB, n) for n in (6, 5, 7)], 18)
+    leaky = at.differences_from_alone(ROPE, tokens, ids, causal_mask(18), dm.position_ids(ids))
+    shifted = at.differences_from_alone(HEAD, tokens, ids, dm.document_mask(ids), np.arange(18))
+    for diffs in (leaky, shifted):
+        assert diffs[0] <= 1e-6 and min(diffs[1:]) > 0.1
+
+
 def test_varlen_attention_equals_the_document_mask_on_a_batch():
     rng = np.random.default_rng(3)
     ids = dm.doc_ids_from_lengths([[3, 4], [2], [5, 1, 1]], 8)
@@ -88,6 +130,9 @@ def test_varlen_attention_equals_the_document_mask_on_a_batch():
     (lambda: HEAD([-1], [0], causal_mask(1)), ValueError),  # would silently wrap around
     (lambda: HEAD([1, 2], [0], causal_mask(2)), ValueError),
     (lambda: at.OneHead.random(0), ValueError),
+    (lambda: ROPE([1], [64], causal_mask(1)), ValueError),  # position past max_position
+    (lambda: at.differences_from_alone(ROPE, [1, 2], [0], causal_mask(2), [0, 1]), ValueError),
+    (lambda: at.differences_from_alone("head", [1], [0], causal_mask(1), [0]), TypeError),
 ])
 def test_bad_arguments(call, error):
     with pytest.raises(error):

@@ -1,13 +1,56 @@
-"""Chapter 09 exercises: document masks from doc_ids; the cases come from `packing.masks` and
-`packing.batch`."""
+"""Chapter 09 exercises: position ids, cu_seqlens and the document mask from doc_ids, and the check
+that a mask makes packing invisible; the cases come from `packing.masks`, `packing.batch` and
+`packing.attention`, partly on real packed rows (Tatoeba sentences as UTF-8 bytes, packed by
+chapter 08's strategies)."""
 
 from __future__ import annotations
 
 import random
 
+import numpy as np
+
+from tutorial_lib import data
 from tutorial_lib.exercises import Case, Exercise, register
-from tutorial_lib.packing import batch, masks
+from tutorial_lib.packing import attention, batch, masks, strategies
 from tutorial_lib.packing.masks import PAD
+
+TOLERANCE = 1e-6  # same_as_alone: outputs this close are the same (rounding is about 1e-15)
+
+
+class _Bools(list):
+    """An expected row of a mask: equal only to a row of real bools.
+
+    The engine compares lists with ==, and 1 == True, so a mask of 0/1 ints would pass; a row of
+    this type is compared first (Python asks the subclass), and it refuses anything but bool.
+    """
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, (list, tuple)) and all(type(x) is bool for x in other)
+                and list(other) == list(self))
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _sentences(count: int = 40) -> list[list[int]]:
+    """Real documents: Tatoeba sentences as their UTF-8 bytes (token ids 0-255)."""
+    lines = data.load_text("tatoeba_cmn").splitlines()[100:100 + count]
+    return [list(line.encode()) for line in lines]
+
+
+def _real_rows(length: int = 48, count: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """The first rows of the sentences packed whole by `greedy` (padding after them): tokens and
+    doc_ids."""
+    packed = strategies.greedy(_sentences(), length)
+    return packed.rows[:count], packed.doc_ids[:count]
+
+
+def _real_batch(length: int = 32, count: int = 3) -> list[list[int]]:
+    """doc_ids of the first rows of the sentences cut by `concat_chunk`: documents split across
+    rows."""
+    return strategies.concat_chunk(_sentences(), length).doc_ids[:count].tolist()
 
 
 def _lengths(rng: random.Random) -> list[int]:
@@ -27,8 +70,17 @@ def _row(rng: random.Random) -> list[int]:
 def _mask_cases() -> list[Case]:
     rng = random.Random(9)
     rows = [[0, 0, 1], [0, 0, 1, 1, PAD], [PAD], [], [3, 3, 3], [0, 1, 2, PAD, PAD]]
-    rows += [_row(rng) for _ in range(15)]
-    return [Case((row,), masks.document_mask(row).tolist()) for row in rows]
+    rows += [_row(rng) for _ in range(15)] + _real_rows()[1][:2].tolist()
+    return [Case((row,), [_Bools(line) for line in masks.document_mask(row).tolist()])
+            for row in rows]
+
+
+def _position_cases() -> list[Case]:
+    rng = random.Random(9)
+    rows = [[0, 0, 1], [0, 0, 1, 1, PAD], [PAD, PAD], [], [7, 7, 7], [0, 1, 2, PAD, PAD],
+            [4, 4, 5, 5, 5, PAD, PAD]]
+    rows += [_row(rng) for _ in range(15)] + _real_rows()[1].tolist()
+    return [Case((row,), masks.position_ids(row).tolist()) for row in rows]
 
 
 def _cu_seqlens_cases() -> list[Case]:
@@ -37,6 +89,7 @@ def _cu_seqlens_cases() -> list[Case]:
                [[0, 0, 1, 1], [1, 1, 2, 2]],  # document 1: cut at the end of row 0, on in row 1
                [[0, 0, 1], [1, 1, 1], [1, 2, 2]]]  # document 1 runs over three rows
     batches += [_doc_ids([_lengths(rng) for _ in range(rng.randint(1, 3))], rng) for _ in range(15)]
+    batches += [_real_batch(), _real_rows()[1].tolist()]
     return [Case((ids,), masks.varlen(ids).cu_seqlens.tolist()) for ids in batches]
 
 
@@ -52,19 +105,56 @@ def _labels_cases() -> list[Case]:
     return cases
 
 
+def _own_document(ids: np.ndarray) -> np.ndarray:
+    """Same document, future included: the "same document" matrix not yet and-ed with causality."""
+    return (ids[:, None] == ids[None, :]) & (ids[:, None] != PAD)
+
+
+def _alone_cases() -> list[Case]:
+    """Every head x row x mask x position ids: per document, are its outputs those it gets alone?"""
+    heads = [attention.OneHead.random(256, dim=16, seed=0),
+             attention.RopeHead.random(256, dim=16, seed=0)]
+    tokens, doc_ids = _real_rows(count=2)
+    rows = [([3, 1, 4, 1, 5, 9, 2, 6], [0, 0, 0, 1, 1, 2, 2, PAD])]
+    rows += [(t.tolist(), ids.tolist()) for t, ids in zip(tokens, doc_ids)]
+    cases = []
+    for head in heads:
+        for row, ids in rows:
+            ids_array = np.array(ids)
+            row_masks = [masks.document_mask(ids_array), masks.causal_mask(len(ids)),
+                         _own_document(ids_array)]
+            for mask in row_masks:
+                for positions in (masks.position_ids(ids_array).tolist(), list(range(len(ids)))):
+                    diffs = attention.differences_from_alone(head, row, ids, mask, positions)
+                    cases.append(Case((head, row, ids, mask, positions),
+                                      [d <= TOLERANCE for d in diffs]))
+    return cases
+
+
 register(Exercise(
     key="09.document_mask",
     title="练习 1：从 doc_ids 造文档掩码",
     concept="位置 i 能看位置 j，要同时满足三件事：同一篇文档、j 不在 i 的后面（因果）、"
-            "两者都不是填充（-1）。",
+            "两者都不是填充（-1）。每一格是 True 或 False（bool）：掩码是逻辑值，不是数。",
     recipe="L = len(doc_ids)；返回 L 行 L 列的嵌套列表，第 i 行第 j 个是 "
-           "doc_ids[i] == doc_ids[j] and doc_ids[i] != -1 and j <= i。",
+           "doc_ids[i] == doc_ids[j] and doc_ids[i] != -1 and j <= i。"
+           "每一格都要是 True/False（bool），不是 1/0。",
     make_cases=_mask_cases,
 ))
 
 register(Exercise(
+    key="09.position_ids",
+    title="练习 2：每篇文档从 0 开始的 position_ids",
+    concept="一篇文档单独运行时从位置 0 开始；拼进一行后，每篇文档的位置编号也要从 0 重新数。"
+            "填充不属于任何文档，它的位置编号写 0。",
+    recipe="从左到右扫描，记住当前这篇文档从哪一格开始：doc_ids[i] 和前一个不同时，"
+           "开始位置 = i；位置 i 的编号是 i - 开始位置；填充（-1）写 0。",
+    make_cases=_position_cases,
+))
+
+register(Exercise(
     key="09.cu_seqlens",
-    title="练习 2：算 cu_seqlens",
+    title="练习 3：算 cu_seqlens",
     concept="cu_seqlens 是每段序列长度的前缀和，从 0 开始；"
             "一段 = 同一行里同一个文档 id 的连续位置。"
             "填充不占位置；一篇文档被切到两行时算两段，因为行与行之间本来就互不可见。",
@@ -75,7 +165,7 @@ register(Exercise(
 
 register(Exercise(
     key="09.next_token_labels",
-    title="练习 3：文档边界上的 labels",
+    title="练习 5：文档边界上的 labels",
     concept="输入位置 i 的目标是 tokens[i + 1]；"
             "只有 i 和 i + 1 属于同一篇文档（且不是填充）时才有目标，"
             "否则写 -100，损失函数会跳过它。",
@@ -83,4 +173,18 @@ register(Exercise(
            "if doc_ids[i] == doc_ids[i + 1] != -1 "
            "else -100。",
     make_cases=_labels_cases,
+))
+
+register(Exercise(
+    key="09.same_as_alone",
+    title="练习 4：拼在行里和单独运行一样吗？",
+    concept="一篇文档“单独运行”是：只有它自己的 token、位置编号 0, 1, …, n-1、n×n 的因果掩码。"
+            "“拼在行里”是：整行的 token、给定的掩码和位置编号，再取出这篇文档那几格的输出。"
+            f"两者每个数的绝对差都不超过 {TOLERANCE:g} 才算一样。单独运行时不能沿用行里的位置编号"
+            "或掩码，否则比较的就是行里的设置和它自己。",
+    recipe="packed = head(tokens, position_ids, mask)；逐段扫描 doc_ids，跳过填充段；"
+           "对从 s 到 e 的一篇文档：alone = head(tokens[s:e], list(range(e - s)), "
+           "np.tril(np.ones((e - s, e - s), dtype=bool)))，"
+           f"把 bool(np.abs(packed[s:e] - alone).max() <= {TOLERANCE:g}) 放进结果列表。",
+    make_cases=_alone_cases,
 ))

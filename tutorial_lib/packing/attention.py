@@ -3,9 +3,14 @@
     weights = softmax(Q K^T / sqrt(d) + bias),   bias = 0 where mask is True, -inf where False
     output  = weights V
 
-`OneHead` puts a token embedding, a positional embedding and the three projections around it, with
-random weights: no training is needed to check that a document packed into a row, with the document
-mask and restarting position ids, gets exactly the outputs it gets alone.
+`OneHead` puts a token embedding, a learned-style absolute position embedding and the three
+projections around it, with random weights: no training is needed to check that a document packed
+into a row, with the document mask and restarting position ids, gets exactly the outputs it gets
+alone. `RopeHead` is the same head with rotary position embeddings (RoPE, as in Llama, Qwen and
+nanochat) instead: q and k are rotated by an angle proportional to their position, so a score
+depends only on how far apart query and key are, and the document mask alone already makes a
+packed document's outputs equal to its outputs alone, whatever the position ids' offset.
+`differences_from_alone` measures that equality for any head, mask and position ids.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import numpy as np
 from tutorial_lib._checks import (check_dtype, check_int, check_int_list, check_int_rows,
                                   check_type, describe)
 from tutorial_lib._memory import check_cells
-from tutorial_lib.packing.masks import causal_mask
+from tutorial_lib.packing.masks import PAD, as_doc_ids, causal_mask, runs
 
 
 def attention_weights(q: np.ndarray, k: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -137,6 +142,10 @@ class OneHead:
         x = self.embed(tokens, position_ids)
         return attention_weights(x @ self.wq, x @ self.wk, mask)
 
+    def __repr__(self) -> str:  # the arrays would fill a checker's message
+        return (f"OneHead(vocab_size={len(self.token_embedding)}, dim={self.wq.shape[0]}, "
+                f"max_position={len(self.position_embedding)})")
+
     def embed(self, tokens: object, position_ids: object) -> np.ndarray:
         tokens = _in_range(check_int_rows(tokens, "tokens"), "tokens", len(self.token_embedding))
         positions = _in_range(check_int_rows(position_ids, "position_ids"), "position_ids",
@@ -145,6 +154,90 @@ class OneHead:
             raise ValueError(f"tokens and position_ids must have the same shape, got "
                              f"{tokens.shape} and {positions.shape}")
         return self.token_embedding[tokens] + self.position_embedding[positions]
+
+
+def rotate(x: np.ndarray, position_ids: np.ndarray, base: float = 10000.0) -> np.ndarray:
+    """RoPE: rotate the pairs (x[..., i], x[..., i + d/2]) of each row by position * base^(-2i/d).
+
+    The half-split pairing of Hugging Face's `rotate_half`. A rotation keeps lengths, and the dot
+    product of a query rotated by m with a key rotated by n is a function of m - n alone: shifting
+    every position of a document by the same offset changes no score.
+    """
+    half = x.shape[-1] // 2
+    angles = position_ids[..., None] * base ** (-np.arange(half) / half)  # (..., L, d/2)
+    cos, sin = np.cos(angles), np.sin(angles)
+    first, second = x[..., :half], x[..., half:2 * half]
+    return np.concatenate([first * cos - second * sin, first * sin + second * cos,
+                           x[..., 2 * half:]], axis=-1)  # an odd last dimension is not rotated
+
+
+@dataclass(frozen=True)
+class RopeHead:
+    """Token embedding, then one causal attention head whose q and k are rotated by their position
+    (RoPE): no position embedding is added to the tokens."""
+
+    token_embedding: np.ndarray  # (vocab_size, dim)
+    wq: np.ndarray
+    wk: np.ndarray
+    wv: np.ndarray
+    max_position: int = 4096  # position ids allowed: [0, max_position), as a model's context
+
+    @classmethod
+    def random(cls, vocab_size: int, dim: int = 16, max_position: int = 4096,
+               seed: int = 0) -> RopeHead:
+        vocab_size = check_int(vocab_size, "vocab_size", low=1)
+        dim = check_int(dim, "dim", low=1)
+        max_position = check_int(max_position, "max_position", low=1)
+        check_cells((max(vocab_size, dim), dim), np.float64,
+                    f"vocab_size={vocab_size} and dim={dim}")
+        rng = np.random.default_rng(check_int(seed, "seed", low=0))
+        return cls(rng.normal(size=(vocab_size, dim)),
+                   *(rng.normal(size=(dim, dim)) for _ in range(3)), max_position)
+
+    def __call__(self, tokens: object, position_ids: object, mask: np.ndarray) -> np.ndarray:
+        """Outputs (..., L, dim) for token ids and position ids of the same shape, under `mask`."""
+        q, k, v = self._qkv(tokens, position_ids)
+        return attention(q, k, v, mask)
+
+    def weights(self, tokens: object, position_ids: object, mask: np.ndarray) -> np.ndarray:
+        """The attention weights (..., L, L) the head uses under `mask`."""
+        q, k, _ = self._qkv(tokens, position_ids)
+        return attention_weights(q, k, mask)
+
+    def __repr__(self) -> str:
+        return (f"RopeHead(vocab_size={len(self.token_embedding)}, dim={self.wq.shape[0]}, "
+                f"max_position={self.max_position})")
+
+    def _qkv(self, tokens: object, position_ids: object) -> tuple[np.ndarray, ...]:
+        tokens = _in_range(check_int_rows(tokens, "tokens"), "tokens", len(self.token_embedding))
+        positions = _in_range(check_int_rows(position_ids, "position_ids"), "position_ids",
+                              self.max_position)
+        if tokens.shape != positions.shape:
+            raise ValueError(f"tokens and position_ids must have the same shape, got "
+                             f"{tokens.shape} and {positions.shape}")
+        x = self.token_embedding[tokens]
+        return rotate(x @ self.wq, positions), rotate(x @ self.wk, positions), x @ self.wv
+
+
+def differences_from_alone(head: OneHead | RopeHead, tokens: object, doc_ids: object,
+                           mask: np.ndarray, position_ids: object) -> list[float]:
+    """For each document of one packed row, in order: the largest absolute difference between its
+    outputs in the row (under `mask` and `position_ids`) and its outputs alone (its own tokens,
+    positions 0, 1, ..., the causal mask): 0 up to rounding when packing is invisible to it."""
+    check_type(head, "head", (OneHead, RopeHead), "a OneHead or a RopeHead")
+    ids = as_doc_ids(doc_ids)
+    tokens = check_int_rows(tokens, "tokens", ndim=(1,))
+    if ids.ndim != 1 or ids.shape != tokens.shape:
+        raise ValueError(f"doc_ids must be one row as long as tokens, got shapes {ids.shape} and "
+                         f"{tokens.shape}")
+    packed = head(tokens, position_ids, mask)
+    found = runs(ids, "doc_ids")
+    out = []
+    for start, end, doc in zip(found.start.tolist(), found.end.tolist(), found.id.tolist()):
+        if doc != PAD:
+            alone = head(tokens[start:end], np.arange(end - start), causal_mask(end - start))
+            out.append(float(np.abs(packed[start:end] - alone).max()))
+    return out
 
 
 def _in_range(ids: np.ndarray, name: str, size: int) -> np.ndarray:

@@ -54,10 +54,10 @@ def mask_heatmaps(masks: dict[str, object], doc_ids: Sequence[int] | None = None
     handles = [Patch(color=DOCUMENTS[0], label="同一文档（每篇一种颜色）"),
                Patch(color=LEAK, label="跨文档（泄漏）"), Patch(color=PADDING, label="涉及填充"),
                Patch(facecolor=BLOCKED, edgecolor=GUIDE, label="不允许")]
-    fig.legend(handles=handles, loc="lower center", ncol=4, fontsize=8, frameon=False,
-               bbox_to_anchor=(0.5, 0))
-    fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0.1, 1, 0.95))
+    fig.suptitle(title)  # the legend goes between the title and the panels, clear of any label
+    fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, 0.94))
+    fig.tight_layout(rect=(0, 0, 1, 0.89))
     return fig
 
 
