@@ -84,6 +84,7 @@ def padding_curves(x: Sequence[float], series: dict[str, Sequence[float]], *, ti
         line.set_linestyle(DASHES[k % len(DASHES)])
         line.set_markerfacecolor("none")
         line.set_markersize(4 + 2 * k)
+    ax.set_ylim(-4, 100)  # a line at 0 % stays whole instead of half under the axis
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
     fig.tight_layout()
     return fig
