@@ -9,7 +9,8 @@ from tutorial_lib import palette
 from tutorial_lib.packing import masks as dm
 from tutorial_lib.packing.masks import PAD, causal_mask, causal_padding_mask
 from tutorial_lib.plotting import line_chart
-from tutorial_lib.plotting.packing import bin_layout, length_histograms, mask_heatmaps, sample_documents, timing_plot
+from tutorial_lib.plotting.packing import (bin_layout, length_histograms, mask_heatmaps, padding_curves,
+                                           sample_documents, timing_plot)
 
 pytestmark = pytest.mark.usefixtures("chinese_figures")
 
@@ -21,6 +22,32 @@ def test_mask_heatmaps_draw_one_panel_per_mask_with_the_tokens_on_both_axes():
     left, right = fig.axes
     assert [ax.get_title() for ax in fig.axes] == ["因果\n允许 6 格，其中跨文档 0 格", "因果 + 填充\n允许 5 格，其中跨文档 0 格"]
     assert [t.get_text() for t in right.get_xticklabels()] == ["i", "love", "<pad>"]
+    plt.close(fig)
+
+
+def test_the_mask_legend_covers_no_label():
+    """Rotated token labels on three panels once reached below the space left for the legend."""
+    fig = mask_heatmaps({name: causal_mask(5) for name in "abc"}, [0, 0, 0, PAD, PAD], title="t",
+                        labels=["i", "love", "cats", "<pad>", "<pad>"])
+    renderer = fig.canvas.get_renderer()
+    legend = fig.legends[0].get_window_extent(renderer)
+    for ax in fig.axes:
+        for text in [ax.xaxis.label, *ax.get_xticklabels()]:
+            assert not legend.overlaps(text.get_window_extent(renderer)), text.get_text()
+    plt.close(fig)
+
+
+def test_padding_curves_keep_coinciding_lines_visible_and_the_legend_off_the_data():
+    fig = padding_curves([1, 2, 4], {"分桶，桶宽 1": [0.0, 0.0, 0.0], "全局排序": [0.0, 0.0, 0.01],
+                                     "随机": [0.0, 0.2, 0.4]}, title="t", xlabel="批大小")
+    ax = fig.axes[0]
+    assert len({line.get_linestyle() for line in ax.lines}) == 3
+    sizes = [line.get_markersize() for line in ax.lines]
+    assert sizes == sorted(sizes) and len(set(sizes)) == 3  # each drawn hollow around the one before
+    assert all(line.get_markerfacecolor() == "none" for line in ax.lines)
+    renderer = fig.canvas.get_renderer()
+    assert ax.get_legend().get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
+    assert ax.lines[2].get_ydata().tolist() == [0.0, 20.0, 40.0]
     plt.close(fig)
 
 

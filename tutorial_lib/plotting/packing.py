@@ -20,6 +20,7 @@ from tutorial_lib._checks import (check_int, check_int_list, check_non_empty_dic
                                   check_str_list)
 from tutorial_lib.packing.masks import PAD, mask_cells, runs
 from tutorial_lib.packing.megatron import byte_offsets
+from tutorial_lib.plotting import line_chart
 from tutorial_lib.palette import BACKGROUND, BLOCKED, DOCUMENTS, GUIDE, LEAK, PADDING
 
 def mask_heatmaps(masks: dict[str, object], doc_ids: Sequence[int] | None = None, *, title: str,
@@ -54,10 +55,38 @@ def mask_heatmaps(masks: dict[str, object], doc_ids: Sequence[int] | None = None
     handles = [Patch(color=DOCUMENTS[0], label="同一文档（每篇一种颜色）"),
                Patch(color=LEAK, label="跨文档（泄漏）"), Patch(color=PADDING, label="涉及填充"),
                Patch(facecolor=BLOCKED, edgecolor=GUIDE, label="不允许")]
-    fig.suptitle(title)  # the legend goes between the title and the panels, clear of any label
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.95))
+    # the legend goes under the lowest label actually drawn (rotated token labels reach further
+    # down than tight_layout's rect allows for), so it never covers a tick or an axis label
+    renderer = fig.canvas.get_renderer()
+    bottom = min(ax.get_tightbbox(renderer).y0 for ax in axes[0]) / fig.bbox.height
     fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=8, frameon=False,
-               bbox_to_anchor=(0.5, 0.94))
-    fig.tight_layout(rect=(0, 0, 1, 0.89))
+               bbox_to_anchor=(0.5, bottom - 0.01))
+    return fig
+
+
+DASHES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (1, 3)))
+
+
+def padding_curves(x: Sequence[float], series: dict[str, Sequence[float]], *, title: str,
+                   xlabel: str):
+    """Padding shares (0..1, drawn as %) over a log-2 x axis, one line per batching.
+
+    Two batchings often waste about the same (both near 0 % on short sentences), so every line
+    gets its own dash pattern and a hollow marker a size larger than the line before: a line drawn
+    over another leaves the one underneath visible. The legend sits outside the axes, over no data.
+    """
+    fig = line_chart(x, series, title=title, xlabel=xlabel, ylabel="填充（%）", logx=True,
+                     percent=True)
+    ax = fig.axes[0]
+    for k, line in enumerate(ax.get_lines()):
+        line.set_linestyle(DASHES[k % len(DASHES)])
+        line.set_markerfacecolor("none")
+        line.set_markersize(4 + 2 * k)
+    ax.set_ylim(-4, 100)  # a line at 0 % stays whole instead of half under the axis
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    fig.tight_layout()
     return fig
 
 
