@@ -41,7 +41,7 @@ IMPORTS: dict[str, set[str]] = {
                        'tokenization.trainer'},
     'exercises.ch06': {'exercises', 'tokenization.trainer'},
     'exercises.ch07': {'exercises', 'packing.batch', 'packing.masks'},
-    'exercises.ch08': {'exercises', 'packing.strategies'},
+    'exercises.ch08': {'data', 'exercises', 'packing.strategies'},
     'exercises.ch09': {'exercises', 'packing.batch', 'packing.masks'},
     'exercises.ch10': {'exercises', 'packing.gpt_samples', 'packing.megatron'},
     'exercises.sandbox': {'_memory'},
