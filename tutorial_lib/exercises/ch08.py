@@ -60,7 +60,7 @@ register(Exercise(
 ))
 
 
-# --- the learner's bin packers, held to the library row for row -------------------------------------
+# --- the learner's bin packers, held to the library row for row ---------------------------------
 
 
 def _real_lengths() -> list[tuple[list[int], int]]:
@@ -114,7 +114,8 @@ register(Exercise(
     concept="先把文档按长度从长到短排好（一样长的保持原来的先后），再一篇篇放：从第 0 行往后扫，"
             "放进第一个还放得下的行；哪一行都放不下才开新行。",
     recipe="order = sorted(range(len(lengths)), key=lambda i: -lengths[i])（稳定排序）；"
-           "rows, used = [], []；对 order 里的每个 i：找最小的 r 使 used[r] + lengths[i] <= seq_len，"
+           "rows, used = [], []；对 order 里的每个 i："
+           "找最小的 r 使 used[r] + lengths[i] <= seq_len，"
            "找到就 rows[r].append(i)、used[r] += lengths[i]，找不到就 rows.append([i])、"
            "used.append(lengths[i])。返回 rows。",
     make_cases=lambda: _bin_cases(strategies.ffd),
@@ -140,9 +141,11 @@ register(Exercise(
             "剩下的丢掉，记进 dropped。行满了就开新行；文档用完时最后一行可以不满。",
     recipe="pending = list(range(len(lengths)))；buffer, rows, dropped = [], [[]], 0；pos = 0；"
            "while pending 或 buffer：while len(buffer) < buffer_size 且 pending：把 pending 的前 "
-           "refill 个移到 buffer 末尾；room = seq_len - pos；在 buffer 里找 lengths <= room 的最长者"
-           "（用 > 比较，留下靠前的）；没有就取最短者（min 会留下靠前的），dropped += 长度 - room；"
-           "从 buffer 里 pop 它，rows[-1].append(它)，pos += min(长度, room)；pos == seq_len 且还有文档时"
+           "refill 个移到 buffer 末尾；room = seq_len - pos；"
+           "在 buffer 里找 lengths <= room 的最长者（用 > 比较，留下靠前的）；"
+           "没有就取最短者（min 会留下靠前的），dropped += 长度 - room；"
+           "从 buffer 里 pop 它，rows[-1].append(它)，pos += min(长度, room)；"
+           "pos == seq_len 且还有文档时"
            "rows.append([])、pos = 0。返回 (rows, dropped)。",
     make_cases=_crop_cases,
 ))
