@@ -110,7 +110,7 @@ def _crop_cases() -> list[Case]:
 
 register(Exercise(
     key="08.ffd_rows",
-    title="练习 3：首次适配递减（first-fit decreasing），一行行扫",
+    title="练习 4：首次适配递减（first-fit decreasing），一行行扫",
     concept="先把文档按长度从长到短排好（一样长的保持原来的先后），再一篇篇放：从第 0 行往后扫，"
             "放进第一个还放得下的行；哪一行都放不下才开新行。",
     recipe="order = sorted(range(len(lengths)), key=lambda i: -lengths[i])（稳定排序）；"
@@ -123,8 +123,8 @@ register(Exercise(
 
 register(Exercise(
     key="08.bfd_rows",
-    title="练习 4：最佳适配递减（best-fit decreasing）",
-    concept="排序和练习 3 一样；不同的是选行：在所有放得下的行里，挑放进去之后剩余空间最小的那一行"
+    title="练习 5：最佳适配递减（best-fit decreasing）",
+    concept="排序和练习 4 一样；不同的是选行：在所有放得下的行里，挑放进去之后剩余空间最小的那一行"
             "（已用最多的）；一样紧的几行取最早开的那一行。",
     recipe="对每个 i（按长度从长到短）：best = -1；扫一遍 r：若 used[r] + n <= seq_len 且 "
            "(best < 0 或 used[r] > used[best])，令 best = r（用 >，并列时留下最早的）；"
@@ -134,7 +134,7 @@ register(Exercise(
 
 register(Exercise(
     key="08.bestfit_crop_rows",
-    title="练习 5：nanochat 的 best-fit-crop 加载器",
+    title="练习 3：nanochat 的 best-fit-crop 加载器",
     concept="缓冲区按到达顺序存文档；每挑一篇之前，缓冲区里少于 buffer_size 篇就补货，"
             "一次补 refill 篇（最后一批可能不足），直到不少于 buffer_size 篇。"
             "挑放得下的最长一篇（一样长取先到的）；都放不下就把最短的一篇（一样短取先到的）剪到正好填满，"
