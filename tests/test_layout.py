@@ -42,7 +42,7 @@ IMPORTS: dict[str, set[str]] = {
     'exercises.ch06': {'exercises', 'tokenization.trainer'},
     'exercises.ch07': {'data', 'exercises', 'packing.batch', 'packing.masks',
                        'tokenization.tokenizer'},
-    'exercises.ch08': {'exercises', 'packing.strategies'},
+    'exercises.ch08': {'data', 'exercises', 'packing.strategies'},
     'exercises.ch09': {'data', 'exercises', 'packing.attention', 'packing.batch', 'packing.masks',
                        'packing.strategies'},
     'exercises.ch10': {'exercises', 'packing.gpt_samples', 'packing.megatron'},

@@ -194,14 +194,16 @@ def test_bfd_takes_the_tightest_row_and_the_oldest_among_equals():
 # --- nanochat's best-fit crop ------------------------------------------------------------------------------
 
 
-def nanochat_reference(lengths, width, buffer_size):
-    """nanochat's loop, transcribed: a buffer in arrival order, a linear scan per pick."""
+def nanochat_reference(lengths, width, buffer_size, refill):
+    """nanochat's loop, transcribed: whenever the buffer holds fewer than `buffer_size` documents, the
+    next batch of `refill` (its `tokenizer_batch_size`) is appended; a linear scan per pick."""
     pending, buffer, rows, dropped = list(enumerate(lengths)), [], [], 0
     while pending or buffer:
         row, pos = [], 0
         while pos < width and (pending or buffer):
             while len(buffer) < buffer_size and pending:
-                buffer.append(pending.pop(0))
+                buffer.extend(pending[:refill])
+                del pending[:refill]
             room, best = width - pos, -1
             for i, (_, n) in enumerate(buffer):
                 if n <= room and (best < 0 or n > buffer[best][1]):
@@ -216,19 +218,31 @@ def nanochat_reference(lengths, width, buffer_size):
     return rows, dropped
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(1, 30), max_size=40), st.integers(1, 24), st.integers(1, 8))
-def test_bestfit_crop_matches_nanochats_loop(lengths, seq_len, buffer_size):
-    result = bestfit_crop(lengths, seq_len, buffer_size=buffer_size)
-    rows, dropped = nanochat_reference(lengths, seq_len, buffer_size)
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(1, 30), max_size=40), st.integers(1, 24), st.integers(1, 8), st.integers(1, 6))
+def test_bestfit_crop_matches_nanochats_loop(lengths, seq_len, buffer_size, refill):
+    result = bestfit_crop(lengths, seq_len, buffer_size=buffer_size, refill=refill)
+    rows, dropped = nanochat_reference(lengths, seq_len, buffer_size, refill)
     assert [[(s.doc, s.length) for s in result.segments(r)] for r in range(result.n_rows)] == rows
     assert result.dropped == dropped
     assert result.padding < result.width or result.n_rows == 0  # only the last row can be padded
     assert all(s.offset == 0 for r in range(result.n_rows) for s in result.segments(r))  # rows start at a BOS
 
 
+def test_bestfit_crop_refills_a_batch_at_a_time_by_default_as_nanochat_does():
+    # buffer 2, rows of 10. One at a time, the 9 arrives only after the 2 has gone into row 0, too late to be
+    # taken whole: it is cropped to the 7 left. In nanochat's batches all three are buffered from the start.
+    lengths = [1, 2, 9]
+    batched, single = bestfit_crop(lengths, 10, buffer_size=2), bestfit_crop(lengths, 10, buffer_size=2, refill=1)
+    assert row_docs(batched) == [[2, 0], [1]] and batched.dropped == 0
+    assert row_docs(single) == [[1, 0, 2]] and single.dropped == 2
+    assert row_docs(bestfit_crop(lengths, 10, buffer_size=2, refill=128)) == row_docs(batched)
+    with pytest.raises(ValueError, match="refill must be an int >= 1"):
+        bestfit_crop(lengths, 10, refill=0)
+
+
 def test_bestfit_crop_with_a_buffer_of_one_is_greedy_crop():
-    result = bestfit_crop([3, 4, 2], 5, buffer_size=1)
+    result = bestfit_crop([3, 4, 2], 5, buffer_size=1, refill=1)
     assert row_docs(result) == [[0, 1], [2]] and result.dropped == 2 and result.padding == 3
 
 

@@ -355,38 +355,39 @@ def _fit_decreasing(strategy: str, policy: type, documents: Sequence, seq_len: i
                    dropped)
 
 
-def bestfit_crop(documents: Sequence, seq_len: int, *, buffer_size: int = 1000,
+def bestfit_crop(documents: Sequence, seq_len: int, *, buffer_size: int = 1000, refill: int = 128,
                  next_token: bool = False, pad_id: int = 0) -> PackResult:
     """nanochat's BOS-aligned best-fit loader: no padding (but the last row), crops instead.
 
-    Documents enter a buffer of `buffer_size` in input order. A row is filled by taking, again and
-    again, the largest buffered document that fits the room left (ties: the one that arrived first);
+    Documents enter a buffer in input order, `refill` at a time whenever it holds fewer than
+    `buffer_size` (nanochat tokenizes them in batches of `tokenizer_batch_size=128`, so its buffer
+    holds up to buffer_size + 127; `refill=1` keeps it at exactly buffer_size). A row is filled by
+    taking the largest buffered document that fits the room left (ties: the one that arrived first);
     when none fits, the shortest is cropped to fill the row exactly and the rest of it is dropped.
-    Each row thus starts at a document's first token: prepend BOS to every document and every row
-    starts with BOS. Only the last row can be padded, when the documents run out. `buffer_size=1`
-    is the plain greedy crop: documents in order, the one that does not fit cropped.
+    So every row starts at a document's first token (prepend BOS to each document: every row starts
+    with BOS), and only the last row can be padded. `buffer_size=1, refill=1` is the greedy crop.
     """
     lengths, tokens = _read_documents(documents)
     seq_len, width = _width(seq_len, next_token)
     buffer_size = check_int(buffer_size, "buffer_size", low=1)
+    refill, n_docs = check_int(refill, "refill", low=1), len(lengths)
     all_lengths = lengths.tolist()
     buffer: list[tuple[int, int]] = []  # (length, -doc), sorted: of equal lengths, first comes last
     segments: list[tuple[int, int, int]] = []  # (row, doc, length); every one starts at offset 0
     dropped, arrived, r, pos = 0, 0, 0, 0  # r: the row being filled, pos: tokens already in it
-    while arrived < len(all_lengths) or buffer:
-        while len(buffer) < buffer_size and arrived < len(all_lengths):  # top the buffer up
-            bisect.insort(buffer, (all_lengths[arrived], -arrived))
-            arrived += 1
+    while arrived < n_docs or buffer:
+        while len(buffer) < buffer_size and arrived < n_docs:  # top up: `refill` documents at once
+            for d in range(arrived, min(arrived + refill, n_docs)):
+                bisect.insort(buffer, (all_lengths[d], -d))
+            arrived = min(arrived + refill, n_docs)
         room = width - pos
         i = bisect.bisect_right(buffer, (room, 0)) - 1  # the largest that fits (first arrival)
-        if i >= 0:
-            n, d = buffer.pop(i)  # it fits whole
-        else:  # nothing fits: crop the shortest (first arrival) to the room left, drop the rest
+        if i < 0:  # nothing fits: crop the shortest (first arrival) to the room left, drop the rest
             i = bisect.bisect_right(buffer, (buffer[0][0], 0)) - 1
-            n, d = buffer.pop(i)
-            dropped, n = dropped + n - room, room
-        segments.append((r, -d, n))
-        pos += n
+            dropped += buffer[i][0] - room
+        n, d = buffer.pop(i)
+        segments.append((r, -d, min(n, room)))
+        pos += min(n, room)
         if pos == width:  # the row is exactly full: the next document starts a new one
             r, pos = r + 1, 0
     row, doc, length = np.array(segments, dtype=np.int64).reshape(-1, 3).T

@@ -91,8 +91,10 @@ def padding_curves(x: Sequence[float], series: dict[str, Sequence[float]], *, ti
 
 
 def length_histograms(lengths: dict[str, Sequence[int]], *, title: str, marks: Sequence[int] = ()):
-    """One histogram of document lengths per corpus, log-scaled x, with dashed lines at `marks`
-    (row lengths)."""
+    """One histogram of document lengths per corpus, with dashed lines at `marks` (row lengths).
+
+    Both axes are log-scaled: on a linear count axis a corpus of many short documents flattens the
+    others, and the few documents longer than a row (one bar of height 1) vanish."""
     check_non_empty_dict(lengths, "lengths", "name -> lengths")
     lengths = {name: check_int_list(values, f"lengths[{name!r}]", low=1)
                for name, values in lengths.items()}
@@ -108,8 +110,10 @@ def length_histograms(lengths: dict[str, Sequence[int]], *, title: str, marks: S
         ax.annotate(f"L={mark}", (mark, 1), xycoords=("data", "axes fraction"), fontsize=8,
                     ha="right", va="top", rotation=90)
     ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_ylim(bottom=0.7)  # a bin holding one document still shows
     ax.set_xlabel("文档长度（token，对数坐标）")
-    ax.set_ylabel("文档数")
+    ax.set_ylabel("文档数（对数坐标）")
     ax.set_title(title)
     ax.legend(fontsize=8)
     fig.tight_layout()
