@@ -1,8 +1,10 @@
 """Chapter 06: reference solutions, and the typical wrong answer each checker must reject."""
 
 import heapq
+from collections import defaultdict
 
-from tutorial_lib.tokenization.trainer import merge
+from tutorial_lib.tokenization.trainer import count_pairs, descending_key, heap_entries, merge
+from tutorial_lib.tokenization.trainer import pop_best as library_pop_best
 
 
 def update_pair_counts(words: list[list[int]], freqs: list[int], pair_counts: dict[tuple[int, int], int],
@@ -21,16 +23,62 @@ def update_pair_counts(words: list[list[int]], freqs: list[int], pair_counts: di
     return counts
 
 
-def pop_best(heap: list[tuple[int, int, int]], pair_counts: dict[tuple[int, int], int]) -> tuple[int, int] | None:
+def pop_best(heap: list[tuple[int, int, int]], pair_counts: dict[tuple[int, int], int]
+             ) -> tuple[tuple[int, int] | None, list[tuple[int, int, int]]]:
     heap = list(heap)  # a trainer pops from its own heap; here the caller's list is left as it was
+    best = None
     while heap:
         neg_count, a, b = heapq.heappop(heap)
         now = pair_counts.get((a, b), 0)
         if now == -neg_count:
-            return a, b
+            best = (a, b)
+            break
         if now:
             heapq.heappush(heap, (-now, a, b))
-    return None
+    return best, sorted(heap)
+
+
+def _index(words):
+    where = defaultdict(set)
+    for i, ids in enumerate(words):
+        for p in zip(ids, ids[1:]):
+            where[p].add(i)
+    return where
+
+
+def train_incremental(words, freqs, vocab, num_merges, *, keyed=True, push_new=True):
+    words, vocab = [list(ids) for ids in words], dict(vocab)
+    pair_counts = count_pairs(words, freqs)  # count, once
+    where = _index(words)  # index: pair -> the words that hold it
+    keys = [descending_key(token) for token in vocab.values()] if keyed else None
+    heap = heap_entries(pair_counts, keys)  # lazy heap; ties to the greatest bytes (keyed)
+    heapq.heapify(heap)
+    merges = []
+    for new_id in range(len(vocab), len(vocab) + num_merges):
+        best = library_pop_best(heap, pair_counts)
+        if best is None:
+            break
+        vocab[new_id] = vocab[best[0]] + vocab[best[1]]
+        merges.append((vocab[best[0]], vocab[best[1]]))
+        if keyed:
+            keys.append(descending_key(vocab[new_id]))
+        new = set()
+        for i in sorted(where.pop(best)):  # update: only the words the index hands over
+            old, freq = words[i], freqs[i]
+            for p in zip(old, old[1:]):
+                pair_counts[p] -= freq
+                if not pair_counts[p]:
+                    del pair_counts[p]
+                where[p].discard(i)
+            words[i] = merged = merge(old, best, new_id)
+            for p in zip(merged, merged[1:]):
+                pair_counts[p] += freq
+                where[p].add(i)
+                if new_id in p:
+                    new.add(p)
+        for entry in heap_entries({p: pair_counts[p] for p in new} if push_new else {}, keys):
+            heapq.heappush(heap, entry)
+    return merges
 
 
 def _only_the_pair_itself(words, freqs, pair_counts, pair, new_id):
@@ -53,11 +101,18 @@ def _skip_stale(heap, pair_counts):
     while heap:
         neg_count, a, b = heapq.heappop(heap)
         if pair_counts.get((a, b), 0) == -neg_count:
-            return a, b
-    return None
+            return (a, b), sorted(heap)
+    return None, sorted(heap)
+
+
+def _ties_to_smallest_ids(words, freqs, vocab, num_merges):
+    # Exercise 2's heap, (-count, a, b): ties go to the smallest ids, not to the greatest bytes as in
+    # train_bpe (chapter 05), so the merges part ways at the first tie at the top.
+    return train_incremental(words, freqs, vocab, num_merges, keyed=False)
 
 
 WRONG_ANSWERS = {
     "update_pair_counts": _only_the_pair_itself,
     "pop_best": _skip_stale,
+    "train_incremental": _ties_to_smallest_ids,
 }

@@ -39,7 +39,7 @@ IMPORTS: dict[str, set[str]] = {
                        'tokenization.vocab_size'},
     'exercises.ch05': {'data', 'exercises', 'tokenization.pretokenize', 'tokenization.tokenizer',
                        'tokenization.trainer'},
-    'exercises.ch06': {'exercises', 'tokenization.trainer'},
+    'exercises.ch06': {'data', 'exercises', 'tokenization.trainer'},
     'exercises.ch07': {'data', 'exercises', 'packing.batch', 'packing.masks',
                        'tokenization.tokenizer'},
     'exercises.ch08': {'data', 'exercises', 'packing.strategies'},

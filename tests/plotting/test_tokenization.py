@@ -51,6 +51,19 @@ def test_loglog_panels_draw_one_panel_per_corpus_with_a_shared_y_axis():
     plt.close(fig)
 
 
+def test_loglog_panels_label_the_measured_sizes_and_keep_the_legend_off_the_lines():
+    fig = loglog_panels({"英文": {"重数": ([20, 40, 80], [1, 2, 4])},
+                         "中文": {"重数": ([20, 40], [3, 6]), "增量": ([20, 40], [1, 1])}},
+                        title="t", xlabel="KB", ylabel="秒")
+    left, right = fig.axes
+    fig.canvas.draw()
+    assert [t.get_text() for t in left.get_xticklabels()] == ["20", "40", "80"]
+    assert not any(t.get_text() for t in left.get_xticklabels(minor=True))
+    assert left.get_legend() is None and right.get_legend() is None
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["重数", "增量"]
+    plt.close(fig)
+
+
 def test_loglog_panels_refuse_bad_data():
     with pytest.raises(ValueError, match="at least one panel"):
         loglog_panels({}, title="t", xlabel="x", ylabel="y")

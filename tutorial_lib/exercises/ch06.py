@@ -1,10 +1,17 @@
-"""Chapter 06 exercises: the two ideas that make the trainer fast, each held to the library's.
+"""Chapter 06 exercises: the ideas that make the trainer fast, then the trainer assembled from them.
 
-The incremental update is compared with a full recount of the merged corpus (`trainer.count_pairs`),
-the lazy heap with the library's own `trainer.pop_best`. A learner who recounts or scans passes too:
-the checkers test the result, the notebook measures the speed. The heap is the library's without
-the byte keys (`trainer.heap_entries` without `keys`): entries (-count, a, b), ties to the
-smallest (a, b), so that a case can be worked through by hand.
+The incremental update is compared with a full recount of the merged corpus (`trainer.count_pairs`).
+The lazy heap is held to the library's own `trainer.pop_best` on what it returns *and* on what it
+leaves in the heap: the answer alone cannot tell a heap from a scan of every count, and a pop that
+finds nothing returns None, a legal answer, so the learner returns (pair or None, sorted(heap)).
+That heap is the library's without the byte keys (`trainer.heap_entries` without `keys`): entries
+(-count, a, b), ties to the smallest (a, b), so that a case can be worked through by hand.
+
+The assembled trainer is held to `trainer.train_bpe` merge for merge on slices of TinyStories (split
+into its documents, as everywhere in the course) and of Lu Xun, and on small texts full of ties: it
+must break ties as train_bpe does (greatest bytes, chapter 05), which is why it uses the library's
+heap with byte keys. A learner who recounts every pair per merge passes too (the checker tests the
+merges); the notebook then times both on the learner's machine.
 """
 
 from __future__ import annotations
@@ -12,8 +19,10 @@ from __future__ import annotations
 import heapq
 import random
 
+from tutorial_lib import data
 from tutorial_lib.exercises import Case, Exercise, register
-from tutorial_lib.tokenization.trainer import count_pairs, heap_entries, merge, pop_best
+from tutorial_lib.tokenization.trainer import (count_pairs, heap_entries, merge, pop_best,
+                                               start_training, train_bpe)
 
 NEW_ID = 9  # the id of the merged token in every case: larger than any id in the words
 
@@ -48,7 +57,9 @@ def _heap_case(pushed: dict[tuple[int, int], int], pair_counts: dict[tuple[int, 
     """A heap with one entry per pair, holding the count it was pushed with; the true counts now."""
     heap = heap_entries(pushed)
     heapq.heapify(heap)
-    return Case((heap, pair_counts), pop_best(list(heap), pair_counts))
+    left = list(heap)
+    best = pop_best(left, pair_counts)
+    return Case((heap, pair_counts), (best, sorted(left)))
 
 
 def _random_heap_case(rng: random.Random) -> Case:
@@ -65,8 +76,27 @@ def _pop_cases() -> list[Case]:
              _heap_case({(0, 1): 3}, {(0, 1): 0}),
              _heap_case({(0, 1): 5, (1, 2): 4}, {(0, 1): 3, (1, 2): 4}),  # the top entry is stale
              _heap_case({(0, 1): 6, (1, 2): 4}, {(0, 1): 5, (1, 2): 4}),  # stale, still the best
-             _heap_case({(1, 2): 4, (0, 3): 5}, {(1, 2): 4, (0, 3): 4})]  # a tie: the smaller pair
+             _heap_case({(1, 2): 4, (0, 3): 5}, {(1, 2): 4, (0, 3): 4}),  # a tie: the smaller pair
+             _heap_case({(0, 1): 7, (1, 2): 6, (2, 3): 2}, {(0, 1): 1, (1, 2): 3, (2, 3): 2})]
     return cases + [_random_heap_case(rng) for _ in range(40)]
+
+
+# small texts whose counts tie at the top, merged tokens too
+TIE_TEXTS = ["ab ab cd cd", "aaaa aaaa bbbb", "xy yx xy yx zz", "the cat, the hat; a bat. a mat!",
+             "我们，我们。你们！你们？"]
+
+
+def _train_case(texts: list[str], num_merges: int) -> Case:
+    """train_incremental's arguments as `start_training` gives them; train_bpe's merges expected."""
+    vocab, words, freqs, merges_left = start_training(texts, 256 + num_merges)
+    return Case((words, freqs, vocab, merges_left), train_bpe(texts, 256 + num_merges)[1])
+
+
+def _train_cases() -> list[Case]:
+    stories = data.split_documents(data.load_text("tinystories")[:3000])
+    luxun = data.load_text("luxun")[:1000]  # 1,000 characters: about 3 KB of UTF-8
+    return ([_train_case([text], 12) for text in TIE_TEXTS]
+            + [_train_case(stories, 60), _train_case([luxun], 60)])
 
 
 register(Exercise(
@@ -86,10 +116,28 @@ register(Exercise(
     key="06.pop_best",
     title="练习 2：从惰性堆里取出当前最多的 pair",
     concept="堆里的条目记的是 pair 入堆时的次数，之后次数只会变少。"
-            "堆顶条目的次数和 pair_counts 里的当前次数一致，它才是答案；"
-            "不一致时不能扔掉它，要带着当前次数重新入堆（当前次数为 0 才扔掉）。",
-    recipe="while heap: neg, a, b = heapq.heappop(heap)；now = pair_counts.get((a, b), 0)；"
-           "若 now == -neg 就 return (a, b)；若 now > 0 就 heapq.heappush(heap, (-now, a, b))。"
-           "循环结束 return None。",
+            "从堆顶一个个弹出：条目的次数和 pair_counts 里的当前次数一致，它才是答案；"
+            "不一致时不能扔掉它，要带着当前次数重新入堆（当前次数为 0 才扔掉）。"
+            "不要扫描所有计数：检查器也看你取完之后堆里剩下什么。",
+    recipe="best = None；while heap: neg, a, b = heapq.heappop(heap)；"
+           "now = pair_counts.get((a, b), 0)；若 now == -neg 就 best = (a, b) 并 break；"
+           "若 now > 0 就 heapq.heappush(heap, (-now, a, b))。最后 return best, sorted(heap)。",
     make_cases=_pop_cases,
+))
+
+register(Exercise(
+    key="06.train_incremental",
+    title="练习 3：把计数、倒排索引、增量更新和惰性堆拼成训练器",
+    concept="开始时数一遍所有 pair（count_pairs），建倒排索引 pair → 含它的词的下标，"
+            "再用 heap_entries(pair_counts, keys) 建堆（keys 让平局取字节最大的 pair，"
+            "和第 05 章、train_bpe 一样）。每次合并：pop_best 取出最好的 pair，"
+            "只更新索引交出的词（旧相邻对减掉、合并、新相邻对加上，同时改索引），"
+            "再把含新 token 的新 pair 压进堆。",
+    recipe="keys = [descending_key(t) for t in vocab.values()]；每次合并后 "
+           "vocab[new_id] = vocab[a] + vocab[b]、keys.append(descending_key(vocab[new_id]))、"
+           "merges.append((vocab[a], vocab[b]))；对 sorted(where.pop(best)) 里的每个 i 做练习 1 "
+           "的更新并维护 where；最后对含 new_id 的新 pair 做 for e in "
+           "heap_entries({p: pair_counts[p] for p in new}, keys): heapq.heappush(heap, e)。"
+           "pop_best 返回 None 时停下。",
+    make_cases=_train_cases,
 ))

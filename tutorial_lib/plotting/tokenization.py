@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import NullFormatter
 
 from tutorial_lib import palette
 from tutorial_lib._checks import (check_bool, check_choice, check_int, check_int_list,
@@ -222,13 +223,16 @@ def loglog_panels(panels: dict[str, dict[str, tuple[Sequence[float], Sequence[fl
     {panel: {series: (x, y)}}.
 
     On log-log axes a line of slope 1 grows in proportion to x, a flat line not at all; the shared
-    y axis lets the panels (English, Chinese) be compared directly.
+    y axis lets the panels (English, Chinese) be compared directly. The x ticks are the measured
+    sizes themselves (log-axis minor labels such as "3 × 10¹" collide), and one legend for all
+    panels sits below them, where it covers no line.
     """
     check_non_empty_dict(panels, "panels", "panel title -> {series name: (x, y)}")
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), sharey=True,
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 4.3), sharey=True,
                              squeeze=False)
     for ax, (name, series) in zip(axes[0], panels.items()):
         check_type(series, f"panels[{name!r}]", dict, "a dict of series name -> (x, y)")
+        xs: set[float] = set()
         for (label, pair), marker in zip(series.items(), "osD^vx*+"):
             where = f"panels[{name!r}][{label!r}]"
             x, y = check_sequence(pair, where, "a pair (x, y)")
@@ -236,13 +240,22 @@ def loglog_panels(panels: dict[str, dict[str, tuple[Sequence[float], Sequence[fl
             y = check_number_list(y, f"{where} y", low=0)
             check_same_length(x=x, y=y)
             ax.plot(x, y, marker=marker, markersize=4, label=label)
+            xs.update(x)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        ax.set_xticks(sorted(xs), [f"{v:g}" for v in sorted(xs)])
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_title(name)
         ax.set_xlabel(xlabel)
         ax.grid(True, which="both", linestyle=":", linewidth=0.6)
-        ax.legend(fontsize=7)
     axes[0][0].set_ylabel(ylabel)
+    legend = {}  # one entry per series name, in order of first appearance
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            legend.setdefault(label, handle)
+    labels = list(legend)
+    fig.legend(list(legend.values()), labels, loc="lower center", ncol=min(len(labels), 5),
+               fontsize=8, frameon=False)
     fig.suptitle(title)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig
