@@ -43,7 +43,7 @@ IMPORTS: dict[str, set[str]] = {
     'exercises.ch07': {'exercises', 'packing.batch', 'packing.masks'},
     'exercises.ch08': {'exercises', 'packing.strategies'},
     'exercises.ch09': {'exercises', 'packing.batch', 'packing.masks'},
-    'exercises.ch10': {'exercises', 'packing.gpt_samples', 'packing.megatron'},
+    'exercises.ch10': {'data', 'exercises', 'packing.gpt_samples', 'packing.megatron'},
     'exercises.sandbox': {'_memory'},
     'packing': set(),
     'packing.attention': {'_checks', '_memory', 'packing.masks'},
