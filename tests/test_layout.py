@@ -55,7 +55,7 @@ IMPORTS: dict[str, set[str]] = {
     'packing.bin_ids': {'_checks'},
     'packing.megatron': {'_checks', '_files', 'packing.bin_ids', 'packing.pair'},
     'packing.pair': {'_checks', '_files'},
-    'packing.mmap_demo': {'_checks', 'packing.megatron'},
+    'packing.mmap_demo': {'_checks', '_files', 'packing.megatron', 'packing.pair'},
     'packing.strategies': {'_checks', '_memory', 'packing.batch', 'packing.fit_trees',
                            'packing.masks'},
     'palette': set(),
