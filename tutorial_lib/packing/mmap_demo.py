@@ -138,8 +138,9 @@ def copy_in_writes(prefix: str | os.PathLike, out_prefix: str | os.PathLike,
     The page cache holds a file in folios (runs of pages) whose size follows the writes that filled
     it, and a page fault maps the whole folio at once: how a file was written decides how much of it
     a few random reads make resident."""
-    tokens = np.asarray(megatron.IndexedDataset(prefix).tokens)
-    raw = memoryview(tokens.view(np.uint8)) if tokens.size else memoryview(b"")
+    # from a copy in this process's own memory: writing straight from the source's mapping would
+    # fault its pages in during the copy, and the kernel then fills the page cache in smaller runs
+    raw = memoryview(megatron.IndexedDataset(prefix).tokens.tobytes())
     step = len(raw) if write_bytes is None else check_int(write_bytes, "write_bytes", low=1)
     bin_file = AtomicFile(megatron.bin_path(out_prefix))
     idx_file = AtomicFile(megatron.idx_path(out_prefix))
