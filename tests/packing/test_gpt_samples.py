@@ -385,3 +385,9 @@ def test_index_builders_refuse_bad_arguments():
         G.build_shuffle_index(5, 4, rng)
     with pytest.raises(ValueError, match="num_samples"):
         G.num_epochs(10, 2, -1)
+
+
+def test_packed_cost_counts_rows_not_pieces(dataset):
+    # two 8-token documents in rows of 6: 6, 6 and one row holding both 2-token rests
+    packed = PackedSamples(dataset([list(range(1, 9)), list(range(11, 19))]), 5)
+    assert packed.cost() == G.Cost(rows=3, tokens=16, kept=16, padding=2, cuts=1, cut_tokens=4)

@@ -121,3 +121,15 @@ def test_reports_say_when_there_is_no_proc(tmp_path, monkeypatch):
         mmap_demo.open_report(tmp_path / "d", "mmap")
     with pytest.raises(RuntimeError, match="Linux's /proc"):
         mmap_demo.touch_report(tmp_path / "d")
+
+
+@pytest.mark.parametrize("write_bytes", [None, 1, 3, 64 * 1024])
+def test_copy_in_writes_copies_the_pair_byte_for_byte(tmp_path, write_bytes):
+    source = megatron.write_dataset(tmp_path / "a", [[1, 2, 3], [], [4, 5, 6, 7]], np.uint16)
+    out = mmap_demo.copy_in_writes(source.prefix, tmp_path / "b", write_bytes)
+    assert out == megatron.bin_path(tmp_path / "b")
+    for path in (megatron.bin_path, megatron.idx_path):
+        assert path(tmp_path / "b").read_bytes() == path(tmp_path / "a").read_bytes()
+    assert megatron.IndexedDataset(tmp_path / "b")[2].tolist() == [4, 5, 6, 7]  # the record matches too
+    with pytest.raises(ValueError, match="write_bytes"):
+        mmap_demo.copy_in_writes(source.prefix, tmp_path / "c", 0)

@@ -170,10 +170,13 @@ def test_sequence_html_cuts_long_sequences_and_names_the_document(dataset, tok):
 
 def test_slider_redraws(dataset, tok):
     box = sequence_explorer(dataset, tok)
-    slider, view = box.children
-    assert slider.max == 2 and "[0, " in view.value
+    picker, view = box.children
+    slider, number = picker.children
+    assert slider.max == number.max == 2 and "[0, " in view.value
     slider.value = 2
-    assert f"[{int(dataset.sequence_pointers[2])}, " in view.value
+    assert number.value == 2 and f"[{int(dataset.sequence_pointers[2])}, " in view.value
+    number.value = 1  # the box beside the slider moves it, and the view follows
+    assert slider.value == 1 and f"[{int(dataset.sequence_pointers[1])}, " in view.value
 
 
 def test_bad_input(dataset, tok, tmp_path):
@@ -205,13 +208,14 @@ def test_sample_html_has_one_row_per_document_run(samples, tok):
 
 def test_sample_explorer_follows_both_controls(samples, tok):
     box = sample_explorer(samples, tok)
-    how, slider, view = box.children
-    assert slider.max == min(len(s) for s in samples.values()) - 1
+    how, picker, view = box.children
+    slider, number = picker.children
+    assert slider.max == number.max == min(len(s) for s in samples.values()) - 1
     first = view.value
     how.value = "BFD"
     assert view.value == rendered(lambda i: sample_html(samples["BFD"], tok, i), 0)
-    slider.value = 1
-    assert "样本 1" in view.value and view.value != first
+    number.value = 1
+    assert slider.value == 1 and "样本 1" in view.value and view.value != first
 
 
 def test_sample_explorer_refuses_bad_input(tok):

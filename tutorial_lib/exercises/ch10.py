@@ -1,6 +1,7 @@
 """Chapter 10 exercises: the .idx header and a sequence's byte pointer (the cases are files written
-by `packing.megatron` and read back by it), and which of Megatron's samples read a document
-(`gpt_samples.samples_of_document`)."""
+by `packing.megatron` and read back by it), a whole .idx written by hand (held to the bytes
+`megatron.write_dataset` writes), Megatron's sample index (`gpt_samples.build_sample_index`) and
+which of its samples read a document (`gpt_samples.samples_of_document`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tutorial_lib import data
 from tutorial_lib.exercises import Case, Exercise, register
 from tutorial_lib.packing import gpt_samples, megatron
 
@@ -75,6 +77,47 @@ def _document_cases() -> list[Case]:
     return cases
 
 
+def _idx_cases() -> list[Case]:
+    """Documents and a dtype; the .idx bytes `write_dataset` writes for them. Small hand-made ones
+    (no document, empty documents, every dtype), then Lu Xun's first paragraphs as UTF-8 bytes."""
+    rng = random.Random(10)
+    inputs = [([], np.dtype(np.uint16)), ([[7]], np.dtype(np.uint16)),
+              ([[1, 2, 3], [4, 5]], np.dtype(np.uint16)), ([[1, 2], [], [3]], np.dtype(np.int32))]
+    inputs += [([[rng.randint(0, 100) for _ in range(rng.randint(0, 6))]
+                 for _ in range(rng.randint(1, 5))], dtype) for dtype in megatron.DTYPES.values()]
+    paragraphs = data.split_documents(data.load_text("luxun"), "\n")[:40]
+    inputs.append(([list(text.encode("utf-8")) for text in paragraphs], np.dtype(np.uint8)))
+    cases = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, (documents, dtype) in enumerate(inputs):
+            ds = megatron.write_dataset(Path(tmp) / f"d{n}", documents, dtype)
+            cases.append(Case((documents, dtype), megatron.idx_path(ds.prefix).read_bytes()))
+            del ds  # close the mapping before the directory goes
+    return cases
+
+
+def _sample_index_cases() -> list[Case]:
+    """Sizes, a document index and seq_len; the rows of `build_sample_index`, as (position,
+    offset) tuples. Hand-made edge cases (a start on a boundary, empty documents, a document read
+    twice), random ones, and Lu Xun's paragraph lengths over two shuffled epochs."""
+    rng = random.Random(10)
+    inputs = [([3, 2], [0, 1], 2), ([2, 2], [0, 1], 2), ([4, 0, 3], [0, 1, 2], 3),
+              ([5], [0, 0], 3), ([1, 1, 1], [2, 0, 1], 1), ([0, 6], [0, 1], 4)]
+    for _ in range(20):
+        sizes = [rng.randint(0, 9) for _ in range(rng.randint(1, 6))]
+        order = list(range(len(sizes))) * rng.randint(1, 2)
+        rng.shuffle(order)
+        inputs.append((sizes, order, rng.randint(1, 8)))
+    lengths = [len(text.encode("utf-8"))
+               for text in data.split_documents(data.load_text("luxun"), "\n")[:200]]
+    order = gpt_samples.build_document_index(len(lengths), 2, 1234).tolist()
+    inputs.append((lengths, order, 512))
+    return [Case((sizes, order, seq_len),
+                 [tuple(row) for row in gpt_samples.build_sample_index(
+                     np.array(sizes), np.array(order), seq_len).tolist()])
+            for sizes, order, seq_len in inputs if sum(sizes[i] for i in order) >= 2]
+
+
 register(Exercise(
     key="10.parse_header",
     title="练习 1：亲手解析 .idx 的文件头",
@@ -104,4 +147,32 @@ register(Exercise(
            "样本数 n = (sum(lengths) - 1) // seq_len；"
            "返回满足 j·seq_len < end 且 j·seq_len + seq_len >= start 的所有 j。",
     make_cases=_document_cases,
+))
+
+register(Exercise(
+    key="10.idx_bytes",
+    title="练习 4：用 struct 写出整个 .idx",
+    concept=".idx = 34 字节的文件头（'<9sQBQQ'：魔数、版本 1、dtype 代码、序列数 S、文档索引数 D）"
+            "+ S 个 int32 长度 + S 个 int64 字节指针 + D 个 int64 文档索引；全部小端。"
+            "一篇文档一个序列时，文档索引是 0, 1, ..., S，比文档数多一项。",
+    recipe="lengths = [len(d) for d in documents]；指针是长度的前缀和乘以 dtype.itemsize"
+           "（第一个是 0）；头部用 struct.pack('<9sQBQQ', megatron.MAGIC, 1, "
+           "megatron.dtype_code(dtype), S, S + 1)，三个数组分别用 "
+           "struct.pack(f'<{S}i', ...)、struct.pack(f'<{S}q', ...)、"
+           "struct.pack(f'<{S + 1}q', ...)，按顺序拼成一个 bytes。",
+    make_cases=_idx_cases,
+))
+
+register(Exercise(
+    key="10.sample_index",
+    title="练习 5：Megatron 的 sample_index",
+    concept="按 document_index 的顺序把文档首尾相接，样本 k 从流里第 k·seq_len 个 token 开始"
+            "（相邻样本共用一个 token，所以是 seq_len 而不是 seq_len + 1）；"
+            "每行记下这个 token 在第几个位置的文档里、是那篇文档的第几个 token。"
+            "样本数是 (总 token 数 - 1) // seq_len，行数比样本数多一。",
+    recipe="先算每个位置的文档在流里的起点（sizes[document_index[p]] 的前缀和）；"
+           "对 k = 0..n，找到满足 起点[p] <= k·seq_len < 起点[p] + 长度[p] 的 p"
+           "（落在边界上的属于从那里开始的文档，空文档跳过；第 0 行总是 (0, 0)），"
+           "记 (p, k·seq_len - 起点[p])。",
+    make_cases=_sample_index_cases,
 ))

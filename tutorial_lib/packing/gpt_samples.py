@@ -91,7 +91,9 @@ class Cost(NamedTuple):
     tokens: int  # tokens on offer: the dataset's, times the epochs read
     kept: int  # of them, the tokens that appear in some row
     padding: int  # row cells that hold no token
-    cuts: int  # rows that continue a document begun in an earlier row
+    cuts: int  # rows holding the rest of a document begun in an earlier row (in Megatron's
+    # samples only the first document can be such a rest, so these are the samples whose
+    # first token is mid-document; BFD places a split document's rest anywhere in a row)
     cut_tokens: int  # tokens of such a row's continued document: its start is out of their sight
 
 
@@ -389,4 +391,5 @@ class PackedSamples:
         p = self.packing
         continued = p.seg_offset > 0
         return Cost(rows=p.n_rows, tokens=p.n_tokens, kept=p.placed, padding=p.padding,
-                    cuts=int(continued.sum()), cut_tokens=int(p.seg_length[continued].sum()))
+                    cuts=len(np.unique(p.seg_row[continued])),  # rows, not pieces: one row
+                    cut_tokens=int(p.seg_length[continued].sum()))  # may hold two rests

@@ -31,7 +31,8 @@ import numpy as np
 
 from tutorial_lib._checks import (check_callable, check_choice, check_int, check_number, check_path,
                                   check_type)
-from tutorial_lib.packing import megatron
+from tutorial_lib._files import AtomicFile
+from tutorial_lib.packing import megatron, pair
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 MEMORY_FIELDS = ("VmRSS", "RssAnon", "RssFile", "RssShmem")
@@ -127,6 +128,34 @@ def touch(tokens: np.ndarray, share: float = 1.0) -> int:
     step = max(1, PAGE // tokens.dtype.itemsize)
     end = int(len(tokens) * check_number(share, "share", low=0, high=1))
     return int(np.asarray(tokens[:end:step]).sum(dtype=np.int64))
+
+
+def copy_in_writes(prefix: str | os.PathLike, out_prefix: str | os.PathLike,
+                   write_bytes: int | None) -> Path:
+    """Copy the pair at `prefix` to `out_prefix`, its `.bin` in write() calls of `write_bytes` each
+    (None: one call for the whole file); returns the new `.bin`.
+
+    The page cache holds a file in folios (runs of pages) whose size follows the writes that filled
+    it, and a page fault maps the whole folio at once: how a file was written decides how much of it
+    a few random reads make resident."""
+    # from a copy in this process's own memory: writing straight from the source's mapping would
+    # fault its pages in during the copy, and the kernel then fills the page cache in smaller runs
+    raw = memoryview(megatron.IndexedDataset(prefix).tokens.tobytes())
+    step = len(raw) if write_bytes is None else check_int(write_bytes, "write_bytes", low=1)
+    bin_file = AtomicFile(megatron.bin_path(out_prefix))
+    idx_file = AtomicFile(megatron.idx_path(out_prefix))
+    try:
+        for start in range(0, len(raw), max(1, step)):
+            bin_file.file.write(raw[start:start + step])
+        idx_file.file.write(megatron.idx_path(prefix).read_bytes())
+        bin_file.sync()
+        idx_file.sync()
+        pair.commit(out_prefix, bin_file, idx_file)
+    except BaseException:
+        bin_file.discard()
+        idx_file.discard()
+        raise
+    return megatron.bin_path(out_prefix)
 
 
 # --- measurements in a fresh interpreter ------------------------------------------------------

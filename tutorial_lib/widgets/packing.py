@@ -199,6 +199,18 @@ def sequence_html(dataset: megatron.IndexedDataset, tokenizer: Tokenizer, i: int
         [tokenizer.token_bytes(t) for t in ids], ids)
 
 
+def _index_picker(n: int, description: str) -> tuple[w.IntSlider, w.HBox]:
+    """A slider over range(n) on a wide track and a number box beside it, linked both ways.
+
+    Over thousands of values one pixel of a short track skips several of them; the box lands on any
+    one (type it, or step with the arrow keys). The slider is what the view observes."""
+    slider = w.IntSlider(value=0, min=0, max=n - 1, description=description,
+                         continuous_update=False, readout=False, layout=w.Layout(width="560px"))
+    number = w.BoundedIntText(value=0, min=0, max=n - 1, layout=w.Layout(width="90px"))
+    w.link((slider, "value"), (number, "value"))
+    return slider, w.HBox([slider, number])
+
+
 def sequence_explorer(dataset: megatron.IndexedDataset, tokenizer: Tokenizer,
                       max_tokens: int = 80) -> w.VBox:
     """A slider over the sequences of a mapped dataset, each shown by sequence_html."""
@@ -206,10 +218,9 @@ def sequence_explorer(dataset: megatron.IndexedDataset, tokenizer: Tokenizer,
     if not len(dataset):
         raise ValueError("dataset has no sequences to show")
     max_tokens = check_int(max_tokens, "max_tokens", low=1)
-    slider = w.IntSlider(value=0, min=0, max=len(dataset) - 1, description="序列 i",
-                         continuous_update=False)
+    slider, picker = _index_picker(len(dataset), "序列 i")
     view = live(lambda i: sequence_html(dataset, tokenizer, i, max_tokens), slider)
-    return w.VBox([slider, view])
+    return w.VBox([picker, view])
 
 
 def sample_html(samples: object, tokenizer: Tokenizer, i: int, max_tokens: int = 16) -> str:
@@ -243,7 +254,6 @@ def sample_explorer(samples: dict[str, object], tokenizer: Tokenizer,
         check_has(value, f"samples[{name!r}]", ("sample", "__len__"),
                   "a GPTSamples or PackedSamples")
     how = w.Dropdown(options=list(samples), description="做法")
-    slider = w.IntSlider(value=0, min=0, max=min(map(len, samples.values())) - 1,
-                         description="样本 i", continuous_update=False)
+    slider, picker = _index_picker(min(map(len, samples.values())), "样本 i")
     view = live(lambda name, i: sample_html(samples[name], tokenizer, i, max_tokens), how, slider)
-    return w.VBox([how, slider, view])
+    return w.VBox([how, picker, view])
