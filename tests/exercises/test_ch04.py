@@ -40,6 +40,11 @@ def test_a_float_is_not_an_int_of_bytes():
     assert "类型不对：期望 int，你返回了 float" in as_python_float.message
 
 
+def test_a_float_is_not_a_vocabulary_size_either():
+    feedback = check("04.vocab_size", lambda *args: float(ch04.vocab_size(*args)))
+    assert feedback.verdict == "未通过" and "期望 int" in feedback.message
+
+
 @pytest.mark.parametrize("got, right", [(6, True), (6.0, False), (True, False), (5, False),
                                         ("6", False), (None, False)])
 def test_an_exact_int_takes_only_an_int_of_its_value(got, right):

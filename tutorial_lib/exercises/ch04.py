@@ -59,7 +59,7 @@ def _vocab_size_cases() -> list[Case]:
         words = {"".join(rng.choice("abcde") for _ in range(rng.randint(1, 6))): rng.randint(1, 5)
                  for _ in range(5)}
         cases.append((words, rng.randint(0, 30)))
-    return [Case((corpus, n), len(bpe_toy.train(corpus, n).vocab)) for corpus, n in cases]
+    return [Case((corpus, n), ExactInt(len(bpe_toy.train(corpus, n).vocab))) for corpus, n in cases]
 
 
 def _bytes_cases() -> list[Case]:
