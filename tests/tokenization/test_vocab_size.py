@@ -114,3 +114,20 @@ def test_embedding_params_bytes_and_share():
         vs.embedding_params(10, 10, tied="yes")
     with pytest.raises(ValueError, match="d_model"):
         vs.embedding_params(10, 0)
+
+
+def test_padded_vocab_size_rounds_up_to_the_multiple():
+    assert vs.padded_vocab_size(50257, 64) == 50304  # GPT-2 in nanoGPT
+    assert vs.padded_vocab_size(128256, 128) == 128256  # already a multiple: unchanged
+    assert vs.padded_vocab_size(100277, 128) == 100352
+    assert vs.padded_vocab_size(1, 128) == 128 and vs.padded_vocab_size(7, 1) == 7
+    for bad in (0, 1.5, True):
+        with pytest.raises((TypeError, ValueError), match="multiple"):
+            vs.padded_vocab_size(10, bad)
+
+
+def test_padding_costs_whole_rows_of_every_matrix():
+    assert vs.embedding_params(50257, 768, multiple=64) == 50304 * 768
+    extra = vs.embedding_bytes(100277, 4096, tied=False, bytes_per_param=2, multiple=128)
+    assert extra - vs.embedding_bytes(100277, 4096, tied=False) == (100352 - 100277) * 4096 * 2 * 2
+    assert isinstance(extra, int)

@@ -1,13 +1,54 @@
-"""Chapter 04 exercises: vocabulary size from merges, embedding bytes, utilization of a vocabulary
-on a text; the oracles are `bpe_toy.train`, `vocab_size.embedding_bytes`, `measure.utilization`."""
+"""Chapter 04 exercises: vocabulary size from merges, every smaller vocabulary cut from one run,
+embedding bytes with the vocabulary padded, utilization of a vocabulary on a text; the oracles are
+`bpe_toy.train`, separate `Tokenizer.train` runs, `vocab_size.embedding_bytes`,
+`measure.utilization`."""
 
 from __future__ import annotations
 
+import abc
+import functools
+import numbers
 import random
 from collections import Counter
 
+from tutorial_lib import data
 from tutorial_lib.exercises import Case, Exercise, register
 from tutorial_lib.tokenization import bpe_toy, measure, vocab_size
+from tutorial_lib.tokenization.tokenizer import Tokenizer
+
+
+class ExactInt(metaclass=abc.ABCMeta):
+    """An expected int that only an int matches: 1.0 is not a right answer where 1 is asked.
+
+    The engine takes any number for a number, so a float of the right value would pass; an
+    expected value of this type is not a Number, and the engine's type check
+    (`issubclass(type(got), type(expected))`) asks `__subclasshook__`, which admits the integer
+    types (numpy's too) and not bool. It shows, and is named, as the int it holds, so a float
+    answer reads "类型不对：期望 int，你返回了 float".
+    """
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    @classmethod
+    def __subclasshook__(cls, other: type) -> bool:
+        if issubclass(other, numbers.Integral) and not issubclass(other, bool):
+            return True
+        return NotImplemented  # the usual rules: ExactInt itself, and nothing else
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is ExactInt:
+            return other.value == self.value
+        return isinstance(other, ExactInt) and int(other) == self.value  # an int, not a bool
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+ExactInt.__name__ = ExactInt.__qualname__ = "int"  # what the learner reads in a type message
 
 
 def _vocab_size_cases() -> list[Case]:
@@ -18,13 +59,54 @@ def _vocab_size_cases() -> list[Case]:
         words = {"".join(rng.choice("abcde") for _ in range(rng.randint(1, 6))): rng.randint(1, 5)
                  for _ in range(5)}
         cases.append((words, rng.randint(0, 30)))
-    return [Case((corpus, n), len(bpe_toy.train(corpus, n).vocab)) for corpus, n in cases]
+    return [Case((corpus, n), ExactInt(len(bpe_toy.train(corpus, n).vocab))) for corpus, n in cases]
 
 
 def _bytes_cases() -> list[Case]:
-    cases = [(32768, 4096, True, 2), (32768, 4096, False, 2), (128256, 4096, False, 2),
-             (256000, 3584, True, 2), (50257, 768, True, 4), (100, 8, False, 1)]
-    return [Case(args, vocab_size.embedding_bytes(*args)) for args in cases]
+    # (V, d, tied, bytes per parameter, pad V to a multiple of): GPT-2 in nanoGPT (64), cl100k's
+    # n_vocab and Llama-3 (already a multiple) under Megatron's 128, no padding, a tiny model
+    cases = [(50257, 768, True, 4, 64), (100277, 4096, False, 2, 128),
+             (128256, 4096, False, 2, 128), (32000, 4096, False, 2, 1), (7910, 512, True, 2, 64),
+             (256000, 3584, True, 2, 128),
+             (32768, 4096, True, 2, 64), (100, 8, False, 1, 1), (1, 1, True, 1, 128),
+             (257, 16, False, 4, 64), (129, 2, True, 1, 128), (50304, 768, True, 4, 64)]
+    return [Case(args, ExactInt(vocab_size.embedding_bytes(*args))) for args in cases]
+
+
+@functools.lru_cache(maxsize=None)
+def _runs() -> tuple[tuple[tuple[str, ...], tuple[str, ...], int], ...]:
+    """(lines, special tokens, merges of the one long run) of each corpus the cases cut from."""
+    def lines(name: str, n: int) -> tuple[str, ...]:
+        return tuple([line for line in data.load_text(name).splitlines() if line.strip()][:n])
+
+    return ((("aaabdaaabac",), (), 4), (("ab ab ab cd",), ("<|endoftext|>",), 3),
+            (lines("timemachine", 600), (), 300), (lines("luxun", 200), (), 300),
+            (tuple(data.tinystories_documents()[:150]), ("<|endoftext|>",), 300))
+
+
+@functools.lru_cache(maxsize=None)
+def _trained(lines: tuple[str, ...], specials: tuple[str, ...], merges: int) -> Tokenizer:
+    size = 256 + len(specials) + merges
+    return Tokenizer.train(list(lines), size, special_tokens=specials, pattern="gpt4")
+
+
+def _shown_first(vocab: dict[int, bytes]) -> dict[int, bytes]:
+    """The vocab with the special and merged tokens before the 256 bytes, in id order: a failing
+    case's message shows the first ten entries, and those are where cuts differ."""
+    return dict(sorted(vocab.items(), key=lambda item: (len(item[1]) == 1, item[0])))
+
+
+def _first_merges_cases() -> list[Case]:
+    """Each corpus trained once (the input) and again, separately, for each k (the expected
+    vocab): the prefix property itself, on real text."""
+    cases = []
+    for lines, specials, most in _runs():
+        long_run = _trained(lines, specials, most)
+        for k in sorted({0, 1, 2, most // 7, most // 2, len(long_run.merges)}):
+            separate = _trained(lines, specials, k)
+            cases.append(Case((_shown_first(long_run.vocab), list(long_run.merges), k),
+                              _shown_first(separate.vocab)))
+    return cases
 
 
 def _used_share(ids: list[int], size: int) -> float:
@@ -52,18 +134,33 @@ register(Exercise(
 ))
 
 register(Exercise(
+    key="04.first_merges",
+    title="练习 2：训练一次，截出每个更小的词表",
+    concept="BPE 的训练是贪心的：第 k 次合并只看前 k−1 次合并留下的计数。所以一次长训练的前 k "
+            "次合并，就是单独训练 k 次合并会学到的全部合并；小词表 = 256 个字节 + 特殊 token + "
+            "前 k 次合并产生的 token，id 不变。检查器拿你的结果和单独训练出的小词表比较。",
+    recipe="later = {a + b for a, b in merges[num_merges:]}（第 k 次以后的合并造出的 token）；"
+           "返回 {i: t for i, t in vocab.items() if t not in later}：留下的正是 256 个字节、特殊 "
+           "token 和前 k 次合并的结果。特殊 token 的 id 紧跟在 256 个字节之后，所以按 "
+           "“id < 256 + k”去截是不对的。",
+    make_cases=_first_merges_cases,
+))
+
+register(Exercise(
     key="04.embedding_bytes",
-    title="练习 2：词表占多少字节",
+    title="练习 3：词表占多少字节（含填充）",
     concept="按 token id 索引的参数有两块：输入嵌入 V×d，和输出层（LM head）d×V。"
-            "两者共用一份（tied）时只算一次，不共用（untied）时算两次；再乘以每个参数的字节数。",
-    recipe="params = vocab_size * d_model * (1 if tied else 2)；"
-           "返回 params * bytes_per_param（一个整数）。",
+            "两者共用一份（tied）时只算一次，不共用（untied）时算两次；再乘以每个参数的字节数。"
+            "训练框架还会把 V 向上补到 multiple 的倍数（本来就是倍数时不变），补出的行也占显存。"
+            "字节数是整数，不要返回 float。",
+    recipe="rows = (vocab_size + multiple - 1) // multiple * multiple；"
+           "返回 rows * d_model * (1 if tied else 2) * bytes_per_param（全用整数运算）。",
     make_cases=_bytes_cases,
 ))
 
 register(Exercise(
     key="04.utilization",
-    title="练习 3：一段文本用到了词表的多少",
+    title="练习 4：一段文本用到了词表的多少",
     concept="词表利用率 = 这段文本里至少出现过一次的不同 id 的个数 / 词表大小。"
             "同一个 id 出现多少次都只算一次；分母是词表大小，不是 token 数。",
     recipe="len(set(ids)) / vocab_size（ids 都在 0..vocab_size-1 之内）；ids 为空时结果是 0.0。",

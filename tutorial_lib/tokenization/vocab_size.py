@@ -8,7 +8,8 @@ the largest size (`at_size` cuts it by size rather than by merge count).
 What a size buys is measured on held-out text (`measure_sizes`, with `measure.compression` and
 `measure.utilization`): bytes and characters per token, and how many of the learned entries the text
 uses at all. What a size costs is the token-indexed parameters (`embedding_params`): one V x d
-matrix when input and output embeddings are tied, two otherwise.
+matrix when input and output embeddings are tied, two otherwise, V padded up to the multiple a
+training stack rounds it to (`padded_vocab_size`).
 """
 
 from __future__ import annotations
@@ -110,18 +111,32 @@ def measure_sizes(tokenizer: Tokenizer, lines: Sequence[str], vocab_sizes: Itera
 # --- what a size costs ---------------------------------------------------------------------------
 
 
-def embedding_params(vocab_size: int, d_model: int, tied: bool = True) -> int:
-    """Parameters indexed by token id: the V x d input embedding, plus the d x V output layer if
-    untied."""
+def padded_vocab_size(vocab_size: int, multiple: int = 1) -> int:
+    """`vocab_size` rounded up to a multiple of `multiple`: the rows a training stack allocates.
+
+    Matrix multiplications run fastest when their dimensions are multiples of 64 or 128, so
+    training code pads the embedding and the output layer with rows no token id ever reaches
+    (nanoGPT: GPT-2's 50257 to 50304, a multiple of 64; Megatron-LM: a multiple of
+    `--make-vocab-size-divisible-by`, 128 by default, times the tensor-parallel size). A size
+    that is already a multiple stays as it is.
+    """
     vocab_size = check_int(vocab_size, "vocab_size", low=1)
+    multiple = check_int(multiple, "multiple", low=1)
+    return -(-vocab_size // multiple) * multiple
+
+
+def embedding_params(vocab_size: int, d_model: int, tied: bool = True, multiple: int = 1) -> int:
+    """Parameters indexed by token id: the V x d input embedding, plus the d x V output layer if
+    untied, with V padded to `multiple` (`padded_vocab_size`)."""
+    rows = padded_vocab_size(vocab_size, multiple)
     d_model = check_int(d_model, "d_model", low=1)
-    return vocab_size * d_model * (1 if check_bool(tied, "tied") else 2)
+    return rows * d_model * (1 if check_bool(tied, "tied") else 2)
 
 
 def embedding_bytes(vocab_size: int, d_model: int, tied: bool = True,
-                    bytes_per_param: int = 2) -> int:
+                    bytes_per_param: int = 2, multiple: int = 1) -> int:
     """Memory of `embedding_params` at `bytes_per_param` bytes each (2 for bf16, 4 for fp32)."""
-    params = embedding_params(vocab_size, d_model, tied)
+    params = embedding_params(vocab_size, d_model, tied, multiple)
     return params * check_int(bytes_per_param, "bytes_per_param", low=1)
 
 
