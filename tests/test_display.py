@@ -63,11 +63,37 @@ def test_tables_are_left_aligned_and_escape_all_but_markup():
     assert table.count('style="text-align:left"') == 3
 
 
+def test_token_spans_set_their_own_text_colour_with_their_light_background():
+    view = display.token_html([b"One", b"\xe4\xb8", b"\x96"])
+    assert view.count(f"color:{display.TOKEN_INK}") == view.count("<span title=") == 2
+
+
+def test_guess_hides_the_measurement_until_a_guess_is_written():
+    shown = display.guess(None, 42, "token 数").data
+    assert "你还没写下猜测" in shown
+    before, folded = shown.split("<details>")
+    assert "42" not in before and "实测" not in before  # nothing to read off before guessing
+    assert f"<summary>{display.GIVE_UP}</summary>" in folded and "42" in folded
+
+
 def test_guess_shows_the_prediction_beside_the_measurement():
-    assert "你还没写下猜测" in display.guess(None, 42, "token 数").data
     shown = display.guess(21, 42, "token 数").data
-    assert "0.5 倍" in shown and "21" in shown and "42" in shown
+    assert "0.5 倍" in shown and "21" in shown and "42" in shown and "<details>" not in shown
     assert "猜中了" in display.guess("a", "a", "第一次合并").data
     assert "和实测不同" in display.guess("a", "b", "第一次合并").data
     with pytest.raises(TypeError, match="what must be a str"):
         display.guess(1, 2, None)
+
+
+def test_guess_compares_numbers_as_numbers_and_shows_them_with_their_unit():
+    assert "猜中了" in display.guess(95.5, "95.5%", "比例").data  # a measurement stored as text
+    assert "猜中了" in display.guess("95.5%", 95.5, "比例", unit="%").data
+    shown = display.guess(50, 95.5, "比例", unit="%", digits=1).data
+    assert ">50%<" in shown and ">95.5%<" in shown and "0.52 倍" in shown
+    assert ">12,345<" in display.guess(1, 12345, "字节数").data
+    assert "1 倍" not in display.guess(0.99, 1, "x").data  # 0.99 倍, not a rounded "1 倍"
+    assert "实测是 0" in display.guess(3, 0, "x").data
+    assert [display.as_number(v) for v in ("1,024", " 3 倍", "abc", True, float("nan"))] == \
+        [1024, 3, None, None, None]
+    with pytest.raises(ValueError, match="digits"):
+        display.guess(1, 2, "x", digits=-1)

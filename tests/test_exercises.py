@@ -298,7 +298,7 @@ returned_values = st.recursive(
 def test_check_answers_whatever_is_returned(key, value):
     feedback = check(key, lambda *args: value)
     assert feedback.verdict == "未通过"
-    assert repr(feedback) == feedback.message
+    assert repr(feedback) == "✘ " + feedback.message
 
 
 # --- time limits -------------------------------------------------------------------------------------------
@@ -495,3 +495,30 @@ def test_bad_arguments():
         check("00.utf8_length", len, time_limit=0)
     with pytest.raises(ValueError, match="registered twice"):
         exercises.register(exercises.REGISTRY["00.utf8_length"])
+
+
+def test_verdicts_differ_at_a_glance_in_plain_text_and_in_html():
+    """Each verdict has its icon in the text a notebook stores and its colours in the HTML view;
+    the message itself still starts with the verdict word."""
+    def stub(text):
+        raise NotImplementedError
+
+    def stuck(text):
+        while True:
+            pass
+
+    answers = {"通过": check("00.utf8_length", lambda text: len(text.encode("utf-8"))),
+               "未通过": check("00.utf8_length", len),
+               "未完成": check("00.utf8_length", stub),
+               "超时": check("00.utf8_length", stuck, time_limit=0.2)}
+    looks = set()
+    for verdict, feedback in answers.items():
+        icon, ink, background, border = exercises.VERDICT_LOOK[verdict]
+        assert feedback.verdict == verdict and feedback.message.startswith(verdict)
+        assert repr(feedback) == f"{icon} {feedback.message}"
+        shown = feedback._repr_html_()
+        assert f"color:{ink};background:{background}" in shown and border in shown
+        assert shown.count("<b>") == 1 and f"{icon} <b>{verdict}</b>：" in shown
+        looks.add((icon, background))
+    assert len(looks) == 4
+    assert "&lt;" in check("00.utf8_length", lambda text: "<b>")._repr_html_()  # escaped

@@ -12,12 +12,15 @@ readable while the split stays visible.
 from __future__ import annotations
 
 import html
+import math
+import re
+from numbers import Real
 from typing import Sequence
 
 from IPython.display import HTML
 
 from tutorial_lib import palette
-from tutorial_lib._checks import check_int_list, check_sequence, check_type
+from tutorial_lib._checks import check_int, check_int_list, check_sequence, check_type
 
 _VISIBLE = str.maketrans({" ": "␣", "\n": "\\n", "\t": "\\t", "\r": "\\r"})
 
@@ -34,7 +37,9 @@ def show_token(token: bytes | str) -> str:
     return token.translate(_VISIBLE)
 
 
-# Light colors that keep black text readable; neighbouring tokens always differ.
+# The text colour of a token span, set with its light background (palette.TOKENS): a span that
+# inherited the page's text colour would be light on light in a dark theme.
+TOKEN_INK = "#1a1a1a"
 
 
 class Markup(str):
@@ -66,7 +71,8 @@ def token_html(tokens: Sequence[bytes | str], ids: Sequence[int] | None = None) 
             style = f"background:linear-gradient(90deg,{stops});outline:1px dashed #888"
             text = show_token(b"".join(tokens[k] for k in group))
         spans.append(
-            f'<span title="{html.escape(hover)}" style="{style};padding:1px 2px;margin:0 1px;'
+            f'<span title="{html.escape(hover)}" style="{style};color:{TOKEN_INK};padding:1px 2px;'
+            f'margin:0 1px;'
             f'border-radius:3px;white-space:pre">{html.escape(text)}</span>'
         )
     # <wbr>: a line may break between two tokens (never inside one), so a long English run wraps
@@ -85,33 +91,74 @@ def segmentation_html(rows: Sequence[tuple[str, Sequence[bytes | str], Sequence[
                       [(name, len(tokens), token_html(tokens, ids)) for name, tokens, ids in rows])
 
 
-def guess(my_guess: object, measured: object, what: str) -> HTML:
+def guess(my_guess: object, measured: object, what: str, *, unit: str = "",
+          digits: int | None = None) -> HTML:
     """The learner's prediction next to the measurement, for the cell right after a "先猜一猜".
 
     A prediction only teaches if it is written down before the answer is seen, so the notebook asks
-    for `my_guess = ...` in its own cell and this shows both; `None` means no guess was written yet.
+    for `my_guess = ...` in its own cell and this shows both. While `my_guess` is None the
+    measurement stays folded in a <details> block the learner opens only to give up (it works in a
+    saved notebook, no kernel needed). Numbers are compared as numbers: pass `measured` as a number
+    and say how to show it with `unit` (appended as given: "%" shows 95.5%) and `digits` (decimal
+    places); a guess written as a numeric string ("95.5%", "1,024") counts as its number, and so
+    does a measurement stored as one (old callers).
     """
     check_type(what, "what", str, "a str")
+    check_type(unit, "unit", str, "a str")
+    if digits is not None:
+        check_int(digits, "digits", low=0, high=12)
+    shown = _shown(measured, unit, digits)
     if my_guess is None:
-        verdict = "你还没写下猜测：先在上一个单元格里填 my_guess，再运行这里。"
-    elif _is_number(my_guess) and _is_number(measured) and measured:
-        verdict = f"你的猜测是实测值的 {my_guess / measured:.2g} 倍。"
-    else:
-        verdict = "猜中了。" if my_guess == measured else "和实测不同，想想差在哪里。"
-    return HTML(
-        html_table(
-            ["", "值"],
-            [
-                (f"你的猜测（{what}）", "—" if my_guess is None else my_guess),
-                (f"实测（{what}）", measured),
-            ],
+        return HTML(
+            html_table(["", "值"], [(f"你的猜测（{what}）", "—")])
+            + "<p>你还没写下猜测：先在上一个单元格里填 my_guess，再运行这里。</p>"
+            + f"<details><summary>{html.escape(GIVE_UP)}</summary>"
+            + html_table(["", "值"], [(f"实测（{what}）", shown)]) + "</details>"
         )
-        + f"<p>{html.escape(verdict)}</p>"
-    )
+    rows = [(f"你的猜测（{what}）", _shown(my_guess, unit, None)), (f"实测（{what}）", shown)]
+    verdict = html.escape(_verdict(my_guess, measured))
+    return HTML(html_table(["", "值"], rows) + f"<p>{verdict}</p>")
+
+
+GIVE_UP = "我不猜了，直接看答案"
+_NUMBER = re.compile(r"\s*([+-]?(?:\d[\d,]*)?\.?\d+(?:[eE][+-]?\d+)?)\s*(%|％|倍|x|×)?\s*")
+
+
+def as_number(value: object) -> float | int | None:
+    """`value` as a number if it is one or spells one ("95.5%", "1,024", " 3 倍"), else None."""
+    if _is_number(value):
+        return value
+    match = _NUMBER.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        return None
+    number = float(match.group(1).replace(",", ""))
+    return int(number) if number.is_integer() and "." not in match.group(1) else number
+
+
+def _verdict(my_guess: object, measured: object) -> str:
+    guessed, actual = as_number(my_guess), as_number(measured)
+    if guessed is None or actual is None:
+        same = str(my_guess).strip() == str(measured).strip()
+        return "猜中了。" if same else "和实测不同，想想差在哪里。"
+    if math.isclose(guessed, actual, rel_tol=1e-9, abs_tol=1e-12):
+        return "猜中了。"
+    if not actual:
+        return f"实测是 0，你猜的是 {guessed:g}。"
+    ratio = guessed / actual
+    return f"你的猜测是实测值的 {ratio:.3g} 倍。" if 0.95 < ratio < 1.05 else \
+        f"你的猜测是实测值的 {ratio:.2g} 倍。"
+
+
+def _shown(value: object, unit: str, digits: int | None) -> str:
+    """A number with thousands separators, `digits` decimals and its unit; anything else as is."""
+    if not _is_number(value):
+        return str(value)
+    return f"{value:,.{digits}f}{unit}" if digits is not None else f"{value:,}{unit}"
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """An int or float (numpy's too), not a bool, not nan or inf."""
+    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _groups(tokens: list[bytes]) -> list[list[int]]:

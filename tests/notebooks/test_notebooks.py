@@ -75,3 +75,55 @@ def test_files_a_notebook_names_exist(path):
     text = path.read_text(encoding="utf-8")  # (tools/ is left out: Megatron-LM has a tools/ of its own)
     named = set(re.findall(r"\b((?:tests|tutorial_lib|benchmarks|solutions)/[\w/]+\.py)\b", text))
     assert sorted(p for p in named if not (ROOT / p).is_file()) == []
+
+
+# A notebook quotes in full what it discusses; it never points at a source the learner cannot see.
+# Each pattern names such a pointer and leaves the words the course itself uses alone (笔记本 is the
+# notebook, 原文 the raw text of a corpus, 原材料 raw material, 这份说法 a claim quoted right there).
+POINTERS = {
+    r"(?<!本)教材": "a textbook",
+    r"引文": "a quotation",
+    r"笔记(?!本)": "notes",
+    r"讲义": "lecture notes",
+    r"有资料|资料(?:里|中|上|说|写)|[那这一]份资料": "a document",
+    r"有材料|材料(?:里|中|上|说|写)|[那这一]份材料": "a material",
+    r"那个例子|那篇文章|那份说法|那本书": "an example or text not shown",
+    r"原文(?:说|写道|中说|里说)|原话": "what a source says",
+    r"\b(?:the|a|one) textbook (?:says|shows|writes|claims)\b|\blecture notes?\b|\bhandout\b":
+        "a textbook or notes (English; 'the textbook loop', the standard one, is fine)",
+}
+_POINTER = re.compile("|".join(f"(?:{p})" for p in POINTERS), re.IGNORECASE)
+
+
+def pointers(text: str) -> list[str]:
+    """Each pointer phrase in `text`, with a little context either side."""
+    return [text[max(0, m.start() - 12):m.end() + 12].replace("\n", " ")
+            for m in _POINTER.finditer(text)]
+
+
+def test_the_pointer_check_refuses_pointers_and_keeps_the_course_words():
+    for bad in ("有教材这样讲", "引文里那段统计代码", "一份实现笔记", "有资料写道", "笔记里",
+                "那份材料", "和那个例子印出来的一样", "原文说", "as the textbook shows",
+                "the lecture notes"):
+        assert pointers(bad), bad
+    for fine in ("这套笔记本", "原文里本来就是空白的行", "这正是字节级 BPE 要面对的原材料",
+                 "这份说法配了三段代码", "本教材", "在原文上训练", "标准材料。",
+                 "第 4 节开头那段统计代码", "the textbook loop"):
+        assert not pointers(fine), fine
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_pointers_to_unseen_sources(path):
+    """Markdown and code cells (outputs are what the code prints) point at no unseen material."""
+    found = [(k, hit) for k, cell in enumerate(load(path)["cells"])
+             for hit in pointers("".join(cell["source"]))]
+    assert found == [], f"{path.name}: quote the claim on the page instead of pointing at it: {found}"
+
+
+def test_no_pointers_to_unseen_sources_in_the_library():
+    """Docstrings, comments and the messages a learner reads in tutorial_lib/ do not either."""
+    found = [(str(path.relative_to(ROOT)), n, hit)
+             for path in sorted((ROOT / "tutorial_lib").rglob("*.py"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+             for hit in pointers(line)]
+    assert found == []

@@ -2,6 +2,7 @@
 
 import re
 
+import ipywidgets
 import numpy as np
 import pytest
 
@@ -267,3 +268,19 @@ def test_explorer_refuses_bad_input():
         packing_explorer({})
     with pytest.raises(ValueError, match=r"lengths_by_corpus\['a'\]\[0\] must be an int >= 1"):
         packing_explorer({"a": [0]})
+
+
+def _controls(box):
+    """Every control inside a box of boxes, depth first."""
+    for child in box.children:
+        yield from _controls(child) if hasattr(child, "children") else [child]
+
+
+def test_toggle_buttons_have_their_label_beside_them_like_the_other_controls():
+    """ipywidgets 8 puts a ToggleButtons' description above its buttons unless it has the row
+    class the sliders and dropdowns have; `live` gives it to every control it watches."""
+    boxes = [packing_explorer({"短": [1, 2, 3]}, seq_lens=(4, 8)),
+             document_mask_explorer({"短": [3, 2, 4, 5]})]
+    toggles = [c for box in boxes for c in _controls(box) if isinstance(c, ipywidgets.ToggleButtons)]
+    assert toggles  # the strategy explorer's row length, the mask explorer's mask
+    assert all("widget-inline-hbox" in toggle._dom_classes for toggle in toggles)

@@ -182,3 +182,12 @@ def test_explorer_refuses_bad_input():
         merge_work_explorer(WORKS, {"英文": 4})
     with pytest.raises(ValueError, match="distinct_words"):
         merge_work_html(WORKS["英文"][0], 1, 1)
+
+
+def test_text_boxes_are_as_wide_as_the_cell_so_the_sentence_is_not_cut_off():
+    vocab = d2l.Vocab(d2l.tokenize(["i love cats"], "word"))
+    upper = measure.Segmenter("upper-bytes", 256, lambda s: list(s.upper().encode()),
+                              lambda i: bytes([i]))
+    box = segmentation_explorer(vocab, [upper]).children[1]
+    assert box.layout.width == "95%"  # a Text's default 300 px hides the end of a sentence
+    assert utf8_explorer().children[0].layout.width == "95%"

@@ -23,6 +23,7 @@ which holds the reference solutions outside the student notebooks.
 from __future__ import annotations
 
 import copy
+import html
 import importlib
 import math
 import re
@@ -66,19 +67,42 @@ class Exercise:
         return self.key.split(".", 1)[1]
 
 
+# How each verdict looks: (icon, text, background, border). The icons are dingbats that common
+# fonts carry (an emoji font is not everywhere); the text colour is set with the light background
+# so the box reads in a dark theme too.
+VERDICT_LOOK = {
+    "通过": ("✔", "#0b3d1a", "#e3f4e8", "#2e9e53"),
+    "未通过": ("✘", "#5c0a0a", "#fde8e8", "#d63b3b"),
+    "超时": ("⚠", "#4d3300", "#fff2d6", "#d99a00"),
+    "未完成": ("✎", "#1f2a44", "#e9eef7", "#6b7fa8"),
+}
+
+
 @dataclass(frozen=True)
 class Feedback:
-    """What `check` returns; its repr is the Chinese message the notebook shows."""
+    """What `check` returns: a verdict and its Chinese message, shown with the verdict's icon (plain
+    text) or in the verdict's colours (HTML), so 通过 and 未通过 differ at a glance."""
 
     verdict: str  # 通过, 未完成, 未通过 or 超时
-    message: str
+    message: str  # starts with the verdict word; the icon is only added where it is shown
 
     @property
     def passed(self) -> bool:
         return self.verdict == "通过"
 
     def __repr__(self) -> str:
-        return self.message
+        return f"{VERDICT_LOOK[self.verdict][0]} {self.message}"
+
+    def _repr_html_(self) -> str:
+        icon, ink, background, border = VERDICT_LOOK[self.verdict]
+        head, _, rest = self.message.partition("\n")
+        word, sep, title = head.partition("：") if head.startswith(self.verdict) else ("", "", head)
+        first = (f"<b>{html.escape(word)}</b>{html.escape(sep + title)}" if word
+                 else html.escape(head))
+        body = f'<div style="margin-top:4px">{html.escape(rest)}</div>' if rest else ""
+        return (f'<div style="color:{ink};background:{background};border-left:5px solid {border};'
+                'padding:6px 10px;border-radius:3px;white-space:pre-wrap;line-height:1.5">'
+                f"{icon} {first}{body}</div>")
 
 
 REGISTRY: dict[str, Exercise] = {}
@@ -302,7 +326,7 @@ def check(key: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Feedback
         return Feedback("未完成", f"未完成：{exercise.title} —— "
                                   "把函数体里的 raise NotImplementedError 换成你的实现。")
     if not failures:
-        return Feedback("通过", f"通过 ✓ {exercise.title}（{len(cases)} 个用例全部正确）")
+        return Feedback("通过", f"通过：{exercise.title}（{len(cases)} 个用例全部正确）")
     case, detail = failures[0]
     return _failed(exercise, "未通过",
                    f"{len(failures)}/{len(cases)} 个用例不对，这是输入最短的一个：", case, detail)

@@ -1,8 +1,9 @@
 """The sliders, text boxes and dropdowns of the notebooks, built on one helper, `live`.
 
 A widget is some controls and one view: `live(render, *controls)` shows `render(*values)` and
-redraws it whenever a control changes. `render` only calls library functions and lays their results
-out as HTML; the computing happens in the library, where the tests can reach it.
+redraws it whenever a control changes (and lays its toggle buttons out like the other
+controls). `render` only calls library functions and lays their results out as HTML; the
+computing happens in the library, where the tests can reach it.
 
 Results are written into an HTML widget (not printed into an Output widget), so the stored notebook
 output is the same in JupyterLab, under `make notebooks` and under nbval. A value the library
@@ -30,6 +31,8 @@ def live(render: Callable[..., str], *controls: w.ValueWidget) -> w.HTML:
     """An HTML view of `render(*values)`, the values of `controls` in order, redrawn when any
     changes."""
     view = w.HTML()
+    for control in controls:
+        label_beside(control)
 
     def redraw(_change: object = None) -> None:
         view.value = rendered(render, *(control.value for control in controls))
@@ -38,6 +41,19 @@ def live(render: Callable[..., str], *controls: w.ValueWidget) -> w.HTML:
         control.observe(redraw, names="value")
     redraw()
     return view
+
+
+def label_beside(control: w.ValueWidget) -> w.ValueWidget:
+    """Put a ToggleButtons' description to the left of its buttons, as sliders and dropdowns have
+    theirs; every other control is returned as it is.
+
+    ipywidgets 8 draws a ToggleButtons' label on a line of its own above the buttons; the class the
+    other controls carry gives it their row layout and their right-aligned label column. `live`
+    does this for every control it watches, so no widget has to remember to.
+    """
+    if isinstance(control, w.ToggleButtons):
+        control.add_class("widget-inline-hbox")
+    return control
 
 
 def rendered(render: Callable[..., str], *values: object) -> str:

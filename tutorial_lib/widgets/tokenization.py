@@ -23,7 +23,7 @@ def utf8_explorer(initial: str = "分词 token 🙂") -> w.VBox:
     """Type any text and see each character's code point and UTF-8 bytes
     (characters.utf8_breakdown)."""
     box = w.Text(value=check_str(initial, "initial", utf8=True), description="文本",
-                 continuous_update=True)
+                 continuous_update=True, layout=w.Layout(width="95%"))
 
     def render(value: str) -> str:
         chars, size = characters.chars_and_bytes(value)
@@ -40,8 +40,9 @@ def segmentation_explorer(word_vocab: d2l.Vocab, segmenters: list[Segmenter],
     if not by_name:
         raise ValueError("segmenters must hold at least one BPE tokenizer")
     choice = w.Dropdown(options=list(by_name), description="BPE")
+    # as wide as the cell: a Text keeps its default 300 px and hides the end of a longer sentence
     box = w.Text(value=check_str(initial, "initial", utf8=True), description="句子",
-                 continuous_update=True)
+                 continuous_update=True, layout=w.Layout(width="95%"))
 
     def render(bpe: str, sentence: str) -> str:
         return segmentation_html(compare.segmentations(sentence, word_vocab, [by_name[bpe]]))
