@@ -123,12 +123,8 @@ class OneHead:
     @classmethod
     def random(cls, vocab_size: int, dim: int = 16, max_position: int = 4096,
                seed: int = 0) -> OneHead:
-        vocab_size = check_int(vocab_size, "vocab_size", low=1)
-        dim = check_int(dim, "dim", low=1)
-        max_position = check_int(max_position, "max_position", low=1)
-        check_cells((max(vocab_size, max_position, dim), dim), np.float64,
-                    f"vocab_size={vocab_size}, dim={dim} and max_position={max_position}")
-        rng = np.random.default_rng(check_int(seed, "seed", low=0))
+        vocab_size, dim, max_position, rng = _random_head(vocab_size, dim, max_position, seed,
+                                                          embeds_positions=True)
         return cls(rng.normal(size=(vocab_size, dim)), rng.normal(size=(max_position, dim)),
                    *(rng.normal(size=(dim, dim)) for _ in range(3)))
 
@@ -147,13 +143,37 @@ class OneHead:
                 f"max_position={len(self.position_embedding)})")
 
     def embed(self, tokens: object, position_ids: object) -> np.ndarray:
-        tokens = _in_range(check_int_rows(tokens, "tokens"), "tokens", len(self.token_embedding))
-        positions = _in_range(check_int_rows(position_ids, "position_ids"), "position_ids",
-                              len(self.position_embedding))
-        if tokens.shape != positions.shape:
-            raise ValueError(f"tokens and position_ids must have the same shape, got "
-                             f"{tokens.shape} and {positions.shape}")
+        tokens, positions = _ids(tokens, position_ids, len(self.token_embedding),
+                                 len(self.position_embedding))
         return self.token_embedding[tokens] + self.position_embedding[positions]
+
+
+def _random_head(vocab_size: int, dim: int, max_position: int, seed: int, *,
+                 embeds_positions: bool) -> tuple[int, int, int, np.random.Generator]:
+    """The checked sizes of a random head and the generator of its weights; the size check counts
+    the position table only for a head that has one."""
+    vocab_size = check_int(vocab_size, "vocab_size", low=1)
+    dim = check_int(dim, "dim", low=1)
+    max_position = check_int(max_position, "max_position", low=1)
+    if embeds_positions:
+        check_cells((max(vocab_size, max_position, dim), dim), np.float64,
+                    f"vocab_size={vocab_size}, dim={dim} and max_position={max_position}")
+    else:
+        check_cells((max(vocab_size, dim), dim), np.float64,
+                    f"vocab_size={vocab_size} and dim={dim}")
+    return vocab_size, dim, max_position, np.random.default_rng(check_int(seed, "seed", low=0))
+
+
+def _ids(tokens: object, position_ids: object, vocab_size: int,
+         max_position: int) -> tuple[np.ndarray, np.ndarray]:
+    """Token ids and position ids of one shape, each inside its table."""
+    tokens = _in_range(check_int_rows(tokens, "tokens"), "tokens", vocab_size)
+    positions = _in_range(check_int_rows(position_ids, "position_ids"), "position_ids",
+                          max_position)
+    if tokens.shape != positions.shape:
+        raise ValueError(f"tokens and position_ids must have the same shape, got "
+                         f"{tokens.shape} and {positions.shape}")
+    return tokens, positions
 
 
 def rotate(x: np.ndarray, position_ids: np.ndarray, base: float = 10000.0) -> np.ndarray:
@@ -185,12 +205,8 @@ class RopeHead:
     @classmethod
     def random(cls, vocab_size: int, dim: int = 16, max_position: int = 4096,
                seed: int = 0) -> RopeHead:
-        vocab_size = check_int(vocab_size, "vocab_size", low=1)
-        dim = check_int(dim, "dim", low=1)
-        max_position = check_int(max_position, "max_position", low=1)
-        check_cells((max(vocab_size, dim), dim), np.float64,
-                    f"vocab_size={vocab_size} and dim={dim}")
-        rng = np.random.default_rng(check_int(seed, "seed", low=0))
+        vocab_size, dim, max_position, rng = _random_head(vocab_size, dim, max_position, seed,
+                                                          embeds_positions=False)
         return cls(rng.normal(size=(vocab_size, dim)),
                    *(rng.normal(size=(dim, dim)) for _ in range(3)), max_position)
 
@@ -209,12 +225,8 @@ class RopeHead:
                 f"max_position={self.max_position})")
 
     def _qkv(self, tokens: object, position_ids: object) -> tuple[np.ndarray, ...]:
-        tokens = _in_range(check_int_rows(tokens, "tokens"), "tokens", len(self.token_embedding))
-        positions = _in_range(check_int_rows(position_ids, "position_ids"), "position_ids",
-                              self.max_position)
-        if tokens.shape != positions.shape:
-            raise ValueError(f"tokens and position_ids must have the same shape, got "
-                             f"{tokens.shape} and {positions.shape}")
+        tokens, positions = _ids(tokens, position_ids, len(self.token_embedding),
+                                 self.max_position)
         x = self.token_embedding[tokens]
         return rotate(x @ self.wq, positions), rotate(x @ self.wk, positions), x @ self.wv
 
