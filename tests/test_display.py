@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib import display
+from tutorial_lib import display, palette
 
 
 def test_show_token_makes_whitespace_and_partial_bytes_visible():
@@ -65,7 +65,7 @@ def test_tables_are_left_aligned_and_escape_all_but_markup():
 
 def test_token_spans_set_their_own_text_colour_with_their_light_background():
     view = display.token_html([b"One", b"\xe4\xb8", b"\x96"])
-    assert view.count(f"color:{display.TOKEN_INK}") == view.count("<span title=") == 2
+    assert view.count(f"color:{palette.TOKEN_INK}") == view.count("<span title=") == 2
 
 
 def test_guess_hides_the_measurement_until_a_guess_is_written():

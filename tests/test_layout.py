@@ -30,7 +30,7 @@ IMPORTS: dict[str, set[str]] = {
     'course': {'plotting'},
     'data': {'_checks'},
     'display': {'_checks', 'palette'},
-    'exercises': {'_checks', 'course', 'exercises.sandbox'},
+    'exercises': {'_checks', 'course', 'exercises.sandbox', 'palette'},
     'exercises.ch00': {'exercises'},
     'exercises.ch01': {'exercises', 'tokenization.d2l'},
     'exercises.ch02': {'exercises', 'tokenization.bpe_toy'},

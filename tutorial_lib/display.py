@@ -37,11 +37,6 @@ def show_token(token: bytes | str) -> str:
     return token.translate(_VISIBLE)
 
 
-# The text colour of a token span, set with its light background (palette.TOKENS): a span that
-# inherited the page's text colour would be light on light in a dark theme.
-TOKEN_INK = "#1a1a1a"
-
-
 class Markup(str):
     """A table cell that is already HTML (a token view, say): `html_table` inserts it as it is."""
 
@@ -71,9 +66,9 @@ def token_html(tokens: Sequence[bytes | str], ids: Sequence[int] | None = None) 
             style = f"background:linear-gradient(90deg,{stops});outline:1px dashed #888"
             text = show_token(b"".join(tokens[k] for k in group))
         spans.append(
-            f'<span title="{html.escape(hover)}" style="{style};color:{TOKEN_INK};padding:1px 2px;'
-            f'margin:0 1px;'
-            f'border-radius:3px;white-space:pre">{html.escape(text)}</span>'
+            f'<span title="{html.escape(hover)}" style="{style};color:{palette.TOKEN_INK};'
+            f'padding:1px 2px;margin:0 1px;border-radius:3px;white-space:pre">'
+            f"{html.escape(text)}</span>"
         )
     # <wbr>: a line may break between two tokens (never inside one), so a long English run wraps
     # like CJK does

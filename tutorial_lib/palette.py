@@ -8,6 +8,17 @@ cell that lets one document see another is always LEAK.
 # Light backgrounds of token spans; the span's own dark text stays readable on them in light and
 # dark themes.
 TOKENS = ("#ffd7a8", "#bde0fe", "#c7f0c2", "#f9c6d3", "#e2d1f9", "#fff3a3", "#b9f2ef", "#f6d0b1")
+# The text colour set with them: a span that inherited the page's text colour would be light on
+# light in a dark theme.
+TOKEN_INK = "#1a1a1a"
+
+# An exercise verdict's box: (text, background, border), the text again set with its background.
+VERDICTS = {
+    "通过": ("#0b3d1a", "#e3f4e8", "#2e9e53"),
+    "未通过": ("#5c0a0a", "#fde8e8", "#d63b3b"),
+    "超时": ("#4d3300", "#fff2d6", "#d99a00"),
+    "未完成": ("#1f2a44", "#e9eef7", "#6b7fa8"),
+}
 
 # One colour per document (seaborn's "deep"); the first two are also the plots' first and second
 # series.

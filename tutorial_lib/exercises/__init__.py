@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from numbers import Number
 from typing import Any, Callable
 
-from tutorial_lib import course
+from tutorial_lib import course, palette
 from tutorial_lib._checks import check_callable, check_choice, check_number
 from tutorial_lib.exercises import sandbox
 
@@ -67,15 +67,10 @@ class Exercise:
         return self.key.split(".", 1)[1]
 
 
-# How each verdict looks: (icon, text, background, border). The icons are dingbats that common
-# fonts carry (an emoji font is not everywhere); the text colour is set with the light background
-# so the box reads in a dark theme too.
-VERDICT_LOOK = {
-    "通过": ("✔", "#0b3d1a", "#e3f4e8", "#2e9e53"),
-    "未通过": ("✘", "#5c0a0a", "#fde8e8", "#d63b3b"),
-    "超时": ("⚠", "#4d3300", "#fff2d6", "#d99a00"),
-    "未完成": ("✎", "#1f2a44", "#e9eef7", "#6b7fa8"),
-}
+# How each verdict looks: (icon, text, background, border), its colours from the palette. The
+# icons are dingbats that common fonts carry (an emoji font is not everywhere).
+ICONS = {"通过": "✔", "未通过": "✘", "超时": "⚠", "未完成": "✎"}
+VERDICT_LOOK = {verdict: (icon, *palette.VERDICTS[verdict]) for verdict, icon in ICONS.items()}
 
 
 @dataclass(frozen=True)
