@@ -73,6 +73,7 @@ IMPORTS: dict[str, set[str]] = {
     'tokenization.compare': {'_checks', 'tokenization.d2l', 'tokenization.measure',
                              'tokenization.pretokenize'},
     'tokenization.corpus': {'_checks', '_files', '_parallel', 'tokenization.pretokenize'},
+    'tokenization.course_tokenizer': {'data', 'tokenization.tokenizer'},
     'tokenization.d2l': {'_checks', 'data'},
     'tokenization.fast_encode': set(),
     'tokenization.formats': {'_checks', '_files', 'tokenization.fast_encode', 'tokenization.pretokenize'},

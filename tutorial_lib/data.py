@@ -117,6 +117,12 @@ GPT2_FILES = {
 }
 
 
+# The packing chapters' tokenizer (tokenization/course_tokenizer.py), written by
+# tools/train_course_tokenizer.py.
+COURSE_TOKENIZER = ("tokenizers/course_bpe_4096.json",
+                    "9e32c71b87aaa67c1361887abfc33fe15144a4da5a4cf7d6bccaa6fc45fdb0b7")
+
+
 def list_corpora() -> list[Corpus]:
     """All bundled corpora, in a fixed order (the order notebooks list them in)."""
     return list(CORPORA.values())
@@ -145,6 +151,13 @@ def gpt2_files() -> tuple[Path, Path]:
         _checked_bytes(DATA_DIR / filename, digest, f"GPT-2 file {filename!r}")
     encoder_json, vocab_bpe = (DATA_DIR / filename for filename in GPT2_FILES)
     return encoder_json, vocab_bpe
+
+
+def course_tokenizer_path() -> Path:
+    """Path of the packing chapters' tokenizer file, after checking its sha256."""
+    filename, digest = COURSE_TOKENIZER
+    _checked_bytes(DATA_DIR / filename, digest, f"tokenizer file {filename!r}")
+    return DATA_DIR / filename
 
 
 def _corpus_bytes(name: str) -> bytes:
