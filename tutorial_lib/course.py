@@ -107,12 +107,11 @@ CHAPTERS = [
         "字节级 BPE（GPT 的做法）",
         "Byte-level BPE as GPT does it",
         PARTS[1],
-        "为什么从字节出发，GPT-2 / GPT-4 / nanochat 三种预切分与数字分组，Unicode "
-        "版本差异（U+0C5C），特殊 "
-        "token 的约定与对话渲染、监督掩码；动手写一个字节级 BPE，再装入 cl100k 的排名，得到与 "
-        "tiktoken 相同的 "
-        "id；清单与重放确定性，官方 GPT-2 文件",
-        ("tokenization.tokenizer", "tokenization.chat"),
+        "为什么从字节出发，边生成边解码，提示词结尾的不稳定 token 与 token healing，GPT-2 / "
+        "GPT-4 / nanochat 三种预切分与数字分组，Unicode 版本差异（U+0C5C），特殊 token 的约定；"
+        "动手写一个字节级 BPE，再装入 cl100k 的排名，得到与 tiktoken 相同的 id；清单与重放确定性，"
+        "官方 GPT-2 文件",
+        ("tokenization.tokenizer", "tokenization.token_healing"),
         ("pretokenize_explorer",),
     ),
     Chapter(
@@ -133,10 +132,10 @@ CHAPTERS = [
         "填充与掩码",
         "Padding and masks",
         PARTS[2],
-        "左右填充、`pad_to_multiple_of` 与截断，从长度而不是 pad id 建注意力掩码，-100 标签，因果 "
-        "+ 填充掩码"
-        "热图，忘了掩码时注意力算出了什么，分桶在真实长度分布上省下多少填充",
-        ("packing.batch", "packing.masks"),
+        "左右填充、`pad_to_multiple_of` 与截断，从长度而不是 pad id 建注意力掩码，-100 标签，"
+        "对话的角色 token 与监督掩码（只监督助手的话），因果 + 填充掩码热图，忘了掩码时注意力算出了"
+        "什么，分桶在真实长度分布上省下多少填充；打包几章共用的分词器",
+        ("packing.batch", "packing.masks", "tokenization.chat", "tokenization.course_tokenizer"),
         ("batch_grid_html", "bucketing_explorer"),
     ),
     Chapter(
