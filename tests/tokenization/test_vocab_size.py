@@ -173,6 +173,12 @@ def test_extended_tokenizer_shortens_held_out_chinese_and_leaves_english_alone(g
     assert extended.encode_ordinary(english) == gpt2.encode_ordinary(english)
 
 
+def test_a_prefix_of_an_extension_is_the_smaller_extension(gpt2, extended, luxun):
+    smaller = vs.extend(gpt2, luxun[0], 15)
+    prefix = vs.first_merges(extended, 50_015)
+    assert prefix.merges == smaller.merges and prefix.vocab == smaller.vocab
+
+
 def test_going_on_with_training_is_training_longer(large):
     # A prefix of a run, extended on the run's own texts, is the longer prefix of the same run.
     base = vs.first_merges(large, 60)
