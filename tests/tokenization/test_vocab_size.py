@@ -131,3 +131,93 @@ def test_padding_costs_whole_rows_of_every_matrix():
     extra = vs.embedding_bytes(100277, 4096, tied=False, bytes_per_param=2, multiple=128)
     assert extra - vs.embedding_bytes(100277, 4096, tied=False) == (100352 - 100277) * 4096 * 2 * 2
     assert isinstance(extra, int)
+
+
+# --- growing a trained vocabulary ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def gpt2():
+    return Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
+
+
+@pytest.fixture(scope="module")
+def luxun():
+    lines = [line for line in data.load_text("luxun").splitlines() if line.strip()]
+    return lines[:300], lines[300:360]
+
+
+@pytest.fixture(scope="module")
+def extended(gpt2, luxun):
+    return vs.extend(gpt2, luxun[0], 40)
+
+
+def test_extend_keeps_every_old_id_and_merge_and_appends_the_new_ones(gpt2, extended):
+    assert extended.merges[:50_000] == gpt2.merges and len(extended.merges) == 50_040
+    assert all(extended.vocab[i] == token for i, token in gpt2.vocab.items())
+    new = {i: t for i, t in extended.vocab.items() if i not in gpt2.vocab}
+    assert sorted(new) == list(range(50_257, 50_297))
+    assert not set(new.values()) & set(gpt2.vocab.values())  # each new id is a new token
+    assert extended.special_tokens == gpt2.special_tokens
+    assert extended.metadata["extended"]["learned"] == 40
+
+
+def test_extended_tokenizer_shortens_held_out_chinese_and_leaves_english_alone(gpt2, extended,
+                                                                             luxun):
+    held_out = "".join(luxun[1])
+    ids = extended.encode_ordinary(held_out)
+    assert len(ids) < len(gpt2.encode_ordinary(held_out))
+    assert extended.decode(ids) == held_out
+    # Plain ASCII: curly quotes share bytes with Chinese punctuation, so new merges may join them.
+    english = data.load_text("tinystories")[:3000].encode("ascii", "ignore").decode()
+    assert extended.encode_ordinary(english) == gpt2.encode_ordinary(english)
+
+
+def test_a_prefix_of_an_extension_is_the_smaller_extension(gpt2, extended, luxun):
+    smaller = vs.extend(gpt2, luxun[0], 15)
+    prefix = vs.first_merges(extended, 50_015)
+    assert prefix.merges == smaller.merges and prefix.vocab == smaller.vocab
+
+
+def test_going_on_with_training_is_training_longer(large):
+    # A prefix of a run, extended on the run's own texts, is the longer prefix of the same run.
+    base = vs.first_merges(large, 60)
+    longer = vs.extend(base, TEXTS, 100)
+    assert longer.merges == large.merges and longer.vocab == large.vocab
+    assert vs.first_merges(longer, 90).vocab == vs.first_merges(large, 90).vocab
+
+
+def test_extend_passes_over_a_pair_whose_bytes_base_already_has():
+    # base makes "abc" as a + bc, yet encodes "abc" as ab, c (a+b ranks first): joining ab and c
+    # would give a second id to bytes that already have one.
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc"}
+    base = Tokenizer(vocab, [(b"a", b"b"), (b"b", b"c"), (b"a", b"bc")])
+    assert base.encode_ordinary("abc") == [256, 99]
+    grown = vs.extend(base, ["abc abc abc"], 10)
+    assert (b"ab", b"c") not in grown.merges
+    assert grown.merges[3:] == [(b" ", b"ab"), (b" ab", b"c")]  # then nothing is left
+    assert grown.encode_ordinary("abc abc") == [256, 99, 260]
+    assert grown.metadata["extended"]["learned"] == 2
+
+
+def test_base_parts_are_the_old_tokens_each_new_token_joins(gpt2, extended):
+    parts = vs.base_parts(extended, gpt2)
+    assert sorted(parts) == list(range(50_257, 50_297))
+    for token_id, ids in parts.items():
+        assert len(ids) >= 2 and all(i in gpt2.vocab for i in ids)
+        assert b"".join(gpt2.vocab[i] for i in ids) == extended.vocab[token_id]
+    assert vs.base_parts(gpt2, gpt2) == {}
+
+
+def test_extend_and_base_parts_check_their_arguments(gpt2, extended, large):
+    with pytest.raises(TypeError, match="base"):
+        vs.extend("gpt2", ["人"], 3)
+    with pytest.raises(ValueError, match="num_tokens"):
+        vs.extend(gpt2, ["人"], -1)
+    with pytest.raises(ValueError, match="texts"):
+        vs.extend(gpt2, [], 3)
+    assert vs.extend(gpt2, ["人人"], 0).vocab == gpt2.vocab
+    with pytest.raises(ValueError, match="must extend base"):
+        vs.base_parts(large, gpt2)
+    with pytest.raises(TypeError, match="tokenizer"):
+        vs.base_parts("x", gpt2)

@@ -10,6 +10,10 @@ What a size buys is measured on held-out text (`measure_sizes`, with `measure.co
 uses at all. What a size costs is the token-indexed parameters (`embedding_params`): one V x d
 matrix when input and output embeddings are tied, two otherwise, V padded up to the multiple a
 training stack rounds it to (`padded_vocab_size`).
+
+A pretrained vocabulary can also grow: `extend` goes on training a tokenizer's BPE on new text
+(Chinese for GPT-2, say), appending the new tokens after the old ones, and `base_parts` names the
+old tokens each new one stands for, whose embeddings are where its new rows usually start.
 """
 
 from __future__ import annotations
@@ -19,9 +23,11 @@ from typing import Iterable, Sequence
 
 from tutorial_lib._checks import (check_bool, check_int, check_int_list, check_number, check_str,
                                   check_str_list, check_type)
+from tutorial_lib.tokenization import corpus
 from tutorial_lib.tokenization.measure import (RARE_BELOW, Compression, Utilization, token_counts,
                                                utilization)
 from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.tokenization.trainer import PairIndex, pop_best
 
 
 def first_merges(tokenizer: Tokenizer, num_merges: int) -> Tokenizer:
@@ -146,3 +152,67 @@ def embedding_share(vocab_size: int, d_model: int, total_params: int | float,
     params = embedding_params(vocab_size, d_model, tied)
     total = check_number(total_params, "total_params", low=params)
     return params / total
+
+
+# --- growing a trained vocabulary ----------------------------------------------------------------
+
+
+def extend(base: Tokenizer, texts: Sequence[str], num_tokens: int) -> Tokenizer:
+    """`base` plus up to `num_tokens` tokens learned on `texts` by going on with its BPE training.
+
+    Each pre-token of `texts` (base's split pattern) starts as base encodes it, and training goes
+    on from there as `trainer.train_bpe` would, each new token taking the next free id. The new
+    merges rank after every old one, and they only join tokens, so base's merges all happen first:
+    a text encodes as base encodes it, then some runs of base tokens are joined. Every old id and
+    merge is kept; on text unlike `texts` (English, for Chinese `texts`) little or nothing changes.
+    This is what extending a byte-level BPE for a new language means: new rows after the old ones.
+
+    A pair whose bytes already are a base token (base builds them by another path) is passed over,
+    so that each new merge adds one new token. Training stops early when no pair is left.
+    """
+    check_type(base, "base", Tokenizer, "a Tokenizer")
+    texts = check_str_list(texts, "texts", non_empty=True)
+    num_tokens = check_int(num_tokens, "num_tokens", low=0)
+    specials = list(base.special_tokens)
+    counts = corpus.count_pretokens(texts, specials, base.pattern)
+    words = [base.encode_ordinary(piece.decode("utf-8")) for piece in counts]
+    # PairIndex orders ids by their bytes through a list indexed by id: fill the ids base skips.
+    vocab = {i: base.vocab.get(i, b"") for i in range(base.vocab_size)}
+    index = PairIndex.build(words, list(counts.values()), vocab)
+    known, merges, first = set(base.vocab.values()), list(base.merges), base.vocab_size
+    while len(vocab) < first + num_tokens and (best := pop_best(index.heap, index.counts)):
+        left, right = vocab[best[0]], vocab[best[1]]
+        if left + right in known:
+            continue  # off the heap for good: later pairs all hold a new id, never this pair
+        new_id = len(vocab)
+        vocab[new_id] = left + right
+        known.add(left + right)
+        merges.append((left, right))
+        index.merge(best, new_id, left + right)
+    new = {i: vocab[i] for i in range(first, len(vocab))}
+    metadata = {**base.metadata, "extended": {"num_tokens": num_tokens, "learned": len(new),
+                                              "corpus_digest": corpus.corpus_digest(texts)}}
+    return Tokenizer({**base.vocab, **new}, merges, specials, base.pattern, metadata)
+
+
+def base_parts(tokenizer: Tokenizer, base: Tokenizer) -> dict[int, list[int]]:
+    """For each token `extend` added to `base`: the ids of base that it joins, in order.
+
+    A new token replaces exactly these tokens wherever base's encoding had them side by side, so
+    the mean of their embeddings is the usual first value of its new embedding row (and of its
+    output row, when the model does not tie them): a start near what the model already knows,
+    which training on enough text of the new language must then move.
+    """
+    check_type(tokenizer, "tokenizer", Tokenizer, "a Tokenizer")
+    check_type(base, "base", Tokenizer, "a Tokenizer")
+    old_merges = len(base.merges)
+    if tokenizer.merges[:old_merges] != base.merges or any(
+            tokenizer.vocab.get(i) != token for i, token in base.vocab.items()):
+        raise ValueError("tokenizer must extend base (keep its ids and merges, as `extend` does)")
+    old = {token: i for i, token in base.vocab.items()}
+    parts: dict[bytes, list[int]] = {}
+    for left, right in tokenizer.merges[old_merges:]:  # a merge's parts come before it
+        parts[left + right] = [*parts.get(left, [old.get(left)]),
+                               *parts.get(right, [old.get(right)])]
+    id_of = {token: i for i, token in tokenizer.vocab.items()}
+    return {id_of[token]: ids for token, ids in parts.items()}
