@@ -1,7 +1,8 @@
 """Chapter 07 exercises: the attention mask from lengths, padding with `pad_to_multiple_of` and
 truncation, labels with IGNORE_INDEX (-100), the padding share of a batching, and a length-bucketed
 batcher. The cases come from `packing.masks` and `packing.batch`, several on token rows of real
-TinyStories text (a small byte-level BPE trained here, as chapter 07 trains its own)."""
+TinyStories text (a small byte-level BPE trained here, quick to build for a check; the notebook
+itself loads the packing chapters' `course_tokenizer`)."""
 
 from __future__ import annotations
 
