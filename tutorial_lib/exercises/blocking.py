@@ -5,7 +5,8 @@ can pass 02.train by returning `bpe_toy.train(corpus, n).merges`. With `check(..
 block_library=True)` each twin of the exercise is replaced, in the forked child only, by a
 function that records the call and raises `LibraryBlocked`; the case that called it fails with a
 message naming the function. The expected values were computed in the parent before the fork, and
-the kernel's own functions are never touched.
+the kernel's own functions are never touched. (Without fork, on Windows, the cases run in a thread
+of the kernel: there the twins are blocked for the check and restored after it.)
 
 The replacement swaps the function's `__code__`, not the module attribute: a learner who wrote
 `from tutorial_lib.tokenization.bpe_toy import train` before the check holds the same function
@@ -101,5 +102,6 @@ def prepare(names: tuple[str, ...]) -> Callable[[], Callable[[], None]]:
         def restore() -> None:
             for fn, code in saved:
                 fn.__code__ = code
+            clear()
         return restore
     return block
