@@ -14,7 +14,9 @@ id). That record is the common ancestor of a three-way merge, one cell at a time
     (none)                new                        inserted after the cell it follows
     the learner's own     -                          kept where it is
 
-A conflict never changes the copy: the caller writes the whole new version beside it. A copy made
+Cell and notebook metadata are the course's (nbgrader's grade ids and points, tags, the kernel):
+the new version's keys win, keys only the learner's copy has (a collapsed output) stay. A conflict
+never changes the copy: the caller writes the whole new version beside it. A copy made
 before the record existed has no common ancestor, so every cell counts as edited: it is kept as it
 is and any difference from the new version is a conflict. After a merge the record is the new
 version's, so the next update compares against what the learner has now been shown.
@@ -101,8 +103,9 @@ def merge(mine: dict, new: dict) -> Merge:
     if result.legacy and differ and not result.conflicts:
         result.conflicts.append("*")  # no ancestor: any difference is the learner's to settle
     result.notebook["cells"] = cells
-    result.notebook.setdefault("metadata", {}).setdefault(METADATA_KEY, {})["shipped"] = (
-        shipped_digests(new))
+    metadata = {**result.notebook.get("metadata", {}), **copy.deepcopy(new.get("metadata", {}))}
+    metadata[METADATA_KEY] = {"shipped": shipped_digests(new)}
+    result.notebook["metadata"] = metadata
     return result
 
 
@@ -111,6 +114,8 @@ def _merge_cell(cell: dict, base: str | None, theirs: dict | None, result: Merge
     cell_id = cell.get("id")
     if base is None and not result.legacy:
         return cell  # the learner's own cell (or one without an id): theirs to keep
+    if theirs is not None:
+        cell["metadata"] = {**cell.get("metadata", {}), **copy.deepcopy(theirs.get("metadata", {}))}
     untouched = digest(cell) == base
     if theirs is None:  # the new version removed it
         if untouched:

@@ -85,6 +85,12 @@ def write_atomically(target: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    if os.name != "nt":  # make the rename durable (Windows cannot open a directory to sync it)
+        fd = os.open(target.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def write_notebook(nb: dict, target: Path) -> None:
@@ -141,8 +147,12 @@ def update_one(source: Path, workspace: Path) -> str:
     if not target.exists():
         write_notebook(new, target)
         return f"workspace/{target.name}：已从 notebooks/ 复制（输出已清空）"
-    result = merge(load(target), new)
-    if result.notebook != load(target):
+    try:
+        mine = load(target)
+    except ValueError as e:
+        return f"{e}；没有改动它（修好它，或 `make reset NB={source.name[:2]}` 重来）"
+    result = merge(mine, new)
+    if result.notebook != mine:
         write_notebook(result.notebook, target)
     done = [f"{what} {len(ids)} 个单元" for what, ids in (
         ("更新了", result.updated), ("新增了", result.added), ("删去了", result.removed)) if ids]
@@ -191,8 +201,9 @@ def pack(copy: Path, nb: dict, student: str, stamp: datetime, submissions: Path)
     target = submissions / f"{copy.stem}__{student}.zip"
     write_atomically(target, buffer.getvalue())
     saved = datetime.fromtimestamp(copy.stat().st_mtime, timezone.utc)
+    minutes = max(0, round((stamp - saved).total_seconds() / 60))
     line = (f"{target.relative_to(submissions.parent)}：打包了 workspace/{copy.name}"
-            f"（{len(data) / 1024:.1f} KB，最后保存于 {saved:%Y-%m-%d %H:%M} UTC")
+            f"（{len(data) / 1024:.1f} KB，最后保存于 {saved:%Y-%m-%d %H:%M} UTC，{minutes} 分钟前")
     edited = edited_cells(nb)
     if edited is not None:
         line += f"，改动了 {edited} 个单元"
@@ -214,6 +225,9 @@ def main(argv: list[str]) -> int:
     hand_in.add_argument("--student", required=True, help="your student id: letters, digits and -")
     hand_in.add_argument("notebooks", nargs="+", help='chapter numbers, e.g. "02"')
     args = parser.parse_args(argv)
+    for stream in (sys.stdout, sys.stderr):  # a console that cannot show Chinese gets escapes
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         if args.command == "sync":
             lines = [f"workspace/{name}：已从 notebooks/ 复制（输出已清空）" for name in sync()]

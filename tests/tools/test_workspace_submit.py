@@ -32,7 +32,7 @@ WHEN = datetime(2026, 12, 1, 14, 30, 5, tzinfo=timezone.utc)
 
 @pytest.fixture
 def course(tmp_path):
-    """notebooks/ with chapters 00 and 02; workspace/ with the learner's copy of 02, one cell edited."""
+    """notebooks/ with chapters 00 and 02; workspace/ with a copy of 02, one cell edited."""
     notebooks, space = tmp_path / "notebooks", tmp_path / "workspace"
     notebooks.mkdir()
     for name in ("00_intro.ipynb", NAME):

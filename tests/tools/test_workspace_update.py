@@ -5,6 +5,7 @@ an exercise stub and its check), so that the cases do not move when the course's
 """
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -84,7 +85,8 @@ def learner_edits(space: Path) -> dict:
 
 
 def newer(notebooks: Path, exercise_changed: bool = True) -> dict:
-    """V2: the intro rewritten, a cell added after d, the summary removed, maybe the stub changed."""
+    """V2: the intro rewritten, a cell added after d, the summary removed, maybe the stub changed.
+    """
     v2 = json.loads(json.dumps(V1))
     by_id(v2, "a")["source"] = "# 02 BPE 逐步合并\n\n新的引言。"
     v2["cells"].insert(4, cell("d2", "markdown", "新加的一段说明。"))
@@ -175,7 +177,8 @@ def test_a_copy_without_digests_is_kept_whole_and_the_new_version_written_beside
     [line] = workspace.update([], notebooks, space)
     merged = load(space / NAME)
     assert merged["cells"] == old_copy["cells"]  # not one cell changed ...
-    assert (space / "02_bpe_step_by_step.new.ipynb").exists() and "旧版" in line  # ... and it says so
+    assert (space / "02_bpe_step_by_step.new.ipynb").exists()  # ... the new version is beside
+    assert "旧版" in line  # ... and it says so
     assert before != (space / NAME).read_bytes()  # only the record was added
 
 
@@ -191,7 +194,8 @@ def test_a_copy_without_digests_equal_to_the_new_version_just_gains_the_record(t
 def test_update_copies_a_notebook_workspace_lacks(tmp_path):
     notebooks, space = tmp_path / "notebooks", tmp_path / "workspace"
     write(notebooks / NAME, V1)
-    assert workspace.update([], notebooks, space) == [f"workspace/{NAME}：已从 notebooks/ 复制（输出已清空）"]
+    [line] = workspace.update([], notebooks, space)
+    assert line == f"workspace/{NAME}：已从 notebooks/ 复制（输出已清空）"
     assert load(space / NAME) == workspace.fresh_copy(notebooks / NAME)
 
 
@@ -199,3 +203,42 @@ def test_update_of_an_unknown_chapter_exits_2_and_writes_nothing():
     run = subprocess.run([sys.executable, "tools/workspace.py", "update", "99"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "no notebook called '99'" in run.stderr
+
+
+def test_the_course_metadata_of_a_cell_follows_the_new_version(course):
+    """Grade ids and points are the course's: an edited cell keeps its source and takes them."""
+    notebooks, space = course
+    learner_edits(space)  # f solved
+    nb = load(space / NAME)
+    by_id(nb, "f")["metadata"]["collapsed"] = True  # the learner's own view setting
+    write(space / NAME, nb)
+    v2 = json.loads(json.dumps(V1))
+    grading = {"grade": False, "solution": True, "grade_id": "count_pairs", "schema_version": 3}
+    by_id(v2, "f")["metadata"]["nbgrader"] = grading
+    v2["metadata"]["kernelspec"]["display_name"] = "分词与序列打包 (.venv)"
+    write(notebooks / NAME, v2)
+    [line] = workspace.update([], notebooks, space)
+    merged = load(space / NAME)
+    f = by_id(merged, "f")
+    assert f["source"] == "def count_pairs(corpus):\n    return {}\n"
+    assert f["metadata"] == {"collapsed": True, "nbgrader": grading}
+    assert merged["metadata"]["kernelspec"]["display_name"] == "分词与序列打包 (.venv)"
+    assert "new.ipynb" not in line
+
+
+def test_update_leaves_a_copy_that_is_not_json_alone(course):
+    notebooks, space = course
+    (space / NAME).write_text('{"cells": [', encoding="utf-8")
+    [line] = workspace.update([], notebooks, space)
+    assert (space / NAME).read_text(encoding="utf-8") == '{"cells": ['
+    assert "不是有效的 notebook" in line and "make reset NB=02" in line
+
+
+def test_update_right_after_sync_changes_no_course_notebook(tmp_path):
+    notebooks, space = tmp_path / "notebooks", tmp_path / "workspace"
+    shutil.copytree(ROOT / "notebooks", notebooks)
+    workspace.sync(notebooks, space)
+    before = {p.name: p.read_bytes() for p in space.iterdir()}
+    lines = workspace.update([], notebooks, space)
+    assert lines == [f"workspace/{name}：没有要更新的单元" for name in sorted(before)]
+    assert {p.name: p.read_bytes() for p in space.iterdir()} == before
