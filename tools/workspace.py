@@ -44,6 +44,7 @@ NOTEBOOKS = ROOT / "notebooks"
 WORKSPACE = ROOT / "workspace"
 SUBMISSIONS = ROOT / "submissions"
 STUDENT_ID = re.compile(r"[A-Za-z0-9-]+")  # what the course's zip_collect regexp takes
+FILE_ID = re.compile(r"[A-Za-z0-9_]+\.ipynb")  # likewise for the notebook's file name
 
 
 def cleared(nb: dict) -> dict:
@@ -181,6 +182,8 @@ def submit(student: str, names: list[str], notebooks: Path = NOTEBOOKS,
     copies = []
     for name in names:
         copy = workspace / find_notebook(name, notebooks).name
+        if not FILE_ID.fullmatch(copy.name):  # the course's collector would skip it unseen
+            raise ValueError(f"{copy.name}: nbgrader's collector takes only letters, digits and _")
         if not copy.is_file():
             raise ValueError(f"workspace/{copy.name} 不存在：先 `make workspace`（或 "
                              f"`python tools/workspace.py sync`），在 workspace/ 里做完再交")

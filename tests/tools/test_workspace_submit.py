@@ -83,6 +83,15 @@ def test_an_unknown_or_missing_chapter_is_refused_before_anything_is_written(cou
     assert not out.exists()
 
 
+def test_a_notebook_name_the_collector_would_skip_is_refused(course):
+    notebooks, space, out = course
+    for folder in (notebooks, space):
+        shutil.copy(notebooks / NAME, folder / "11_a-b.ipynb")
+    with pytest.raises(ValueError, match="only letters, digits and _"):
+        workspace.submit("s1", ["11"], notebooks, space, out)
+    assert not re.fullmatch(CONTRACT_REGEXP, "s1__20261201T143005Z__11_a-b.ipynb")
+
+
 @pytest.mark.parametrize("args, message", [
     (["submit", "--student", "s_1", "02"], "学号只能由英文字母、数字和 - 组成"),
     (["submit", "--student", "s1", "99"], "no notebook called '99'"),
