@@ -31,6 +31,19 @@ reset:
 	@test -n "$(NB)" || { echo "usage: make reset NB=02"; exit 2; }
 	$(PYTHON) tools/workspace.py reset $(NB)
 
+# `make update` (or `make update NB="02 03"`) brings newer notebooks into workspace/: cells the learner
+# edited stay theirs; where the new version changed one of them too, it is written beside (NN_name.new.ipynb).
+update:
+	$(PYTHON) tools/workspace.py update $(NB)
+
+# `make submit STUDENT=s2024-017 NB="02 03"` packs those workspace copies into submissions/ (not ignored):
+# upload the zip, or commit and push it.
+submit:
+	@test -n "$(STUDENT)" -a -n "$(NB)" || { echo 'usage: make submit STUDENT=ID NB="02 03"'; exit 2; }
+	$(PYTHON) tools/workspace.py submit --student $(STUDENT) $(NB)
+
+.PHONY: update submit
+
 # ruff first (tutorial_lib/: lines within 100 columns, no unused names; pyproject.toml configures it).
 test: $(STAMP)
 	$(BIN)/ruff check

@@ -1,4 +1,6 @@
-"""The learner's workspace: cleared copies, never overwritten, reset on request, and invisible to `make test`."""
+"""The learner's workspace: cleared copies, never overwritten, reset on request, and invisible to `make test`.
+
+(`update` and `submit` have their own files: test_workspace_update.py, test_workspace_submit.py.)"""
 
 import json
 import shutil
@@ -55,8 +57,9 @@ def test_reset_asks_first(dirs, capsys):
     assert not workspace.reset("02", notebooks, space, ask=lambda _: "n")
     assert mine.read_text(encoding="utf-8") == '{"my": "work"}'
     assert workspace.reset("02", notebooks, space, ask=lambda _: "y")
-    assert load(mine) == workspace.cleared(load(notebooks / mine.name))
-    with pytest.raises(SystemExit, match="no notebook called '99'"):
+    assert load(mine) == workspace.fresh_copy(notebooks / mine.name)
+    assert load(mine)["cells"] == workspace.cleared(load(notebooks / mine.name))["cells"]
+    with pytest.raises(ValueError, match="no notebook called '99'"):
         workspace.reset("99", notebooks, space)
 
 
