@@ -46,7 +46,8 @@ def pip_dry_run(project: Path, constraints: str) -> subprocess.CompletedProcess:
     requirements = project / "condaenv.test.requirements.txt"
     requirements.write_text("\n".join(environment_pip_lines()) + "\n", encoding="utf-8")
     return subprocess.run([sys.executable, "-m", "pip", "install", "--disable-pip-version-check",
-                           "--dry-run", "--no-index", "--no-build-isolation", "-r", requirements.name],
+                           "--dry-run", "--no-index", "--no-build-isolation",
+                           "-r", requirements.name],
                           cwd=project, capture_output=True, text=True)
 
 

@@ -61,8 +61,10 @@ def kernel_command(system: str = os.name) -> list[str]:
             "--name", KERNEL_NAME, "--display-name", KERNEL_DISPLAY_NAME]
 
 
-def workspace_command(python: str = sys.executable) -> list[str]:
-    return [python, str(PurePath("tools", "workspace.py")), "sync"]
+def workspace_command(python: str = sys.executable, system: str = os.name) -> list[str]:
+    """tools/workspace.py's sync (the Makefile's `workspace`), run by the set-up Python."""
+    script = PureWindowsPath if system == "nt" else PurePosixPath
+    return [python, str(script("tools", "workspace.py")), "sync"]
 
 
 def lab_command(system: str = os.name, as_root: bool = False,
@@ -118,7 +120,7 @@ def plan(args: argparse.Namespace) -> tuple[list[list[str]], list[list[str]]]:
     if args.command == "kernel":
         rest.append(kernel_command(args.system))
     if args.command in ("workspace", "lab"):
-        rest.append(workspace_command(sys.executable if here else "python"))
+        rest.append(workspace_command(sys.executable if here else "python", args.system))
     if args.command == "lab":
         rest.append(lab_command(args.system, here and is_root(), args.lab_args))
     return setup, rest
