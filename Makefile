@@ -7,20 +7,22 @@ STAMP  := $(VENV)/.installed
 # A fixed hash seed so that re-executed notebooks produce the same outputs on every machine.
 export PYTHONHASHSEED := 0
 
-.PHONY: install lab workspace reset test notebooks bench interop clean
+.PHONY: install kernel lab workspace reset test notebooks bench interop clean
 
+# install, kernel and lab are tools/setup_course.py's commands, so a machine without make (Windows)
+# runs the same steps with `python tools/setup_course.py install|kernel|lab`.
 install: $(STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --disable-pip-version-check -q -c constraints.txt -e ".[dev]"
-	touch $(STAMP)
+	$(PYTHON) tools/setup_course.py install
 
-# Containers often run as root, where Jupyter refuses to start without --allow-root.
-ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+# Registers .venv as the kernel "分词与序列打包 (.venv)", for a Jupyter (Anaconda's) outside .venv.
+kernel: $(STAMP)
+	$(PYTHON) tools/setup_course.py kernel
 
-lab: $(STAMP) workspace
-	$(BIN)/jupyter lab --notebook-dir=workspace $(ROOT_FLAG) $(LAB_ARGS)
+# Syncs workspace/, then JupyterLab there (--allow-root when run as root, as in containers).
+lab: $(STAMP)
+	$(PYTHON) tools/setup_course.py lab -- $(LAB_ARGS)
 
 # Copies each notebook workspace/ lacks, outputs cleared; never overwrites the learner's copy.
 workspace:

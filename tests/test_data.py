@@ -140,3 +140,17 @@ def test_a_clone_that_converts_line_endings_still_loads_every_corpus(tmp_path):
              "data.gpt2_files()\n")
     subprocess.run([sys.executable, "-c", loads], check=True, cwd=clone,
                    env={**os.environ, "PYTHONPATH": str(clone)})
+
+
+def test_the_data_directory_is_the_variable_then_the_clones_data(monkeypatch, tmp_path):
+    monkeypatch.setenv("TUTORIAL_DATA_DIR", str(tmp_path))
+    assert data.find_data_dir() == tmp_path
+    monkeypatch.delenv("TUTORIAL_DATA_DIR")
+    assert data.find_data_dir() == Path(data.__file__).resolve().parent.parent / "data"
+    # An installed package finds <prefix>/share/tutorial-lib/data: tests/test_installed_package.py
+
+
+def test_a_missing_file_names_the_variable_that_points_elsewhere(monkeypatch, tmp_path):
+    monkeypatch.setattr(data, "DATA_DIR", tmp_path)
+    with pytest.raises(FileNotFoundError, match="TUTORIAL_DATA_DIR"):
+        data.gpt2_files()

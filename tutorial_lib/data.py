@@ -9,14 +9,40 @@ from __future__ import annotations
 
 import hashlib
 import os
+import site
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from tutorial_lib._checks import check_choice, check_str
 
-DATA_DIR = Path(
-    os.environ.get("TUTORIAL_DATA_DIR", Path(__file__).resolve().parent.parent / "data")
-)
+# Where a wheel's data files land, below the install prefix (pyproject.toml's data-files).
+INSTALLED_DATA = Path("share", "tutorial-lib", "data")
+
+
+def find_data_dir() -> Path:
+    """The data directory: $TUTORIAL_DATA_DIR, else data/ beside the package (a clone or an
+    editable install), else the copy a non-editable install (`pip install .`, a hub image) put
+    under its prefix.
+
+    A directory counts only if it holds PROVENANCE.md, so a stray site-packages/data/ of another
+    package is never taken for ours. When nothing is found the clone's path is returned, and the
+    first read names it in its error.
+    """
+    if os.environ.get("TUTORIAL_DATA_DIR"):
+        return Path(os.environ["TUTORIAL_DATA_DIR"])
+    package = Path(__file__).resolve().parent
+    beside = package.parent / "data"
+    # site-packages is lib/pythonX.Y/site-packages (POSIX) or Lib/site-packages (Windows) below
+    # the prefix: --prefix, --user and /usr/local installs are all found by walking up from it.
+    prefixes = [*package.parents[1:5], Path(sys.prefix), Path(site.getuserbase())]
+    for candidate in [beside, *(prefix / INSTALLED_DATA for prefix in prefixes)]:
+        if (candidate / "PROVENANCE.md").is_file():
+            return candidate
+    return beside
+
+
+DATA_DIR = find_data_dir()
 ENDOFTEXT = "<|endoftext|>"
 
 
@@ -172,7 +198,8 @@ def _checked_bytes(path: Path, sha256: str, what: str) -> bytes:
         data = path.read_bytes()
     except FileNotFoundError:
         raise FileNotFoundError(
-            f"{what} is missing: expected {path} (see data/PROVENANCE.md)"
+            f"{what} is missing: expected {path} (see data/PROVENANCE.md; set TUTORIAL_DATA_DIR "
+            "to the course's data/ directory if it lives elsewhere)"
         ) from None
     digest = hashlib.sha256(data).hexdigest()
     if digest != sha256:
