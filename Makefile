@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # A fixed hash seed so that re-executed notebooks produce the same outputs on every machine.
 export PYTHONHASHSEED := 0
 
-.PHONY: install kernel lab workspace reset test notebooks bench interop clean
+.PHONY: install kernel lab workspace reset update submit test notebooks bench interop clean
 
 # install, kernel and lab are tools/setup_course.py's commands, so a machine without make (Windows)
 # runs the same steps with `python tools/setup_course.py install|kernel|lab`.
@@ -43,8 +43,6 @@ update:
 submit:
 	@test -n "$(STUDENT)" -a -n "$(NB)" || { echo 'usage: make submit STUDENT=ID NB="02 03"'; exit 2; }
 	$(PYTHON) tools/workspace.py submit --student $(STUDENT) $(NB)
-
-.PHONY: update submit
 
 # ruff first (tutorial_lib/: lines within 100 columns, no unused names; pyproject.toml configures it).
 test: $(STAMP)
