@@ -39,14 +39,15 @@ def test_dev_extra_contains_test_and_the_comparison_libraries():
     extras = PYPROJECT["project"]["optional-dependencies"]
     assert {name_of(r) for r in extras["test"]} >= {"pytest", "nbval", "hypothesis"}
     assert {name_of(r) for r in extras["bench"]} >= {"tokenizers", "tiktoken", "sentencepiece"}
-    assert extras["dev"] == ["tutorial-lib[test,bench]"]
+    assert extras["dev"] == ["tutorial-lib[test,bench,classroom]"]
+    assert {name_of(r) for r in extras["classroom"]} >= {"nbgrader", "cloudpickle"}
 
 
 def test_constraints_pin_every_declared_dependency():
     pinned = {name_of(line) for line in (ROOT / "constraints.txt").read_text().splitlines()
               if line and not line.startswith("#")}
     extras = PYPROJECT["project"]["optional-dependencies"]
-    declared = PYPROJECT["project"]["dependencies"] + extras["test"] + extras["bench"]
+    declared = PYPROJECT["project"]["dependencies"] + extras["test"] + extras["bench"] + extras["classroom"]
     this_python = [r for r in declared if "python_version" not in r]  # tomli is for 3.10 only
     assert {name_of(r) for r in this_python} <= pinned
 
