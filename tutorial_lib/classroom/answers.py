@@ -58,8 +58,9 @@ def _module_statements(source: str) -> dict[str, str]:
 
 def _free_names(node: ast.AST) -> set[str]:
     """Names a function reads that it does not bind itself (a generous guess: any Name loaded)."""
-    loaded = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    bound = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    names = [n for n in ast.walk(node) if isinstance(n, ast.Name)]
+    loaded = {n.id for n in names if isinstance(n.ctx, ast.Load)}
+    bound = {n.id for n in names if isinstance(n.ctx, ast.Store)}
     bound |= {a.arg for n in ast.walk(node) if isinstance(n, ast.arguments)
               for a in n.args + n.kwonlyargs + n.posonlyargs + [n.vararg, n.kwarg] if a}
     return loaded - bound - set(dir(builtins))

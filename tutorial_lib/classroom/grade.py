@@ -67,7 +67,8 @@ def run_grading(key: str, fn: Callable, seeds: list[int | None]) -> list[dict[st
     try:
         blob = cloudpickle.dumps(fn)
     except Exception as err:  # a function that holds an open file, a lock, a generator ...
-        message = f"评分程序无法把你的函数传给评分进程（{type(err).__name__}）：函数不要引用打开的文件、生成器等对象。"
+        message = (f"评分程序无法把你的函数传给评分进程（{type(err).__name__}）："
+                   "函数不要引用打开的文件、生成器这样的对象。")
         return [_failure(key, "未通过", message)] * len(seeds)
     try:
         done = subprocess.run(grading_command(key, seeds), input=blob, capture_output=True,
@@ -82,7 +83,8 @@ def run_grading(key: str, fn: Callable, seeds: list[int | None]) -> list[dict[st
     except (ValueError, IndexError):
         pass
     tail = done.stderr.decode("utf-8", "replace")[-500:]
-    return [_failure(key, "未通过", f"评分进程出错了（退出码 {done.returncode}）：{tail}")] * len(seeds)
+    message = f"评分进程出错了（退出码 {done.returncode}）：{tail}"
+    return [_failure(key, "未通过", message)] * len(seeds)
 
 
 def show(feedback: Feedback, label: str, answer: dict[str, Any]) -> None:

@@ -86,7 +86,8 @@ def write_sources(out: Path, chapters: list[course.Chapter], seed: int) -> None:
         name = assignment_name(chapter)
         target = out / "source" / name / f"{chapter.stem}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(target, nbformat.writes(nbformat.from_dict(source_notebook(nb, seed))) + "\n")
+        instructor = nbformat.from_dict(source_notebook(nb, seed))
+        write_atomically(target, nbformat.writes(instructor) + "\n")
 
 
 def nbgrader_environment() -> dict[str, str]:

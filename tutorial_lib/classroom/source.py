@@ -1,8 +1,9 @@
 """An nbgrader source notebook made from a course notebook: the instructor's version.
 
-From notebooks/NN_name.ipynb: outputs cleared; every `<details><summary>教师注</summary>...</details>`
-block removed (a cell left empty goes too); each exercise cell (a stub `def` and a line
-`check("NN.name", name)`) split in two:
+From notebooks/NN_name.ipynb: outputs cleared; every
+`<details><summary>教师注</summary>...</details>` block removed (a cell left empty goes too),
+and a remark pointing at one; each exercise cell (a stub `def` and a line `check("NN.name", name)`)
+split in two:
 
 - an answer cell (nbgrader `solution`): the stub with the reference solution between
   `### BEGIN SOLUTION` / `### END SOLUTION`, which generate_assignment replaces by the stub text
@@ -113,7 +114,7 @@ def source_notebook(nb: dict, seed: int) -> dict:
     nb = copy.deepcopy(nb)
     cells = []
     for cell in nb["cells"]:
-        cell.pop("id", None)  # nbgrader's cells are told apart by grade_id; split cells need new ids
+        cell.pop("id", None)  # nbgrader tells cells apart by grade_id; split cells need new ids
         if cell["cell_type"] == "code":
             cell["outputs"], cell["execution_count"] = [], None
         cell.get("metadata", {}).pop("execution", None)
