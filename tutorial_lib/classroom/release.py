@@ -47,6 +47,8 @@ c.FileNameCollectorPlugin.valid_ext = [".ipynb"]
 c.ZipCollectApp.strict = True
 # what the student version shows in place of a reference solution
 c.ClearSolutions.code_stub = {{"python": {stub!r}}}
+# autograde: a graded cell the student deleted is put back from the gradebook (and graded)
+c.OverwriteCells.add_missing_cells = True
 # autograde: seconds per cell (a graded cell runs its checks in a grading process of its own)
 c.Execute.timeout = {timeout}
 # feedback keeps the verdicts of the hidden cases but not the cell lines that hold their seed
@@ -86,8 +88,7 @@ def write_sources(out: Path, chapters: list[course.Chapter], seed: int) -> None:
         name = assignment_name(chapter)
         target = out / "source" / name / f"{chapter.stem}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
-        instructor = nbformat.from_dict(source_notebook(nb, seed))
-        write_atomically(target, nbformat.writes(instructor) + "\n")
+        write_atomically(target, nbformat.writes(source_notebook(nb, seed)) + "\n")
 
 
 def nbgrader_environment() -> dict[str, str]:
@@ -144,8 +145,11 @@ def release(out: str | Path, chapters: list[str] | None = None, *, seed: int | N
     out.mkdir(parents=True, exist_ok=True)
     write_config(out)
     write_sources(out, picked, seed)
-    for chapter in picked:
-        nbgrader(out, "generate_assignment", assignment_name(chapter), "--force")
+    # one nbgrader process for the whole course ("*": every assignment in source/), else one each
+    names = (["*"] if picked == chosen_chapters(None)
+             else [assignment_name(chapter) for chapter in picked])
+    for name in names:
+        nbgrader(out, "generate_assignment", name, "--force")
     if kit:
         write_kit(out, picked)
     return out

@@ -23,7 +23,7 @@ import nbformat
 from tutorial_lib import exercises, palette
 from tutorial_lib._files import write_atomically
 from tutorial_lib.classroom import FEEDBACK_MIME
-from tutorial_lib.classroom.points import key_of
+from tutorial_lib.classroom.points import POINTS, key_of
 
 VERDICTS = ("通过", "未通过", "超时", "未完成")
 TOP_CASES = 3  # the most common smallest failing cases shown per exercise
@@ -82,7 +82,7 @@ def collect(course: Path, assignment: str) -> tuple[list[str], list[Result]]:
                         verdict, case = verdicts.get(key, ("未完成", None))
                         results.append(Result(student, key, verdict, case,
                                               float(grade.score), float(grade.max_score)))
-    return sorted(keys, key=lambda k: tuple(sorted(exercises.REGISTRY)).index(k)), results
+    return sorted(keys, key=list(POINTS).index), results  # POINTS lists them in notebook order
 
 
 def pass_rate_chart(keys: list[str], rates: list[float]) -> str:

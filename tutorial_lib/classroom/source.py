@@ -21,6 +21,8 @@ import copy
 import re
 from typing import Any
 
+import nbformat
+
 from tutorial_lib import exercises
 from tutorial_lib.classroom import answers
 from tutorial_lib.classroom.points import POINTS, grade_id, solution_id
@@ -109,7 +111,7 @@ def split_exercise(cell: dict, seed: int) -> list[dict]:
     return [answer, test]
 
 
-def source_notebook(nb: dict, seed: int) -> dict:
+def source_notebook(nb: dict, seed: int) -> nbformat.NotebookNode:
     """The nbgrader source version of a course notebook (a new dict; `nb` is left as it was)."""
     nb = copy.deepcopy(nb)
     cells = []
@@ -126,4 +128,4 @@ def source_notebook(nb: dict, seed: int) -> dict:
     nb["cells"] = cells
     nb.get("metadata", {}).pop("widgets", None)
     nb["nbformat"], nb["nbformat_minor"] = 4, 4  # minor 4: no cell ids to keep unique
-    return nb
+    return nbformat.from_dict(nb)
