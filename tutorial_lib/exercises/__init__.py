@@ -17,15 +17,17 @@ says how, and what happens on Windows), so a notebook with unsolved exercises st
 Hints come in two tiers: first the concept, then, after repeated failures of the same
 exercise in this session, the recipe. The cases live in one module per chapter
 (`course.Chapter.exercise_module`), mirroring `solutions/chNN.py` at the top of the repository,
-which holds the reference solutions outside the student notebooks.
+which holds the reference solutions outside the student notebooks. For grading, `check(...,
+seed=N)` runs hidden cases (`Exercise.cases`) and `block_library=True` refuses the library
+functions that compute the answer (`exercises.blocking`); `Feedback.to_json` is what a grader keeps.
 """
 
 from __future__ import annotations
 
 import copy
-import html
 import importlib
 import math
+import random
 import re
 import reprlib
 import traceback
@@ -35,9 +37,10 @@ from dataclasses import dataclass
 from numbers import Number
 from typing import Any, Callable
 
-from tutorial_lib import course, palette
+from tutorial_lib import course
 from tutorial_lib._checks import check_callable, check_choice, check_number
-from tutorial_lib.exercises import sandbox
+from tutorial_lib.exercises import blocking, sandbox
+from tutorial_lib.exercises.feedback import ICONS, VERDICT_LOOK, Feedback  # noqa: F401 - re-exported
 
 TIME_LIMIT = 3.0  # seconds per case: ample for any sensible solution, short enough to wait for
 ERROR_CHARS = 300  # of an exception's message shown to the learner
@@ -53,51 +56,36 @@ class Case:
     expected: Any
 
 
+def draw(seed: int | None, public: int) -> random.Random:
+    """The random numbers a case builder draws its cases with: `random.Random(public)` for the
+    public cases (seed None, the ones the notebook shows), else one derived from `seed` for that
+    seed's hidden cases. A string seed is hashed with SHA-512, the same on every machine."""
+    return random.Random(public if seed is None else f"hidden cases {public} {seed}")
+
+
 @dataclass(frozen=True)
 class Exercise:
     key: str  # "00.utf8_length": chapter number, then the function the learner writes
     title: str
     concept: str  # first hint: the idea the exercise is about
     recipe: str  # later hint: the steps, for a learner the concept alone has not helped
-    # a function, so random cases are built with a fixed seed on demand
-    make_cases: Callable[[], list[Case]]
+    # a function of the seed (None: the public cases; an int: hidden ones), so that random cases
+    # are built on demand, the same for the same seed
+    make_cases: Callable[[int | None], list[Case]]
+    # dotted names of the tutorial_lib functions that compute the answer: refused with
+    # check(..., block_library=True), so a learner cannot pass by calling them
+    library_twins: tuple[str, ...] = ()
 
     @property
     def function_name(self) -> str:
         return self.key.split(".", 1)[1]
 
-
-# How each verdict looks: (icon, text, background, border), its colours from the palette. The
-# icons are dingbats that common fonts carry (an emoji font is not everywhere).
-ICONS = {"通过": "✔", "未通过": "✘", "超时": "⚠", "未完成": "✎"}
-VERDICT_LOOK = {verdict: (icon, *palette.VERDICTS[verdict]) for verdict, icon in ICONS.items()}
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """What `check` returns: a verdict and its Chinese message, shown with the verdict's icon (plain
-    text) or in the verdict's colours (HTML), so 通过 and 未通过 differ at a glance."""
-
-    verdict: str  # 通过, 未完成, 未通过 or 超时
-    message: str  # starts with the verdict word; the icon is only added where it is shown
-
-    @property
-    def passed(self) -> bool:
-        return self.verdict == "通过"
-
-    def __repr__(self) -> str:
-        return f"{VERDICT_LOOK[self.verdict][0]} {self.message}"
-
-    def _repr_html_(self) -> str:
-        icon, ink, background, border = VERDICT_LOOK[self.verdict]
-        head, _, rest = self.message.partition("\n")
-        word, sep, title = head.partition("：") if head.startswith(self.verdict) else ("", "", head)
-        first = (f"<b>{html.escape(word)}</b>{html.escape(sep + title)}" if word
-                 else html.escape(head))
-        body = f'<div style="margin-top:4px">{html.escape(rest)}</div>' if rest else ""
-        return (f'<div style="color:{ink};background:{background};border-left:5px solid {border};'
-                'padding:6px 10px;border-radius:3px;white-space:pre-wrap;line-height:1.5">'
-                f"{icon} {first}{body}</div>")
+    def cases(self, seed: int | None = None) -> list[Case]:
+        """The public cases (seed None), or the hidden cases of an int seed: the hand-written edge
+        cases again, and a new draw of the random ones and of the slices of real text."""
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise TypeError(f"seed must be None or an int, not {type(seed).__name__}")
+        return self.make_cases(seed)
 
 
 REGISTRY: dict[str, Exercise] = {}
@@ -237,15 +225,24 @@ def _agrees(got: Any, expected: Any) -> bool:
         return False
 
 
+def _blocked_text() -> str:
+    return f"这个练习要你自己实现，不能调用 {blocking.HITS[0]}。"
+
+
 def _try_case(fn: Callable, case: Case) -> tuple[str, str]:
     """Run one case (in the sandbox): (outcome, what the learner should see), outcome one of ok,
-    stub, wrong."""
+    stub, wrong. A call of a blocked library twin fails the case, even one the learner caught."""
+    blocking.clear()
     try:
         got = fn(*copy.deepcopy(case.args))
     except BaseException as err:  # the learner's bug, even sys.exit(): explained, never raised
+        if blocking.HITS:
+            return "wrong", _blocked_text()
         return (
             "stub" if isinstance(err, NotImplementedError) else "wrong"
         ), f"运行出错：{_error_text(err, fn)}"
+    if blocking.HITS:
+        return "wrong", _blocked_text()
     if _agrees(got, case.expected):
         return "ok", ""
     note = _type_note(got, case.expected)
@@ -288,12 +285,18 @@ def _failed(exercise: Exercise, verdict: str, headline: str, case: Case, detail:
         detail,
         _hint(exercise),
     ]
-    return Feedback(verdict, "\n".join(line for line in lines if line))
+    return Feedback(verdict, "\n".join(line for line in lines if line), exercise.key,
+                    show(case.args))
 
 
-def check(key: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Feedback:
+def check(key: str, fn: Callable, *, time_limit: float = TIME_LIMIT, seed: int | None = None,
+          block_library: bool = False) -> Feedback:
     """Run `fn` on every case of exercise `key`, shortest input first, and explain the verdict in
     Chinese.
+
+    seed None runs the public cases; an int runs that seed's hidden cases (`Exercise.cases`), which
+    a function that only knows the public answers fails. block_library=True makes the exercise's
+    `library_twins` refuse to run while `fn` does (`exercises.blocking`).
 
     Every case runs, so the message can say how many fail and show the shortest failing one; a case
     that runs past `time_limit` seconds (the call, the comparison and the repr of what it returned,
@@ -303,10 +306,13 @@ def check(key: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Feedback
     exercise = REGISTRY[check_choice(key, "key", sorted(REGISTRY))]
     check_callable(fn, "fn", "the function you wrote")
     seconds = check_number(time_limit, "time_limit", low=0, low_open=True)
-    cases = sorted(exercise.make_cases(), key=lambda case: input_size(case.args))
+    if not isinstance(block_library, bool):
+        raise TypeError(f"block_library must be a bool, not {type(block_library).__name__}")
+    cases = sorted(exercise.cases(seed), key=lambda case: input_size(case.args))
+    block = blocking.prepare(exercise.library_twins) if block_library else None
     failures: list[tuple[Case, str]] = []
     stubs = 0
-    results = sandbox.run_each(lambda k: _try_case(fn, cases[k]), len(cases), seconds)
+    results = sandbox.run_each(lambda k: _try_case(fn, cases[k]), len(cases), seconds, block)
     for number, (case, result) in enumerate(zip(cases, results), start=1):
         if isinstance(result, sandbox.Ended) and result.timed_out:
             return _failed(exercise, "超时",
@@ -319,9 +325,10 @@ def check(key: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Feedback
             failures.append((case, detail))
     if stubs == len(cases):
         return Feedback("未完成", f"未完成：{exercise.title} —— "
-                                  "把函数体里的 raise NotImplementedError 换成你的实现。")
+                        "把函数体里的 raise NotImplementedError 换成你的实现。", exercise.key)
     if not failures:
-        return Feedback("通过", f"通过：{exercise.title}（{len(cases)} 个用例全部正确）")
+        return Feedback("通过", f"通过：{exercise.title}（{len(cases)} 个用例全部正确）",
+                        exercise.key)
     case, detail = failures[0]
     return _failed(exercise, "未通过",
                    f"{len(failures)}/{len(cases)} 个用例不对，这是输入最短的一个：", case, detail)

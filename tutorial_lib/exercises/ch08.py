@@ -4,17 +4,15 @@ by a plain scan, and nanochat's best-fit-crop loader; the cases come from
 
 from __future__ import annotations
 
-import random
-
 from tutorial_lib import data
-from tutorial_lib.exercises import Case, Exercise, register
+from tutorial_lib.exercises import Case, Exercise, draw, register
 from tutorial_lib.packing import strategies
 
 
-def _length_lists(seed: int) -> list[tuple[list[int], int]]:
+def _length_lists(public: int, seed: int | None) -> list[tuple[list[int], int]]:
     """(lengths, seq_len) with every length <= seq_len, from hand-picked edge cases to random
-    ones."""
-    rng = random.Random(seed)
+    ones (drawn by `draw(seed, public)`)."""
+    rng = draw(seed, public)
     cases = [([3, 1, 4], 4), ([4, 4], 4), ([1], 8), ([2, 2, 2, 2], 4), ([3, 2, 3, 1], 5),
              ([5, 1, 5], 6)]
     for _ in range(20):
@@ -23,14 +21,14 @@ def _length_lists(seed: int) -> list[tuple[list[int], int]]:
     return cases
 
 
-def _utilization_cases() -> list[Case]:
+def _utilization_cases(seed: int | None = None) -> list[Case]:
     return [Case((lengths, seq_len), strategies.pad(lengths, seq_len).utilization)
-            for lengths, seq_len in _length_lists(8)]
+            for lengths, seq_len in _length_lists(8, seed)]
 
 
-def _greedy_cases() -> list[Case]:
+def _greedy_cases(seed: int | None = None) -> list[Case]:
     cases = []
-    for lengths, seq_len in _length_lists(9):
+    for lengths, seq_len in _length_lists(9, seed):
         result = strategies.greedy(lengths, seq_len)
         rows = [[segment.doc for segment in result.segments(r)] for r in range(result.n_rows)]
         cases.append(Case((lengths, seq_len), rows))
@@ -44,6 +42,7 @@ register(Exercise(
             "不是补到最长的那篇。",
     recipe="行数就是文档数 len(lengths)；返回 sum(lengths) / (len(lengths) * seq_len)。",
     make_cases=_utilization_cases,
+    library_twins=("tutorial_lib.packing.strategies.pad",),
 ))
 
 register(Exercise(
@@ -57,21 +56,28 @@ register(Exercise(
            "就 rows.append([]) 并令 used = 0；"
            "然后 rows[-1].append(i)，used += lengths[i]。返回 rows。",
     make_cases=_greedy_cases,
+    library_twins=("tutorial_lib.packing.strategies.greedy",),
 ))
 
 
 # --- the learner's bin packers, held to the library row for row ---------------------------------
 
 
-def _real_lengths() -> list[tuple[list[int], int]]:
-    """Lengths of real documents: TinyStories stories in words, Lu Xun paragraphs in characters.
-    The row lengths are at least the longest document, so no document needs splitting."""
+def _real_lengths(seed: int | None) -> list[tuple[list[int], int]]:
+    """Lengths of real documents: TinyStories stories in words, Lu Xun paragraphs in characters
+    (other slices for hidden cases). The row lengths are at least the longest document, so no
+    document needs splitting."""
     stories = [len(story.split()) for story in data.tinystories_documents()]
     paragraphs = [len(p) for p in data.load_text("luxun").split("\n\n") if p.strip()]
-    return [(stories[:800], 800), (stories, 1024), (paragraphs[:1500], 600)]
+    story = para = 0
+    if seed is not None:
+        rng = draw(seed, 12)
+        story, para = rng.randrange(len(stories) - 800), rng.randrange(len(paragraphs) - 1500)
+    return [(stories[story:story + 800], 800), (stories, 1024),
+            (paragraphs[para:para + 1500], 600)]
 
 
-def _bin_cases(strategy) -> list[Case]:
+def _bin_cases(strategy, seed: int | None = None) -> list[Case]:
     """Small cases that tell first fit from best fit (and each from its mistakes), random ones, and
     real documents; rows are the documents of each row in the order they were placed."""
     hand = [([15, 15, 15, 16, 45, 49, 80], 124),  # ffd needs 2 rows, bfd 3
@@ -80,25 +86,25 @@ def _bin_cases(strategy) -> list[Case]:
             ([6, 6, 5, 4, 3, 4], 10),  # the tightest row, and the oldest of equally tight ones
             ([2, 5, 2, 5, 3], 7), ([1, 1, 1], 1)]
     cases = []
-    for lengths, seq_len in hand + _length_lists(10) + _real_lengths():
+    for lengths, seq_len in hand + _length_lists(10, seed) + _real_lengths(seed):
         result = strategy(lengths, seq_len)
         rows = [[segment.doc for segment in result.segments(r)] for r in range(result.n_rows)]
         cases.append(Case((lengths, seq_len), rows))
     return cases
 
 
-def _crop_cases() -> list[Case]:
+def _crop_cases(seed: int | None = None) -> list[Case]:
     """(lengths, seq_len, buffer_size, refill) -> (rows, dropped), nanochat's loader as
     `strategies.bestfit_crop` runs it; the small cases tell a batch refill from a one-at-a-time
     one."""
     args = [([1, 2, 9], 10, 2, 128), ([1, 2, 9], 10, 2, 1), ([3, 4, 2], 5, 1, 1),
             ([9, 9, 1, 1, 9], 10, 2, 3), ([5, 1, 5, 2, 7, 1], 6, 3, 2)]
-    rng = random.Random(11)
+    rng = draw(seed, 11)
     for _ in range(15):
         seq_len = rng.choice([8, 16, 64])
         lengths = [rng.randint(1, 2 * seq_len) for _ in range(rng.randint(1, 40))]
         args.append((lengths, seq_len, rng.randint(1, 12), rng.randint(1, 6)))
-    (stories, _), _, (paragraphs, _) = _real_lengths()
+    (stories, _), _, (paragraphs, _) = _real_lengths(seed)
     args += [(stories[:600], 512, 1000, 128), (paragraphs, 256, 100, 16), (stories, 256, 100, 1)]
     cases = []
     for lengths, seq_len, buffer_size, refill in args:
@@ -118,7 +124,8 @@ register(Exercise(
            "找最小的 r 使 used[r] + lengths[i] <= seq_len，"
            "找到就 rows[r].append(i)、used[r] += lengths[i]，找不到就 rows.append([i])、"
            "used.append(lengths[i])。返回 rows。",
-    make_cases=lambda: _bin_cases(strategies.ffd),
+    make_cases=lambda seed=None: _bin_cases(strategies.ffd, seed),
+    library_twins=("tutorial_lib.packing.strategies.ffd",),
 ))
 
 register(Exercise(
@@ -129,7 +136,8 @@ register(Exercise(
     recipe="对每个 i（按长度从长到短）：best = -1；扫一遍 r：若 used[r] + n <= seq_len 且 "
            "(best < 0 或 used[r] > used[best])，令 best = r（用 >，并列时留下最早的）；"
            "best < 0 就开新行，否则放进 rows[best]。",
-    make_cases=lambda: _bin_cases(strategies.bfd),
+    make_cases=lambda seed=None: _bin_cases(strategies.bfd, seed),
+    library_twins=("tutorial_lib.packing.strategies.bfd",),
 ))
 
 register(Exercise(
@@ -148,4 +156,5 @@ register(Exercise(
            "pos == seq_len 且还有文档时"
            "rows.append([])、pos = 0。返回 (rows, dropped)。",
     make_cases=_crop_cases,
+    library_twins=("tutorial_lib.packing.strategies.bestfit_crop",),
 ))

@@ -10,7 +10,7 @@ import random
 import numpy as np
 
 from tutorial_lib import data
-from tutorial_lib.exercises import Case, Exercise, register
+from tutorial_lib.exercises import Case, Exercise, draw, register
 from tutorial_lib.packing import attention, batch, masks, strategies
 from tutorial_lib.packing.masks import PAD
 
@@ -34,23 +34,27 @@ class _Bools(list):
     __hash__ = None  # type: ignore[assignment]
 
 
-def _sentences(count: int = 40) -> list[list[int]]:
-    """Real documents: Tatoeba sentences as their UTF-8 bytes (token ids 0-255)."""
-    lines = data.load_text("tatoeba_cmn").splitlines()[100:100 + count]
+def _sentences(seed: int | None, count: int = 40) -> list[list[int]]:
+    """Real documents: Tatoeba sentences as their UTF-8 bytes (token ids 0-255), from line 100
+    (public cases) or from a line the seed draws."""
+    lines = data.load_text("tatoeba_cmn").splitlines()
+    start = 100 if seed is None else draw(seed, 9).randrange(len(lines) - count)
+    lines = lines[start:start + count]
     return [list(line.encode()) for line in lines]
 
 
-def _real_rows(length: int = 48, count: int = 3) -> tuple[np.ndarray, np.ndarray]:
+def _real_rows(seed: int | None = None, length: int = 48, count: int = 3
+               ) -> tuple[np.ndarray, np.ndarray]:
     """The first rows of the sentences packed whole by `greedy` (padding after them): tokens and
     doc_ids."""
-    packed = strategies.greedy(_sentences(), length)
+    packed = strategies.greedy(_sentences(seed), length)
     return packed.rows[:count], packed.doc_ids[:count]
 
 
-def _real_batch(length: int = 32, count: int = 3) -> list[list[int]]:
+def _real_batch(seed: int | None = None, length: int = 32, count: int = 3) -> list[list[int]]:
     """doc_ids of the first rows of the sentences cut by `concat_chunk`: documents split across
     rows."""
-    return strategies.concat_chunk(_sentences(), length).doc_ids[:count].tolist()
+    return strategies.concat_chunk(_sentences(seed), length).doc_ids[:count].tolist()
 
 
 def _lengths(rng: random.Random) -> list[int]:
@@ -67,35 +71,35 @@ def _row(rng: random.Random) -> list[int]:
     return _doc_ids([_lengths(rng)], rng)[0]
 
 
-def _mask_cases() -> list[Case]:
-    rng = random.Random(9)
+def _mask_cases(seed: int | None = None) -> list[Case]:
+    rng = draw(seed, 9)
     rows = [[0, 0, 1], [0, 0, 1, 1, PAD], [PAD], [], [3, 3, 3], [0, 1, 2, PAD, PAD]]
-    rows += [_row(rng) for _ in range(15)] + _real_rows()[1][:2].tolist()
+    rows += [_row(rng) for _ in range(15)] + _real_rows(seed)[1][:2].tolist()
     return [Case((row,), [_Bools(line) for line in masks.document_mask(row).tolist()])
             for row in rows]
 
 
-def _position_cases() -> list[Case]:
-    rng = random.Random(9)
+def _position_cases(seed: int | None = None) -> list[Case]:
+    rng = draw(seed, 9)
     rows = [[0, 0, 1], [0, 0, 1, 1, PAD], [PAD, PAD], [], [7, 7, 7], [0, 1, 2, PAD, PAD],
             [4, 4, 5, 5, 5, PAD, PAD]]
-    rows += [_row(rng) for _ in range(15)] + _real_rows()[1].tolist()
+    rows += [_row(rng) for _ in range(15)] + _real_rows(seed)[1].tolist()
     return [Case((row,), masks.position_ids(row).tolist()) for row in rows]
 
 
-def _cu_seqlens_cases() -> list[Case]:
-    rng = random.Random(9)
+def _cu_seqlens_cases(seed: int | None = None) -> list[Case]:
+    rng = draw(seed, 9)
     batches = [[[0, 0, 0, 1, 1, PAD]], [[0, 0, 1, PAD], [2, 2, 2, 2]], [[PAD, PAD]], [[5]],
                [[0, 0, 1, 1], [1, 1, 2, 2]],  # document 1: cut at the end of row 0, on in row 1
                [[0, 0, 1], [1, 1, 1], [1, 2, 2]]]  # document 1 runs over three rows
     batches += [_doc_ids([_lengths(rng) for _ in range(rng.randint(1, 3))], rng) for _ in range(15)]
-    batches += [_real_batch(), _real_rows()[1].tolist()]
+    batches += [_real_batch(seed), _real_rows(seed)[1].tolist()]
     return [Case((ids,), masks.varlen(ids).cu_seqlens.tolist()) for ids in batches]
 
 
-def _labels_cases() -> list[Case]:
+def _labels_cases(seed: int | None = None) -> list[Case]:
     """A row of L + 1 tokens and its doc_ids; the labels of its L inputs."""
-    rng = random.Random(9)
+    rng = draw(seed, 9)
     rows = [[0, 0, 0, 1, 1, PAD, PAD], [0, 1, 2], [0, 0], [4, 4, PAD], [PAD, PAD]]
     rows += [_row(rng) for _ in range(15)]
     cases = []
@@ -110,12 +114,19 @@ def _own_document(ids: np.ndarray) -> np.ndarray:
     return (ids[:, None] == ids[None, :]) & (ids[:, None] != PAD)
 
 
-def _alone_cases() -> list[Case]:
-    """Every head x row x mask x position ids: per document, are its outputs those it gets alone?"""
-    heads = [attention.OneHead.random(256, dim=16, seed=0),
-             attention.RopeHead.random(256, dim=16, seed=0)]
-    tokens, doc_ids = _real_rows(count=2)
+def _alone_cases(seed: int | None = None) -> list[Case]:
+    """Every head x row x mask x position ids: per document, are its outputs those it gets alone?
+    Hidden cases: heads with other weights, other real rows and a random row."""
+    weights = 0 if seed is None else draw(seed, 9).randrange(2**31)
+    heads = [attention.OneHead.random(256, dim=16, seed=weights),
+             attention.RopeHead.random(256, dim=16, seed=weights)]
+    tokens, doc_ids = _real_rows(seed, count=2)
     rows = [([3, 1, 4, 1, 5, 9, 2, 6], [0, 0, 0, 1, 1, 2, 2, PAD])]
+    if seed is not None:
+        rng, ids = draw(seed, 19), []
+        while all(doc == PAD for doc in ids):  # a row with at least one document
+            ids = _row(rng)
+        rows.append(([rng.randrange(256) for _ in ids], ids))
     rows += [(t.tolist(), ids.tolist()) for t, ids in zip(tokens, doc_ids)]
     cases = []
     for head in heads:
@@ -140,6 +151,7 @@ register(Exercise(
            "doc_ids[i] == doc_ids[j] and doc_ids[i] != -1 and j <= i。"
            "每一格都要是 True/False（bool），不是 1/0。",
     make_cases=_mask_cases,
+    library_twins=("tutorial_lib.packing.masks.document_mask",),
 ))
 
 register(Exercise(
@@ -150,6 +162,7 @@ register(Exercise(
     recipe="从左到右扫描，记住当前这篇文档从哪一格开始：doc_ids[i] 和前一个不同时，"
            "开始位置 = i；位置 i 的编号是 i - 开始位置；填充（-1）写 0。",
     make_cases=_position_cases,
+    library_twins=("tutorial_lib.packing.masks.position_ids",),
 ))
 
 register(Exercise(
@@ -161,6 +174,7 @@ register(Exercise(
     recipe="逐行扫描：id 与前一个不同、或者到了新的一行，就开始新的一段；跳过 id 为 -1 的位置；"
            "把各段长度依次累加，列表以 0 开头。",
     make_cases=_cu_seqlens_cases,
+    library_twins=("tutorial_lib.packing.masks.varlen",),
 ))
 
 register(Exercise(
@@ -173,6 +187,7 @@ register(Exercise(
            "if doc_ids[i] == doc_ids[i + 1] != -1 "
            "else -100。",
     make_cases=_labels_cases,
+    library_twins=("tutorial_lib.packing.batch.next_token_labels",),
 ))
 
 register(Exercise(
@@ -187,4 +202,5 @@ register(Exercise(
            "np.tril(np.ones((e - s, e - s), dtype=bool)))，"
            f"把 bool(np.abs(packed[s:e] - alone).max() <= {TOLERANCE:g}) 放进结果列表。",
     make_cases=_alone_cases,
+    library_twins=("tutorial_lib.packing.attention.differences_from_alone",),
 ))

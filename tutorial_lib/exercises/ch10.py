@@ -5,22 +5,22 @@ which of its samples read a document (`gpt_samples.samples_of_document`)."""
 
 from __future__ import annotations
 
-import random
 import struct
 import tempfile
 from pathlib import Path
+from random import Random
 
 import numpy as np
 
 from tutorial_lib import data
-from tutorial_lib.exercises import Case, Exercise, register
+from tutorial_lib.exercises import Case, Exercise, draw, register
 from tutorial_lib.packing import gpt_samples, megatron
 
 
-def _header_cases() -> list[Case]:
+def _header_cases(seed: int | None = None) -> list[Case]:
     """Whole .idx files of small datasets of every dtype, then bare headers with large random
     counts."""
-    rng = random.Random(10)
+    rng = draw(seed, 10)
     cases = []
     with tempfile.TemporaryDirectory() as tmp:
         for n, (code, dtype) in enumerate(megatron.DTYPES.items()):
@@ -41,10 +41,10 @@ def _header_cases() -> list[Case]:
                           h.document_count)) for raw, h in zip(cases, headers)]
 
 
-def _offset_cases() -> list[Case]:
+def _offset_cases(seed: int | None = None) -> list[Case]:
     """Lengths of a few sequences, a dtype's itemsize and an index; the pointer the builder writes
     for it."""
-    rng = random.Random(10)
+    rng = draw(seed, 10)
     itemsizes = {1: np.uint8, 2: np.uint16, 4: np.int32, 8: np.int64}
     inputs = [([5, 3], 2, 1), ([5, 3], 4, 1), ([7], 2, 0), ([0, 0, 4], 2, 2), ([1, 2, 3], 8, 2)]
     inputs += [([rng.randint(0, 50) for _ in range(k)], rng.choice(list(itemsizes)),
@@ -59,10 +59,10 @@ def _offset_cases() -> list[Case]:
     return cases
 
 
-def _document_cases() -> list[Case]:
+def _document_cases(seed: int | None = None) -> list[Case]:
     """Document lengths in stream order, seq_len and a document; the samples whose seq_len + 1
     tokens reach it."""
-    rng = random.Random(10)
+    rng = draw(seed, 10)
     inputs = [([3, 2], 2, 1), ([2, 2, 2], 2, 1), ([4, 4], 4, 1), ([1, 1, 1, 1], 3, 3), ([5], 2, 0),
               ([2, 5, 1], 2, 2)]
     inputs += [([rng.randint(1, 9) for _ in range(n)], rng.randint(1, 8), rng.randrange(n))
@@ -77,15 +77,22 @@ def _document_cases() -> list[Case]:
     return cases
 
 
-def _idx_cases() -> list[Case]:
+def _paragraphs(rng: Random | None, count: int) -> list[str]:
+    """Lu Xun's first `count` paragraphs (public cases), or `count` from an offset the rng draws."""
+    paragraphs = data.split_documents(data.load_text("luxun"), "\n")
+    start = 0 if rng is None else rng.randrange(len(paragraphs) - count)
+    return paragraphs[start:start + count]
+
+
+def _idx_cases(seed: int | None = None) -> list[Case]:
     """Documents and a dtype; the .idx bytes `write_dataset` writes for them. Small hand-made ones
     (no document, empty documents, every dtype), then Lu Xun's first paragraphs as UTF-8 bytes."""
-    rng = random.Random(10)
+    rng = draw(seed, 10)
     inputs = [([], np.dtype(np.uint16)), ([[7]], np.dtype(np.uint16)),
               ([[1, 2, 3], [4, 5]], np.dtype(np.uint16)), ([[1, 2], [], [3]], np.dtype(np.int32))]
     inputs += [([[rng.randint(0, 100) for _ in range(rng.randint(0, 6))]
                  for _ in range(rng.randint(1, 5))], dtype) for dtype in megatron.DTYPES.values()]
-    paragraphs = data.split_documents(data.load_text("luxun"), "\n")[:40]
+    paragraphs = _paragraphs(rng if seed is not None else None, 40)
     inputs.append(([list(text.encode("utf-8")) for text in paragraphs], np.dtype(np.uint8)))
     cases = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -96,11 +103,11 @@ def _idx_cases() -> list[Case]:
     return cases
 
 
-def _sample_index_cases() -> list[Case]:
+def _sample_index_cases(seed: int | None = None) -> list[Case]:
     """Sizes, a document index and seq_len; the rows of `build_sample_index`, as (position,
     offset) tuples. Hand-made edge cases (a start on a boundary, empty documents, a document read
     twice), random ones, and Lu Xun's paragraph lengths over two shuffled epochs."""
-    rng = random.Random(10)
+    rng = draw(seed, 10)
     inputs = [([3, 2], [0, 1], 2), ([2, 2], [0, 1], 2), ([4, 0, 3], [0, 1, 2], 3),
               ([5], [0, 0], 3), ([1, 1, 1], [2, 0, 1], 1), ([0, 6], [0, 1], 4)]
     for _ in range(20):
@@ -109,8 +116,9 @@ def _sample_index_cases() -> list[Case]:
         rng.shuffle(order)
         inputs.append((sizes, order, rng.randint(1, 8)))
     lengths = [len(text.encode("utf-8"))
-               for text in data.split_documents(data.load_text("luxun"), "\n")[:200]]
-    order = gpt_samples.build_document_index(len(lengths), 2, 1234).tolist()
+               for text in _paragraphs(rng if seed is not None else None, 200)]
+    shuffle = 1234 if seed is None else rng.randrange(2**31)
+    order = gpt_samples.build_document_index(len(lengths), 2, shuffle).tolist()
     inputs.append((lengths, order, 512))
     return [Case((sizes, order, seq_len),
                  [tuple(row) for row in gpt_samples.build_sample_index(
@@ -126,6 +134,7 @@ register(Exercise(
     recipe="用 struct.unpack_from('<9sQBQQ', raw)（'<' 表示小端且不对齐），丢掉魔数，"
            "返回 (version, dtype_code, sequence_count, document_count)。",
     make_cases=_header_cases,
+    library_twins=("tutorial_lib.packing.megatron.read_header",),
 ))
 
 register(Exercise(
@@ -135,6 +144,7 @@ register(Exercise(
             ".idx 的 sequence_pointers 记的是字节偏移，不是 token 偏移。",
     recipe="把前 i 个序列的长度加起来（sum(lengths[:i])），再乘以每个 token 的字节数 itemsize。",
     make_cases=_offset_cases,
+    library_twins=("tutorial_lib.packing.megatron.write_dataset",),
 ))
 
 register(Exercise(
@@ -147,6 +157,8 @@ register(Exercise(
            "样本数 n = (sum(lengths) - 1) // seq_len；"
            "返回满足 j·seq_len < end 且 j·seq_len + seq_len >= start 的所有 j。",
     make_cases=_document_cases,
+    library_twins=("tutorial_lib.packing.gpt_samples.samples_of_document",
+                   "tutorial_lib.packing.gpt_samples.build_sample_index"),
 ))
 
 register(Exercise(
@@ -161,6 +173,7 @@ register(Exercise(
            "struct.pack(f'<{S}i', ...)、struct.pack(f'<{S}q', ...)、"
            "struct.pack(f'<{S + 1}q', ...)，按顺序拼成一个 bytes。",
     make_cases=_idx_cases,
+    library_twins=("tutorial_lib.packing.megatron.write_dataset",),
 ))
 
 register(Exercise(
@@ -175,4 +188,5 @@ register(Exercise(
            "（落在边界上的属于从那里开始的文档，空文档跳过；第 0 行总是 (0, 0)），"
            "记 (p, k·seq_len - 起点[p])。",
     make_cases=_sample_index_cases,
+    library_twins=("tutorial_lib.packing.gpt_samples.build_sample_index",),
 ))

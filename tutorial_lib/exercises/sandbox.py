@@ -73,16 +73,27 @@ def memory_allowance() -> int:
     return min(MAX_ALLOWANCE, _memory.MEMORY_BYTES // 2)
 
 
-def run_each(work: Callable[[int], tuple], count: int, seconds: float) -> list[Any]:
+def run_each(work: Callable[[int], tuple], count: int, seconds: float,
+             prepare: Callable[[], Callable[[], None]] | None = None) -> list[Any]:
     """[work(0), ..., work(count - 1)], each given `seconds`; a case without an answer is an
-    `Ended`, and the list stops after the first case that timed out."""
+    `Ended`, and the list stops after the first case that timed out.
+
+    `prepare`, if given, runs in each child before its first case (the library twins are blocked
+    there, never in the kernel); without fork it runs in the kernel and the function it returns
+    undoes it after the last case.
+    """
     if not CAN_FORK:
-        return _run_threaded(work, count, seconds)
+        undo = prepare() if prepare else None
+        try:
+            return _run_threaded(work, count, seconds)
+        finally:
+            if undo:
+                undo()
     output = _Output()
     results: list[Any] = []
     # a child runs the cases from the first one without an answer until all have one or it ends
     while len(results) < count and not (results and getattr(results[-1], "timed_out", False)):
-        child = _Child(work, range(len(results), count))
+        child = _Child(work, range(len(results), count), prepare)
         try:
             results += child.collect(seconds, output)
         finally:
@@ -131,14 +142,15 @@ class _Broken(Exception):
 class _Child:
     """One forked child running `work` on `numbers`, seen from the parent."""
 
-    def __init__(self, work: Callable[[int], tuple], numbers: range) -> None:
+    def __init__(self, work: Callable[[int], tuple], numbers: range,
+                 prepare: Callable[[], object] | None = None) -> None:
         read_fd, write_fd = os.pipe()
         with warnings.catch_warnings():  # Python 3.12+ warns about fork in a threaded kernel
             warnings.simplefilter("ignore", DeprecationWarning)
             pid = os.fork()
         if pid == 0:
             os.close(read_fd)
-            _child_main(work, numbers, write_fd)
+            _child_main(work, numbers, write_fd, prepare)
         os.close(write_fd)
         try:  # also here, so the group exists before any kill, whoever runs first
             os.setpgid(pid, pid)
@@ -317,7 +329,8 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def _child_main(work: Callable[[int], tuple], numbers: range, fd: int) -> NoReturn:
+def _child_main(work: Callable[[int], tuple], numbers: range, fd: int,
+                prepare: Callable[[], object] | None) -> NoReturn:
     """The forked child: run the cases, send each answer, and never return into the kernel."""
     code = _BROKEN
     try:
@@ -328,6 +341,8 @@ def _child_main(work: Callable[[int], tuple], numbers: range, fd: int) -> NoRetu
         sys.stdout, sys.stderr = _Relay(send, "out"), _Relay(send, "err")
         sys.stdin = open(os.devnull, encoding="utf-8")
         builtins.input = _no_input
+        if prepare:
+            prepare()
         for number in numbers:
             send({"start": number})
             send({"value": work(number)})
