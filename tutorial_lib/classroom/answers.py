@@ -16,15 +16,30 @@ import ast
 import builtins
 import importlib
 import inspect
+import sys
 import textwrap
 from collections.abc import Callable
+from pathlib import Path
 
 from tutorial_lib import exercises
 
 
+ROOT = Path(__file__).resolve().parents[2]  # the repository, which holds solutions/
+
+
 def solutions_module(key: str):
-    """solutions/chNN.py of the exercise's chapter (the repository root must be importable)."""
-    return importlib.import_module(f"solutions.ch{key.split('.', 1)[0]}")
+    """solutions/chNN.py of the exercise's chapter, from the repository this library is in (an
+    installed copy of the library has no solutions: releasing needs a clone)."""
+    name = f"solutions.ch{key.split('.', 1)[0]}"
+    if name in sys.modules:
+        return sys.modules[name]
+    path = ROOT / "solutions" / f"{name.split('.')[1]}.py"
+    if not path.is_file():
+        raise ValueError(f"key: {key!r} has no reference solution at {path} (release from a clone "
+                         "of the repository, which has solutions/)")
+    if str(ROOT) not in sys.path:
+        sys.path.append(str(ROOT))  # so the module's own imports resolve as in the tests
+    return importlib.import_module(name)
 
 
 def reference(key: str) -> Callable:

@@ -51,10 +51,12 @@ c.ClearSolutions.code_stub = {{"python": {stub!r}}}
 c.OverwriteCells.add_missing_cells = True
 # autograde: seconds per cell (a graded cell runs its checks in a grading process of its own)
 c.Execute.timeout = {timeout}
-# feedback keeps the verdicts of the hidden cases but not the cell lines that hold their seed
+# feedback keeps the verdicts of the hidden cases but not the lines that hold their seed (in the
+# cell or quoted by its traceback)
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbgrader.preprocessors.ClearHiddenTests",
+    "tutorial_lib.classroom.feedback_page.ShortGradedTracebacks",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 '''
