@@ -20,10 +20,16 @@ change what the graded cell's own code does. It can rewrite builtins (`__import_
 install an import hook in `sys.meta_path` that serves a fake `tutorial_lib.classroom.grade`,
 replace `subprocess.run` or `sys.executable`, or patch IPython's display. The graded cell is Python
 run by that same interpreter, so it cannot check the interpreter it runs on; only a grader outside
-the notebook (reading the function's source into a process of its own) can. The function itself
-runs, sandboxed, in a fork of the grading process (`exercises.sandbox`), where the checker compares
-its answer; code written to attack the checker from inside the graded function is not stopped by
-this design either. What it does stop is every plain way of getting points for nothing.
+the notebook (reading the function's source into a process of its own) can. Nor is the graded
+function itself kept from the checker: it runs in a fork of the grading process
+(`exercises.sandbox`), which holds each case's expected value and compares the answer there, so a
+function written against the checker (one that reads `case.expected` from its caller's frame,
+returns a dict subclass whose `__eq__` says True, or patches the comparison in `sys.modules`)
+passes without solving anything, in the notebook and in grading alike. Closing that is the
+engine's part: a spawned process that never holds the expected values, an answer sent back as a
+literal and compared in the parent on exact builtin types. What this design does stop is every
+way of gaining from the kernel: a redefined `check`, a deleted or edited graded cell, a patched
+library, a faked verdict.
 """
 
 from __future__ import annotations

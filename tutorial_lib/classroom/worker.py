@@ -6,7 +6,8 @@ each seed, answering one JSON line on stdout: the list of `Feedback.to_json()`.
 
 The pickle is loaded only inside the checker's sandboxed child, at the first case it runs: what
 loading a by-value function runs (its module-level code, a hostile `__reduce__`) happens where the
-function itself runs, never in this process, which compares nothing but what the child reports.
+function itself runs, never in this process before the checks (grade.py says what the function
+can still do there).
 While the checks run, file descriptor 1 points at stderr, so what the function prints (the checker
 relays it) cannot be taken for the answer; the answer goes to the original stdout afterwards.
 """
