@@ -184,4 +184,5 @@ def test_the_student_kit_is_the_course_without_solutions_tests_or_executed_noteb
     for nb in (kit / "notebooks").iterdir():
         assert nb.read_bytes() == (whole_course / "release" / nb.stem / nb.name).read_bytes()
     assert release.KIT_PYTEST in (kit / "pyproject.toml").read_text("utf-8")
+    assert (kit / "README.md").read_text("utf-8").startswith(release.KIT_NOTE)
     assert not list(kit.rglob("__pycache__"))

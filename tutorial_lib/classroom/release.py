@@ -36,6 +36,10 @@ KIT_FILES = ("tutorial_lib", "data", "tools", "Makefile", "pyproject.toml", "con
 KIT_PYTEST = ('testpaths = ["notebooks"]\n'
               'addopts = "-ra --nbval-lax --nbval-current-env -p no:cacheprovider"')
 
+KIT_NOTE = ("> **学生版**（The student version）：这里没有参考答案（下文提到的 `solutions/`）"
+            "和测试；`notebooks/` 是待完成的作业，每个练习后面有一个只读的评分单元格。做完用 "
+            "`python tools/workspace.py submit --student 学号 NN` 交作业。\n\n")
+
 CONFIG = '''\
 # nbgrader's configuration of this course, written by `python -m tutorial_lib.classroom release`.
 c = get_config()  # noqa: F821 (nbgrader provides it)
@@ -126,6 +130,9 @@ def write_kit(out: Path, chapters: list[course.Chapter]) -> Path:
     for chapter in chapters:
         name = assignment_name(chapter)
         shutil.copy2(out / "release" / name / f"{chapter.stem}.ipynb", kit / "notebooks")
+    readme = kit / "README.md"
+    if readme.is_file():
+        readme.write_text(KIT_NOTE + readme.read_text("utf-8"), "utf-8")
     pyproject = kit / "pyproject.toml"
     text = pyproject.read_text("utf-8")
     start = text.index("[tool.pytest.ini_options]")
