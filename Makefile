@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # A fixed hash seed so that re-executed notebooks produce the same outputs on every machine.
 export PYTHONHASHSEED := 0
 
-.PHONY: install kernel lab workspace reset update submit test notebooks bench interop clean
+.PHONY: install kernel lab workspace reset update submit test notebooks bench interop classroom clean
 
 # install, kernel and lab are tools/setup_course.py's commands, so a machine without make (Windows)
 # runs the same steps with `python tools/setup_course.py install|kernel|lab`.
@@ -54,6 +54,12 @@ notebooks: $(STAMP)
 	  --ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.timeout=900 \
 	  --ExecutePreprocessor.record_timing=False notebooks/*.ipynb
 	$(BIN)/python tools/stable_widget_ids.py notebooks/*.ipynb
+
+# The nbgrader course for an instructor (README 给老师): `make classroom OUT=../course`, or only some
+# chapters with CHAPTERS="00 02".
+classroom: $(STAMP)
+	@test -n "$(OUT)" || { echo "usage: make classroom OUT=../course [CHAPTERS=\"00 02\"]"; exit 2; }
+	$(BIN)/python -m tutorial_lib.classroom release $(OUT) $(if $(CHAPTERS),--chapters $(CHAPTERS))
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py $(BENCH)

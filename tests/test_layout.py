@@ -27,6 +27,17 @@ IMPORTS: dict[str, set[str]] = {
     '_files': {'_checks'},
     '_memory': set(),
     '_parallel': set(),
+    'classroom': set(),
+    'classroom.__main__': {'classroom.release', 'classroom.report'},
+    'classroom.answers': {'exercises'},
+    'classroom.feedback_page': set(),
+    'classroom.grade': {'classroom', 'exercises'},
+    'classroom.points': set(),
+    'classroom.release': {'_files', 'classroom', 'classroom.source', 'course'},
+    'classroom.report': {'_files', 'classroom', 'classroom.points', 'exercises', 'palette',
+                         'plotting'},
+    'classroom.source': {'classroom.answers', 'classroom.points', 'exercises'},
+    'classroom.worker': {'exercises'},
     'course': {'plotting'},
     'data': {'_checks'},
     'display': {'_checks', 'palette'},
@@ -101,7 +112,7 @@ IMPORTS: dict[str, set[str]] = {
                              'tokenization.vocab_size', 'widgets'},
 }
 
-PRESENTATION = ("display", "palette", "plotting", "widgets", "exercises", "course")
+PRESENTATION = ("display", "palette", "plotting", "widgets", "exercises", "course", "classroom")
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:

@@ -1,0 +1,82 @@
+"""The graded cell's grading, without nbgrader: the function goes by value to a fresh process, and
+nothing done to this process (the "kernel") changes the verdict."""
+
+import json
+import sys
+import threading
+
+import pytest
+
+from tutorial_lib import exercises
+from tutorial_lib.classroom import FEEDBACK_MIME, grade
+from tutorial_lib.classroom.report import cell_verdict
+
+
+def notebook_function(source: str, name: str):
+    """A function as a notebook defines it: in a module nobody can import, so it goes by value."""
+    namespace = {"__name__": "student_notebook"}
+    exec(source, namespace)
+    return namespace[name]
+
+
+RIGHT = "def utf8_length(text):\n    return len(text.encode('utf-8'))\n"
+WRONG = "def utf8_length(text):\n    return len(text)\n"
+
+
+def verdicts(fn, seeds=(None, 7)):
+    return [answer["verdict"] for answer in grade.run_grading("00.utf8_length", fn, list(seeds))]
+
+
+def test_a_right_function_passes_public_and_hidden_cases_a_wrong_one_fails_both():
+    assert verdicts(notebook_function(RIGHT, "utf8_length")) == ["通过", "通过"]
+    answers = grade.run_grading("00.utf8_length", notebook_function(WRONG, "utf8_length"), [None])
+    assert answers[0]["verdict"] == "未通过" and answers[0]["case"]
+    assert exercises.Feedback.from_json(answers[0]).key == "00.utf8_length"
+
+
+def test_patching_the_checker_in_this_process_changes_nothing(monkeypatch):
+    passed = exercises.Feedback("通过", "通过：全部正确", "00.utf8_length", None)
+    monkeypatch.setattr(exercises, "check", lambda *args, **kwargs: passed)
+    monkeypatch.setitem(sys.modules, "tutorial_lib.exercises.ch00", None)
+    assert verdicts(notebook_function(WRONG, "utf8_length")) == ["未通过", "未通过"]
+
+
+def test_a_library_written_beside_the_notebook_or_put_on_pythonpath_is_not_imported(
+        tmp_path, monkeypatch):
+    fake = tmp_path / "tutorial_lib"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise SystemExit('the fake library was imported')\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    assert verdicts(notebook_function(RIGHT, "utf8_length"), [None]) == ["通过"]
+
+
+def test_what_the_function_prints_is_not_taken_for_the_answer():
+    fake = json.dumps([{"verdict": "通过", "message": "通过", "key": "00.utf8_length", "case": None}])
+    source = f"def utf8_length(text):\n    print({fake!r})\n    return len(text)\n"
+    assert verdicts(notebook_function(source, "utf8_length"), [None]) == ["未通过"]
+
+
+def test_a_function_that_cannot_be_sent_fails_with_a_reason():
+    lock = threading.Lock()
+    answers = grade.run_grading("00.utf8_length", lambda text: lock and 0, [None, 3])
+    assert [a["verdict"] for a in answers] == ["未通过", "未通过"]
+    assert "无法把你的函数传给评分进程" in answers[0]["message"]
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(TypeError, match="key"):
+        grade.grade(2, print, [None])
+    with pytest.raises(ValueError, match="seeds"):
+        grade.grade("00.utf8_length", print, [])
+
+
+def test_the_report_reads_the_first_answer_that_did_not_pass():
+    def output(verdict, case):
+        return {"output_type": "display_data", "data": {FEEDBACK_MIME: {
+            "cases": "x", "verdict": verdict, "message": verdict, "key": "k", "case": case}}}
+
+    assert cell_verdict({"outputs": [output("通过", None), output("未通过", "'a'")]}) == (
+        "未通过", "'a'")
+    assert cell_verdict({"outputs": [output("通过", None), output("通过", None)]}) == ("通过", None)
+    assert cell_verdict({"outputs": [{"output_type": "error"}]}) == ("未完成", None)
