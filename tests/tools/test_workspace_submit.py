@@ -1,9 +1,8 @@
 """`workspace.py submit`: what it packs is what the course's `nbgrader zip_collect` takes.
 
-The course collects with nbgrader's FileNameCollectorPlugin and the file name pattern of the shared
-contract (docs of part A: tutorial_lib/classroom). nbgrader applies that pattern with `re.match` to
-the *absolute path* of each extracted file, so a course config needs a prefix that skips the
-directories; NAMED_REGEXP below is the contract's pattern with that prefix.
+The course collects with nbgrader's FileNameCollectorPlugin and the file name pattern
+`tutorial_lib.classroom.NAMED_REGEXP`, written into the course's nbgrader_config.py by
+`release.write_config`; the test below collects with exactly that configuration.
 """
 
 import json
@@ -22,9 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 import workspace  # noqa: E402  (tools/ is not a package)
 
-CONTRACT_REGEXP = (r"(?P<student_id>[A-Za-z0-9-]+)__(?P<timestamp>[0-9]{8}T[0-9]{6}Z)"
-                   r"__(?P<file_id>[A-Za-z0-9_]+\.ipynb)")
-NAMED_REGEXP = r"(?:.*[/\\])?" + CONTRACT_REGEXP
+from tutorial_lib.classroom import NAMED_REGEXP, release  # noqa: E402
+
 NAME = "02_bpe_step_by_step.ipynb"
 ASSIGNMENT = "02_bpe_step_by_step"
 WHEN = datetime(2026, 12, 1, 14, 30, 5, tzinfo=timezone.utc)
@@ -53,7 +51,7 @@ def test_submit_writes_one_zip_per_chapter_holding_the_copy_as_it_is_on_disk(cou
     with zipfile.ZipFile(target) as archive:
         [member] = archive.namelist()
         assert member == f"s2024-017__20261201T143005Z__{NAME}"
-        assert re.fullmatch(CONTRACT_REGEXP, member)
+        assert re.fullmatch(NAMED_REGEXP, member)
         assert archive.read(member) == (space / NAME).read_bytes()
     assert target.name in line and f"workspace/{NAME}" in line and "KB" in line
     assert "改动了 1 个单元" in line and "Ctrl+S" not in line
@@ -89,7 +87,7 @@ def test_a_notebook_name_the_collector_would_skip_is_refused(course):
         shutil.copy(notebooks / NAME, folder / "11_a-b.ipynb")
     with pytest.raises(ValueError, match="only letters, digits and _"):
         workspace.submit("s1", ["11"], notebooks, space, out)
-    assert not re.fullmatch(CONTRACT_REGEXP, "s1__20261201T143005Z__11_a-b.ipynb")
+    assert not re.fullmatch(NAMED_REGEXP, "s1__20261201T143005Z__11_a-b.ipynb")
 
 
 @pytest.mark.parametrize("args, message", [
@@ -134,12 +132,7 @@ def test_nbgrader_zip_collect_takes_the_submissions(course, tmp_path):
     root = tmp_path / "course"
     (root / "release" / ASSIGNMENT).mkdir(parents=True)
     shutil.copy(notebooks / NAME, root / "release" / ASSIGNMENT / NAME)
-    (root / "nbgrader_config.py").write_text(
-        "c = get_config()\n"
-        'c.CourseDirectory.course_id = "tokenization"\n'
-        f"c.FileNameCollectorPlugin.named_regexp = {NAMED_REGEXP!r}\n"
-        'c.FileNameCollectorPlugin.valid_ext = [".ipynb"]\n'
-        "c.ZipCollectApp.strict = True\n", encoding="utf-8")
+    release.write_config(root)
     nbgrader(root, "db", "assignment", "add", ASSIGNMENT)
     archive = root / "downloaded" / ASSIGNMENT / "archive"
     archive.mkdir(parents=True)
@@ -152,3 +145,8 @@ def test_nbgrader_zip_collect_takes_the_submissions(course, tmp_path):
         collected = root / "submitted" / student / ASSIGNMENT
         assert (collected / NAME).read_bytes() == (space / NAME).read_bytes()
         assert (collected / "timestamp.txt").read_text().startswith(stamp)
+
+
+def test_submit_takes_the_student_ids_the_course_collects():
+    # tools/workspace.py runs before the venv exists, so it keeps its own copy of the id pattern
+    assert f"(?P<student_id>{workspace.STUDENT_ID.pattern})" in NAMED_REGEXP
