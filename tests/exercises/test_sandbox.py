@@ -39,7 +39,7 @@ def test_the_list_stops_at_the_first_case_past_its_deadline():
 
 
 @pytest.mark.parametrize("garbage", [b"not json\n", b"[" * 100_000 + b"\n", b"[1]\n", b'{"value": 3}\n',
-                                     b"x" * (sandbox._LINE_LIMIT + 1)])
+                                     b"x" * (sandbox.LINE_LIMIT + 1)])
 def test_a_child_that_garbles_the_pipe_gets_no_answer_and_the_rest_do(garbage):
     def work(k):
         if k == 0:  # a stray write to the pipe, past the checker's messages

@@ -1,36 +1,52 @@
 """The grading process: `python -m tutorial_lib.classroom.worker KEY SEEDS_JSON < function.pickle`.
 
 A clean interpreter (started by `grade.py`, never a fork of the student's kernel) that imports
-the library from its files and runs `exercises.check(key, fn, seed=seed, block_library=True)` for
-each seed, answering one JSON line on stdout: the list of `Feedback.to_json()`.
+the library from its files and grades the function as `exercises.check(key, fn, seed=seed,
+block_library=True)` would, for each seed, answering one JSON line on stdout: the list of
+`Feedback.to_json()`.
 
-The pickle is loaded only inside the checker's sandboxed child, at the first case it runs: what
-loading a by-value function runs (its module-level code, a hostile `__reduce__`) happens where the
-function itself runs, never in this process before the checks (grade.py says what the function
-can still do there).
-While the checks run, file descriptor 1 points at stderr, so what the function prints (the checker
-relays it) cannot be taken for the answer; the answer goes to the original stdout afterwards.
+It does so in two processes, so that the function never runs where an expected value is. This
+worker builds the cases and keeps them; the function, still an unopened pickle, goes with the
+cases' arguments only to a new interpreter, `exercises.runner`, which runs it in its sandbox with
+the library twins blocked and sends back what it returned, encoded as plain values
+(`exercises.wire`). The worker decodes and judges those answers with `exercises.judge`, the code
+`check` uses. The function never runs in this process, so nothing it does (patching the
+comparison, reading frames or the garbage collector, returning an object whose `==` lies) reaches
+the cases or the judging.
+While the grading runs, file descriptor 1 points at stderr, so nothing the runner lets through
+can be taken for the answer; the answer goes to the original stdout afterwards.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import pickle
+import subprocess
 import sys
-from typing import Any, Callable
+
+from tutorial_lib import exercises
+from tutorial_lib.classroom import GRADING_TIMEOUT
+from tutorial_lib.exercises import runner, sandbox
 
 
-def loaded_in_child(blob: bytes) -> Callable:
-    """A function that unpickles the real one on its first call (in the checker's forked child)."""
-    box: list[Callable] = []
-
-    def learner_function(*args: Any) -> Any:
-        if not box:
-            box.append(pickle.loads(blob))
-        return box[0](*args)
-
-    return learner_function
+def run_elsewhere(blob: bytes, batches: list[list[tuple]], seconds: float,
+                  twins: tuple[str, ...]) -> list[list]:
+    """The runner's results for each batch of arguments (`runner.from_json` of each); an empty
+    list for a batch the runner did not answer (the judge fails its first case), a time-out for
+    each if the runner ran out of the grading's time."""
+    try:
+        done = subprocess.run(runner.command(), input=runner.job(blob, batches, seconds, twins),
+                              stdout=subprocess.PIPE, timeout=GRADING_TIMEOUT - 10)
+    except subprocess.TimeoutExpired:  # before grade.py gives up on this worker
+        return [[sandbox.Ended(timed_out=True)] for _ in batches]
+    try:
+        answers = json.loads(done.stdout.decode("utf-8").strip().splitlines()[-1])
+    except (ValueError, IndexError, UnicodeDecodeError):
+        answers = []
+    if done.returncode != 0 or not isinstance(answers, list) or len(answers) != len(batches):
+        return [[] for _ in batches]
+    return [[runner.from_json(item) for item in batch] if isinstance(batch, list) else []
+            for batch in answers]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,11 +58,13 @@ def main(argv: list[str] | None = None) -> int:
     answer_fd = os.dup(1)
     sys.stdout.flush()
     os.dup2(2, 1)
-    from tutorial_lib import exercises
-
-    fn = loaded_in_child(blob)
-    answers = [exercises.check(key, fn, seed=seed, block_library=True).to_json()
-               for seed in seeds]
+    exercise = exercises.exercise_of(key)
+    batches = [exercises.cases_in_order(exercise, seed) for seed in seeds]
+    seconds = exercises.TIME_LIMIT
+    results = run_elsewhere(blob, [[case.args for case in cases] for cases in batches], seconds,
+                            exercise.library_twins)
+    answers = [exercises.judge(exercise, cases, answer, seconds).to_json()
+               for cases, answer in zip(batches, results)]
     sys.stdout.flush()
     with os.fdopen(answer_fd, "w", encoding="utf-8") as out:
         out.write(json.dumps(answers, ensure_ascii=False) + "\n")

@@ -26,26 +26,27 @@ from __future__ import annotations
 
 import copy
 import importlib
+import json
 import math
 import random
-import re
-import reprlib
 import traceback
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from numbers import Number
 from typing import Any, Callable
 
 from tutorial_lib import course
 from tutorial_lib._checks import check_callable, check_choice, check_number
-from tutorial_lib.exercises import blocking, sandbox
+from tutorial_lib.exercises import blocking, sandbox, wire
 from tutorial_lib.exercises.feedback import ICONS, VERDICT_LOOK, Feedback  # noqa: F401 - re-exported
+from tutorial_lib.exercises.wire import show  # noqa: F401 - re-exported
 
 TIME_LIMIT = 3.0  # seconds per case: ample for any sensible solution, short enough to wait for
 ERROR_CHARS = 300  # of an exception's message shown to the learner
 # from this many failures of one exercise on, the hint gives the recipe, not only the concept
 RECIPE_AFTER = 3
+# characters of the encoded answer of one case (`wire`): what fits in one line of the sandbox's pipe
+VALUE_LIMIT = sandbox.LINE_LIMIT - 1024
 
 
 @dataclass(frozen=True)
@@ -128,46 +129,6 @@ def same_value(got: Any, expected: Any) -> bool:
     return bool(got == expected)
 
 
-class _Repr(reprlib.Repr):
-    """reprlib with room for an exercise's input, and no memory address or traceback from a
-    learner's object."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.maxstring = self.maxother = 100
-        self.maxlist = self.maxtuple = self.maxset = 12
-        self.maxdict = 10
-
-    def repr_dict(self, obj: dict, level: int) -> str:
-        """A dict in its own order (reprlib sorts the keys): in a BPE corpus the word order decides
-        ties."""
-        if not obj:
-            return "{}"
-        if level <= 0:
-            return "{...}"
-        shown = list(obj.items())[: self.maxdict]
-        items = [f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}" for k, v in shown]
-        return "{" + ", ".join(items) + (", ..." if len(obj) > self.maxdict else "") + "}"
-
-    def repr_instance(self, obj: Any, level: int) -> str:
-        try:
-            text = re.sub(r" at 0x[0-9A-Fa-f]+", "", repr(obj))
-        except BaseException:  # even sys.exit() in a repr is only a broken repr
-            return f"<{type(obj).__name__} 对象，它的 repr 出错了>"
-        return text if len(text) <= self.maxother else text[: self.maxother - 3] + "..."
-
-
-_REPR = _Repr()
-
-
-def show(value: Any) -> str:
-    """A short, safe repr of a learner's value or of a case's input."""
-    try:
-        return _REPR.repr(value)
-    except BaseException:  # a container holding an object that breaks even reprlib
-        return f"<{type(value).__name__} 对象>"
-
-
 def input_size(args: tuple) -> int:
     """How long a case's input is to read; cases are tried shortest first, so the first failure is
     the shortest.
@@ -184,13 +145,13 @@ def _type_note(got: Any, expected: Any) -> str:
         return "\n你的函数返回了 None：是不是忘了 return？"
     if _right_type(got, expected):
         return ""
-    wanted = type(expected).__name__
-    if issubclass(type(got), Iterator):
-        return (f"\n你返回的是 {type(got).__name__}（一个还没取值的迭代器），不是 {wanted}："
+    wanted, name = type(expected).__name__, wire.type_name(got)
+    if wire.is_iterator(got):
+        return (f"\n你返回的是 {name}（一个还没取值的迭代器），不是 {wanted}："
                 "用 list(...) 把元素取出来。")
-    if type(got).__name__ == "ndarray":
+    if name == "ndarray":
         return f"\n你返回的是 numpy 数组，期望 {wanted}：用 .tolist() 或 .item() 转成 Python 的值。"
-    return f"\n类型不对：期望 {wanted}，你返回了 {type(got).__name__}。"
+    return f"\n类型不对：期望 {wanted}，你返回了 {name}。"
 
 
 def _error_text(err: BaseException, fn: Callable) -> str:
@@ -229,20 +190,53 @@ def _blocked_text() -> str:
     return f"这个练习要你自己实现，不能调用 {blocking.HITS[0]}。"
 
 
-def _try_case(fn: Callable, case: Case) -> tuple[str, str]:
-    """Run one case (in the sandbox): (outcome, what the learner should see), outcome one of ok,
-    stub, wrong. A call of a blocked library twin fails the case, even one the learner caught."""
+def call_case(fn: Callable, args: tuple) -> list:
+    """Run one case where the learner's function runs (the sandbox's child, or the grading runner)
+    and say what happened, as JSON-able data for `judge`, which alone knows the expected value:
+    ["value", `wire.encode(got)`], ["raised", whether it was NotImplementedError, the error's
+    text], ["blocked", text] or ["big", characters]. A call of a blocked library twin fails the
+    case, even one the learner caught."""
     blocking.clear()
     try:
-        got = fn(*copy.deepcopy(case.args))
+        got = fn(*copy.deepcopy(args))
     except BaseException as err:  # the learner's bug, even sys.exit(): explained, never raised
         if blocking.HITS:
-            return "wrong", _blocked_text()
-        return (
-            "stub" if isinstance(err, NotImplementedError) else "wrong"
-        ), f"运行出错：{_error_text(err, fn)}"
+            return ["blocked", _blocked_text()]
+        return ["raised", isinstance(err, NotImplementedError), f"运行出错：{_error_text(err, fn)}"]
     if blocking.HITS:
-        return "wrong", _blocked_text()
+        return ["blocked", _blocked_text()]
+    encoded = wire.encode(got)
+    try:
+        size = len(json.dumps(encoded))
+    except (ValueError, RecursionError):  # an int of more digits than Python prints
+        encoded = wire.encode(wire.Described(type(got).__name__, show(got), False))
+        size = 0
+    return ["big", size] if size > VALUE_LIMIT else ["value", encoded]
+
+
+_UNREADABLE = "运行出错：检查程序读不懂运行你的函数的进程交回的结果。"
+
+
+def _judged(result: Any, case: Case) -> tuple[str, str]:
+    """(outcome, what the learner should see) of one case from what `call_case` answered, outcome
+    one of ok, stub, wrong; the answer is decoded and compared here, on plain values."""
+    if isinstance(result, sandbox.Ended):
+        return "wrong", _ended_text(result)
+    try:
+        tag, *rest = result
+        if tag == "value":
+            got = wire.decode(rest[0])
+        elif tag == "raised" and type(rest[1]) is str:
+            return ("stub" if rest[0] is True else "wrong"), rest[1]
+        elif tag == "blocked" and type(rest[0]) is str:
+            return "wrong", rest[0]
+        elif tag == "big" and type(rest[0]) is int:
+            return "wrong", (f"你的函数返回的值太大了（编码后有 {rest[0]} 个字符，"
+                             f"检查程序最多接收 {VALUE_LIMIT} 个）：检查一下返回的是不是想要的结果。")
+        else:
+            return "wrong", _UNREADABLE
+    except (ValueError, TypeError, IndexError, RecursionError):
+        return "wrong", _UNREADABLE
     if _agrees(got, case.expected):
         return "ok", ""
     note = _type_note(got, case.expected)
@@ -289,6 +283,16 @@ def _failed(exercise: Exercise, verdict: str, headline: str, case: Case, detail:
                     show(case.args))
 
 
+def exercise_of(key: str) -> Exercise:
+    """The registered exercise `key`; ValueError naming the known keys otherwise."""
+    return REGISTRY[check_choice(key, "key", sorted(REGISTRY))]
+
+
+def cases_in_order(exercise: Exercise, seed: int | None = None) -> list[Case]:
+    """The cases of `seed` (see `Exercise.cases`), shortest input first: the order they run in."""
+    return sorted(exercise.cases(seed), key=lambda case: input_size(case.args))
+
+
 def check(key: str, fn: Callable, *, time_limit: float = TIME_LIMIT, seed: int | None = None,
           block_library: bool = False) -> Feedback:
     """Run `fn` on every case of exercise `key`, shortest input first, and explain the verdict in
@@ -299,30 +303,40 @@ def check(key: str, fn: Callable, *, time_limit: float = TIME_LIMIT, seed: int |
     `library_twins` refuse to run while `fn` does (`exercises.blocking`).
 
     Every case runs, so the message can say how many fail and show the shortest failing one; a case
-    that runs past `time_limit` seconds (the call, the comparison and the repr of what it returned,
-    together) ends the check at once with 超时, since the later, longer ones would hang too. What
-    `fn` prints is shown, up to `sandbox.OUTPUT_LIMIT` characters.
+    that runs past `time_limit` seconds (the call, and the encoding of what it returned with the
+    repr of an object that is not a plain value, together) ends the check at once with 超时, since
+    the later, longer ones would hang too. What `fn` prints is shown, up to `sandbox.OUTPUT_LIMIT`
+    characters. The sandbox's child only calls `fn` (`call_case`); the answer is judged here.
     """
-    exercise = REGISTRY[check_choice(key, "key", sorted(REGISTRY))]
+    exercise = exercise_of(key)
     check_callable(fn, "fn", "the function you wrote")
     seconds = check_number(time_limit, "time_limit", low=0, low_open=True)
     if not isinstance(block_library, bool):
         raise TypeError(f"block_library must be a bool, not {type(block_library).__name__}")
-    cases = sorted(exercise.cases(seed), key=lambda case: input_size(case.args))
+    cases = cases_in_order(exercise, seed)
+    arguments = [case.args for case in cases]
     block = blocking.prepare(exercise.library_twins) if block_library else None
+    results = sandbox.run_each(lambda k: call_case(fn, arguments[k]), len(cases), seconds, block)
+    return judge(exercise, cases, results, seconds)
+
+
+def judge(exercise: Exercise, cases: list[Case], results: list[Any], seconds: float) -> Feedback:
+    """The verdict on `results` (what `sandbox.run_each` answered for `call_case` on each of
+    `cases`, in order; it may stop at a timed-out one), told in Chinese. The classroom's grading
+    worker, which runs the function in another process, judges with this too."""
     failures: list[tuple[Case, str]] = []
     stubs = 0
-    results = sandbox.run_each(lambda k: _try_case(fn, cases[k]), len(cases), seconds, block)
     for number, (case, result) in enumerate(zip(cases, results), start=1):
         if isinstance(result, sandbox.Ended) and result.timed_out:
             return _failed(exercise, "超时",
                            f"第 {number}/{len(cases)} 个用例运行了 {seconds:g} 秒还没结束，"
                            "可能是死循环（比如循环里的下标或条件一直没变）。", case, "")
-        outcome, detail = (
-            ("wrong", _ended_text(result)) if isinstance(result, sandbox.Ended) else result)
+        outcome, detail = _judged(result, case)
         stubs += outcome == "stub"
         if outcome != "ok":
             failures.append((case, detail))
+    if len(results) < len(cases):  # an answer missing without a time-out: nothing to trust
+        failures.append((cases[len(results)], _UNREADABLE))
     if stubs == len(cases):
         return Feedback("未完成", f"未完成：{exercise.title} —— "
                         "把函数体里的 raise NotImplementedError 换成你的实现。", exercise.key)

@@ -49,7 +49,7 @@ CAN_FORK = hasattr(os, "fork")
 MAX_ALLOWANCE = 4 * 2**30  # bytes: far more than any exercise needs, little enough to spare
 OUTPUT_LIMIT = 100_000  # characters of the learner's printed output shown per check
 # bytes of one message line: a write of OUTPUT_LIMIT characters, each escaped to 12 bytes at most
-_LINE_LIMIT = 12 * OUTPUT_LIMIT + 1024
+LINE_LIMIT = 12 * OUTPUT_LIMIT + 1024
 _READ_LIMIT = 1 << 20  # bytes read from the pipe at one go, more than a dead child can leave
 _POLL = 0.1  # seconds between looks at whether a quiet child is still alive
 _BROKEN = 70  # the child's exit code when it can no longer send (EX_SOFTWARE)
@@ -111,7 +111,8 @@ def _run_threaded(work: Callable[[int], tuple], count: int, seconds: float) -> l
         worker.join(seconds)
         if worker.is_alive():
             return results + [Ended(timed_out=True)]
-        results.append(box[0] if box else Ended())
+        # through JSON, as from a child: what the checker judges is the same plain data
+        results.append(tuple(json.loads(json.dumps(box[0]))) if box else Ended())
     return results
 
 
@@ -209,7 +210,7 @@ class _Child:
                 break
             data += chunk
         *lines, self.buffer = (self.buffer + data).split(b"\n")
-        if len(self.buffer) > _LINE_LIMIT:
+        if len(self.buffer) > LINE_LIMIT:
             raise _Broken
         try:
             messages = [json.loads(line) for line in lines]
