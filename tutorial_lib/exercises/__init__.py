@@ -231,8 +231,8 @@ def _judged(result: Any, case: Case) -> tuple[str, str]:
         elif tag == "blocked" and type(rest[0]) is str:
             return "wrong", rest[0]
         elif tag == "big" and type(rest[0]) is int:
-            return "wrong", (f"你的函数返回的值太大了（编码后有 {rest[0]} 个字符，"
-                             f"检查程序最多接收 {VALUE_LIMIT} 个）：检查一下返回的是不是想要的结果。")
+            return "wrong", (f"运行出错：你的函数返回的值太大了（编码后有 {rest[0]} 个字符，"
+                             f"检查程序最多接收 {VALUE_LIMIT} 个）：看看返回的是不是想要的结果。")
         else:
             return "wrong", _UNREADABLE
     except (ValueError, TypeError, IndexError, RecursionError):
