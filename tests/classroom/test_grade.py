@@ -80,3 +80,53 @@ def test_the_report_reads_the_first_answer_that_did_not_pass():
         "未通过", "'a'")
     assert cell_verdict({"outputs": [output("通过", None), output("通过", None)]}) == ("通过", None)
     assert cell_verdict({"outputs": [{"output_type": "error"}]}) == ("未完成", None)
+
+
+LIAR = """
+class Yes(int):
+    def __eq__(self, other):
+        return True
+    __hash__ = int.__hash__
+
+def utf8_length(text):
+    return Yes(0)
+"""
+
+SNOOP = """
+import gc, sys
+
+def utf8_length(text):
+    frame = sys._getframe(1)
+    while frame is not None:  # a Case among the callers' variables, or in a list of them
+        for value in frame.f_locals.values():
+            for item in value if isinstance(value, list) else [value]:
+                if getattr(item, "args", None) == (text,) and hasattr(item, "expected"):
+                    return item.expected
+        frame = frame.f_back
+    for item in gc.get_objects():
+        if getattr(item, "args", None) == (text,) and hasattr(item, "expected"):
+            return item.expected
+    return -1
+"""
+
+PATCHER = """
+import sys
+
+def utf8_length(text):
+    for name, module in list(sys.modules.items()):
+        if name.startswith("tutorial_lib") and hasattr(module, "same_value"):
+            module.same_value = module._agrees = lambda *args: True
+    return -1
+"""
+
+
+@pytest.mark.parametrize("source", [LIAR, SNOOP, PATCHER], ids=["eq", "frames-gc", "patch"])
+def test_a_function_written_against_the_checker_passes_nothing(source):
+    assert verdicts(notebook_function(source, "utf8_length")) == ["未通过", "未通过"]
+
+
+def test_the_worker_judges_with_the_checks_own_messages():
+    answer = grade.run_grading("00.utf8_length", notebook_function(LIAR, "utf8_length"), [None])[0]
+    assert "类型不对：期望 int，你返回了 Yes。" in answer["message"] and answer["case"] == "('',)"
+    stub = "def utf8_length(text):\n    raise NotImplementedError\n"
+    assert verdicts(notebook_function(stub, "utf8_length"), [None]) == ["未完成"]

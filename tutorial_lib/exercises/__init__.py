@@ -208,9 +208,9 @@ def call_case(fn: Callable, args: tuple) -> list:
     encoded = wire.encode(got)
     try:
         size = len(json.dumps(encoded))
-    except (ValueError, RecursionError):  # an int of more digits than Python prints
-        encoded = wire.encode(wire.Described(type(got).__name__, show(got), False))
-        size = 0
+    except (ValueError, RecursionError):  # nested too deep for json, say
+        encoded = wire.describe(got)
+        size = len(json.dumps(encoded))
     return ["big", size] if size > VALUE_LIMIT else ["value", encoded]
 
 

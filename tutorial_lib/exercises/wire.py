@@ -17,7 +17,7 @@ modules' own types, such as ch04's ExactInt and ch09's _Bools, compared there as
 
 Shape of the JSON: None, bools, ints, floats, strings and lists are themselves; every other value
 is an object with one key naming its type, e.g. {"tuple": [...]}, {"bytes": "<base64>"},
-{"dict": [[key, value], ...]}, {"ndarray": ["<i8", [2, 3], "<base64>"]}, {"other": [type name,
+{"dict": [[key, value], ...]}, {"int": "<hex>"} (an int too long for decimal), {"ndarray": ["<i8", [2, 3], "<base64>"]}, {"other": [type name,
 repr, is an iterator]}.
 """
 
@@ -35,6 +35,7 @@ from typing import Any
 FACTORIES = {f.__name__: f for f in (int, float, str, bytes, list, tuple, dict, set, frozenset)}
 _MAPPINGS = {"dict": dict, "Counter": collections.Counter, "OrderedDict": collections.OrderedDict}
 _SEQUENCES = {"tuple": tuple, "set": set, "frozenset": frozenset}
+_INT_BITS = 10_000  # an int longer than this (about 3000 digits) goes as hex, which has no limit
 _NUMPY_KINDS = "biufcSU"  # bool, ints, unsigned, floats, complex, bytes and str: plain data
 
 
@@ -121,8 +122,16 @@ def _numpy(value: Any) -> Any:
     return None
 
 
+def describe(value: Any) -> dict:
+    """The encoding of a value that is not sent as itself: its type's name, its short repr."""
+    kind = type(value)
+    return {"other": [kind.__name__, show(value), issubclass(kind, Iterator)]}
+
+
 def _encode(value: Any) -> Any:
     kind = type(value)
+    if kind is int and value.bit_length() > _INT_BITS:  # more digits than str() and JSON take
+        return {"int": hex(value)}
     if value is None or kind in (bool, int, float, str):
         return value
     if kind is list:
@@ -137,9 +146,7 @@ def _encode(value: Any) -> Any:
         pairs = [[_encode(k), _encode(v)] for k, v in dict.items(value)]
         return {"defaultdict": [value.default_factory.__name__, pairs]}
     encoded = _numpy(value)
-    if encoded is not None:
-        return encoded
-    return {"other": [kind.__name__, show(value), issubclass(kind, Iterator)]}
+    return describe(value) if encoded is None else encoded
 
 
 def encode(value: Any) -> Any:
@@ -148,8 +155,7 @@ def encode(value: Any) -> Any:
     try:
         return _encode(value)
     except RecursionError:
-        kind = type(value)
-        return {"other": [kind.__name__, show(value), issubclass(kind, Iterator)]}
+        return describe(value)
 
 
 # --- the judging side -----------------------------------------------------------------------------
@@ -170,12 +176,14 @@ def _scalar(dtype: str, data: str) -> Any:
 
 
 def _tagged(tag: str, body: Any) -> Any:
+    if tag == "int" and type(body) is str:
+        return int(body, 16)
     if tag == "bytes":
         return base64.b64decode(body, validate=True)
     if tag in _SEQUENCES:
         return _SEQUENCES[tag](decode(item) for item in body)
     if tag in _MAPPINGS:
-        return _MAPPINGS[tag]((decode(k), decode(v)) for k, v in body)
+        return _MAPPINGS[tag](dict((decode(k), decode(v)) for k, v in body))
     if tag == "defaultdict":
         factory, pairs = body
         return collections.defaultdict(FACTORIES[factory], ((decode(k), decode(v))
