@@ -1,35 +1,41 @@
 """The graded cell's side, in the student's kernel: hand the function to a fresh process, show its
 verdict, tell nbgrader.
 
-The kernel that nbgrader's `autograde` runs is the student's: every cell they wrote runs before
-the graded cell does, so nothing in it can be trusted. The graded cell (its source is restored
-from the instructor's copy by autograde, so deleting or editing it gains nothing) first drops every
+The kernel that nbgrader's `autograde` runs is the student's: every cell they wrote runs before the
+graded cell does, so nothing in it can be trusted. The graded cell (its source is restored from the
+instructor's copy by autograde, so deleting or editing it gains nothing) first drops every
 `tutorial_lib` module from `sys.modules`, so a patched library is imported afresh, then calls
 `grade`. `grade` serializes the function by value with cloudpickle (its code, and the notebook
-globals it uses, such as the student's own helper functions) and runs
-`python -m tutorial_lib.classroom.worker` on it: a new interpreter that imports the library from
-its files, not a fork of the kernel, with an environment built here (no PYTHONPATH, no
-sitecustomize from the kernel's variables) and the library's root as its working directory (so a
-`tutorial_lib/` the student wrote beside the notebook is not imported). There `exercises.check`
-runs the public cases (seed None) and the hidden ones (the instructor's seed) with the library's
-own answers blocked. A student who redefined `check`, patched `tutorial_lib` or edited the
-displayed verdict gets the same verdict as one who did not.
+globals it uses, such as the student's own helper functions) and runs `python -m
+tutorial_lib.classroom.worker` on it: a new interpreter that imports the library from its files, not
+a fork of the kernel, with an environment built here (no PYTHONPATH, no sitecustomize from the
+kernel's variables) and the library's root as its working directory (so a `tutorial_lib/` the
+student wrote beside the notebook is not imported). There the function is graded as
+`exercises.check` grades it, on the public cases (seed None) and the hidden ones (the instructor's
+seed), with the library's own answers blocked. A student who redefined `check`, patched
+`tutorial_lib` or edited the displayed verdict gets the same verdict as one who did not.
 
 What no in-kernel grader can rule out: code that runs in the kernel before the graded cell can
 change what the graded cell's own code does. It can rewrite builtins (`__import__`, `print`),
 install an import hook in `sys.meta_path` that serves a fake `tutorial_lib.classroom.grade`,
 replace `subprocess.run` or `sys.executable`, or patch IPython's display. The graded cell is Python
 run by that same interpreter, so it cannot check the interpreter it runs on; only a grader outside
-the notebook (reading the function's source into a process of its own) can. Nor is the graded
-function itself kept from the checker: it runs in a fork of the grading process
-(`exercises.sandbox`), which holds each case's expected value and compares the answer there, so a
-function written against the checker (one that reads `case.expected` from its caller's frame,
-returns a dict subclass whose `__eq__` says True, or patches the comparison in `sys.modules`)
-passes without solving anything, in the notebook and in grading alike. Closing that is the
-engine's part: a spawned process that never holds the expected values, an answer sent back as a
-literal and compared in the parent on exact builtin types. What this design does stop is every
-way of gaining from the kernel: a redefined `check`, a deleted or edited graded cell, a patched
-library, a faked verdict.
+the notebook (reading the function's source into a process of its own) can.
+
+The graded function itself is kept from the answers: the worker builds the cases and runs the
+function in a third interpreter (`exercises.runner`) that gets only the cases' arguments, never
+their expected values; what the function returned comes back as a literal of exact builtin and
+numpy types (`exercises.wire`) and the worker compares it on plain values. So a function written
+against the checker gains nothing: one that returns an object whose `__eq__` says True is judged
+on a description of it (wrong type), one that reads `case.expected` from its callers' frames or
+`gc.get_objects()` finds no expected value in its process, and one that patches the comparison in
+`sys.modules` patches a process where nothing is compared. What the function can still do where
+it runs: compute the answer with the library by a way other than the blocked call (re-importing
+a twin's module, `exercises.blocking` says how little blocking stops), behave differently when it
+sees it is graded, or spend the time limit. What this design stops is every way of gaining from
+the kernel (a redefined `check`, a deleted or edited graded cell, a patched library, a faked
+verdict) and every way for the function to reach the verdict or the hidden cases' expected values
+(the public ones are in the library for anyone to compute).
 """
 
 from __future__ import annotations

@@ -14,6 +14,16 @@ raises) and whatever it does (sys.exit, os._exit, fork, loop in C, reset the tim
 GB), `check` answers within the time limit of the case, lets no traceback escape and the kernel
 survives: each check runs the function in a forked copy of the kernel (`exercises.sandbox`, which
 says how, and what happens on Windows), so a notebook with unsolved exercises still runs clean.
+
+The answer is judged in the kernel, never where the function ran: the child only calls it
+(`call_case`) and sends back what it returned as a literal of exact builtin and numpy types
+(`exercises.wire`); the kernel decodes that into fresh values and compares them (`judge`). So an
+object whose `==` always says True is only described ("类型不对：期望 int，你返回了 Yes"), and a
+function that patches `same_value` patches it in the child, where nothing is compared. The child
+is still a copy of the kernel, cases and all: in self-study a function that goes looking for
+`case.expected` (in a caller's frame, through `gc`) can find it. Grading closes that too: the
+classroom's worker builds the cases and runs the function in another interpreter that never
+holds them (`exercises.runner`), and judges its answers with the same `judge`.
 Hints come in two tiers: first the concept, then, after repeated failures of the same
 exercise in this session, the recipe. The cases live in one module per chapter
 (`course.Chapter.exercise_module`), mirroring `solutions/chNN.py` at the top of the repository,

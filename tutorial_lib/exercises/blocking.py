@@ -14,6 +14,11 @@ object, so that name is caught too. A classmethod or method is named by its clas
 (`...tokenizer.Tokenizer.train`) and the function under it is patched. The code that raises is
 compiled with the twin's free variables (a method that uses `super()` has one), because Python
 only lets a function take a code object with as many.
+
+Blocking stops the plain call, not a learner set on getting the library's answer: the function
+runs with the whole library importable, so re-executing a twin's module (`importlib.reload`) or
+copying its source gives an unblocked copy. That takes deliberate work, which a teacher reading
+the submission sees; hiding expected values (`exercises.runner`) needs no such reading.
 """
 
 from __future__ import annotations

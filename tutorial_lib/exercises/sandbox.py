@@ -1,8 +1,12 @@
 """Run the learner's code in a forked copy of the kernel, so nothing it does reaches the kernel.
 
 `check` hands `run_each` one piece of work per case: a function of the case's number that never
-raises and returns a tuple of strings. On Unix the work runs in a child made by `os.fork`, which
-inherits the learner's function and the cases as they are (nothing is pickled), and which
+raises and returns a JSON-able list (`exercises.call_case`: what the learner's function returned,
+encoded by `exercises.wire`, or what it raised). The child does nothing else: the answer is
+decoded and judged in the parent, so nothing the learner's code does to the child (patching the
+comparison, returning an object with a lying `==`) reaches the verdict. On Unix the work runs in
+a child made by `os.fork`, which inherits the learner's function and the cases as they are
+(nothing is pickled), and which
 
 - leads its own process group: the parent's SIGKILL of that group also ends any process the
   learner's code forked, and the learner's own `os.killpg(0, ...)` reaches only the group;
@@ -18,14 +22,17 @@ The parent waits on the pipe with a deadline per case and answers by it whatever
 `Ended` saying how the child ended. One child runs all the cases of a check (a fork per case would
 cost each case the copy of a large kernel's page tables); after a child ends early, a new one takes
 the remaining cases, so every case still gets an answer. The function runs in a copy of the
-kernel: what it changes in global variables is not seen afterwards. A process it starts in a
-session of its own (os.setsid) leaves the group and is not killed.
+kernel: what it changes in global variables is not seen afterwards; but it also sees all the
+kernel holds, a check's cases with their expected values included (grading runs it in
+`exercises.runner`, a process that holds none). A process it starts in a session of its own
+(os.setsid) leaves the group and is not killed.
 
 On macOS a function that calls into the system's Objective-C libraries may crash the forked
 child; that is reported like any crash. Where `os.fork` does not exist (Windows) the work runs in
 a daemon thread of the kernel itself, abandoned at the deadline: Python cannot kill a thread, so a
 stuck one runs on until the kernel restarts, and an exit, a crash or a huge allocation there
-reaches the kernel.
+reaches the kernel. Its answer still goes through the same JSON, so a lying `==` fails there
+too; but a function that patches the checker in the kernel does patch it there.
 """
 
 from __future__ import annotations

@@ -15,10 +15,10 @@ type name and its short repr (`show`), equal to nothing but itself, so the check
 The expected values never need encoding: they stay in the judging process (some are the exercise
 modules' own types, such as ch04's ExactInt and ch09's _Bools, compared there as before).
 
-Shape of the JSON: None, bools, ints, floats, strings and lists are themselves; every other value
-is an object with one key naming its type, e.g. {"tuple": [...]}, {"bytes": "<base64>"},
-{"dict": [[key, value], ...]}, {"int": "<hex>"} (an int too long for decimal), {"ndarray": ["<i8", [2, 3], "<base64>"]}, {"other": [type name,
-repr, is an iterator]}.
+Shape of the JSON: None, bools, ints, floats, strings and lists are themselves; every other value is
+an object with one key naming its type, e.g. {"tuple": [...]}, {"bytes": "<base64>"}, {"dict":
+[[key, value], ...]}, {"int": "<hex>"} (an int too long for decimal), {"ndarray": ["<i8", [2, 3],
+"<base64>"]}, {"other": [type name, repr, is an iterator]}.
 """
 
 from __future__ import annotations
