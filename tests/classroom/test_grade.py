@@ -2,6 +2,7 @@
 nothing done to this process (the "kernel") changes the verdict."""
 
 import json
+import subprocess
 import sys
 import threading
 
@@ -120,7 +121,25 @@ def utf8_length(text):
 """
 
 
-@pytest.mark.parametrize("source", [LIAR, SNOOP, PATCHER], ids=["eq", "frames-gc", "patch"])
+REBUILDER = """
+def utf8_length(text):
+    from tutorial_lib import exercises
+
+    exercise = exercises.REGISTRY["00.utf8_length"]
+    for build in (exercise.cases, exercise.make_cases):
+        for seed in (None, 7):  # the hidden seed, as if read from the graded cell's source
+            try:
+                for case in build(seed):
+                    if case.args == (text,):
+                        return case.expected
+            except BaseException:
+                pass
+    return -1
+"""
+
+
+@pytest.mark.parametrize("source", [LIAR, SNOOP, PATCHER, REBUILDER],
+                         ids=["eq", "frames-gc", "patch", "rebuild"])
 def test_a_function_written_against_the_checker_passes_nothing(source):
     assert verdicts(notebook_function(source, "utf8_length")) == ["未通过", "未通过"]
 
@@ -130,3 +149,13 @@ def test_the_worker_judges_with_the_checks_own_messages():
     assert "类型不对：期望 int，你返回了 Yes。" in answer["message"] and answer["case"] == "('',)"
     stub = "def utf8_length(text):\n    raise NotImplementedError\n"
     assert verdicts(notebook_function(stub, "utf8_length"), [None]) == ["未完成"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_DUMPABLE is Linux's")
+def test_the_worker_keeps_its_memory_from_other_processes_of_the_user():
+    probe = ("import ctypes\nfrom tutorial_lib.classroom import worker\n"
+             "assert worker.keep_memory_private()\n"
+             "print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))\n")  # PR_GET_DUMPABLE
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=grade.LIBRARY_ROOT, check=True)
+    assert done.stdout.strip() == "0"

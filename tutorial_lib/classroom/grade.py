@@ -29,10 +29,13 @@ numpy types (`exercises.wire`) and the worker compares it on plain values. So a 
 against the checker gains nothing: one that returns an object whose `__eq__` says True is judged
 on a description of it (wrong type), one that reads `case.expected` from its callers' frames or
 `gc.get_objects()` finds no expected value in its process, and one that patches the comparison in
-`sys.modules` patches a process where nothing is compared. What the function can still do where
-it runs: compute the answer with the library by a way other than the blocked call (re-importing
-a twin's module, `exercises.blocking` says how little blocking stops), behave differently when it
-sees it is graded, or spend the time limit. What this design stops is every way of gaining from
+`sys.modules` patches a process where nothing is compared; rebuilding the cases there
+(`Exercise.cases`, `draw`) is blocked like the library twins, and on Linux the worker's memory is
+closed to other processes of the user. What the function can still do where it runs: compute the
+answer with the library by a way other than the blocked call (re-importing a twin's module or
+copying its source: `exercises.blocking` says how little blocking stops; the hidden seed is no
+secret from the kernel, the graded cell's source holds it), behave differently when it sees it is
+graded, or spend the time limit. What this design stops is every way of gaining from
 the kernel (a redefined `check`, a deleted or edited graded cell, a patched library, a faked
 verdict) and every way for the function to reach the verdict or the hidden cases' expected values
 (the public ones are in the library for anyone to compute).

@@ -12,7 +12,8 @@ the library twins blocked and sends back what it returned, encoded as plain valu
 (`exercises.wire`). The worker decodes and judges those answers with `exercises.judge`, the code
 `check` uses. The function never runs in this process, so nothing it does (patching the
 comparison, reading frames or the garbage collector, returning an object whose `==` lies) reaches
-the cases or the judging.
+the cases or the judging; on Linux this process also makes its memory unreadable to the function
+(`keep_memory_private`), which runs as the same user.
 While the grading runs, file descriptor 1 points at stderr, so nothing the runner lets through
 can be taken for the answer; the answer goes to the original stdout afterwards.
 """
@@ -27,6 +28,20 @@ import sys
 from tutorial_lib import exercises
 from tutorial_lib.classroom import GRADING_TIMEOUT
 from tutorial_lib.exercises import runner, sandbox
+
+
+def keep_memory_private() -> bool:
+    """Make this process's memory unreadable to other processes of the same user (Linux's
+    PR_SET_DUMPABLE 0: no /proc/PID/mem, no ptrace), since the function, running as that user,
+    could otherwise read the expected values out of it. Whether it was done."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) == 0  # PR_SET_DUMPABLE
+    except (OSError, AttributeError):
+        return False
 
 
 def run_elsewhere(blob: bytes, batches: list[list[tuple]], seconds: float,
@@ -55,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     if not isinstance(seeds, list) or not all(s is None or type(s) is int for s in seeds):
         raise ValueError("SEEDS_JSON must be a JSON list of null and integers")
     blob = sys.stdin.buffer.read()
+    keep_memory_private()  # before any expected value exists here
     answer_fd = os.dup(1)
     sys.stdout.flush()
     os.dup2(2, 1)

@@ -5,7 +5,8 @@ The classroom's grading worker builds the cases, keeps their expected values, an
 runner as a new interpreter (`command`, never a fork of the worker). The job on stdin, pickled by
 the trusted worker, holds only the learner's function (its cloudpickle, still unopened), the
 cases' arguments in running order, one batch per seed, the time limit and the library twins to
-block. Each batch runs as `check` runs it, under `sandbox.run_each` with the twins blocked, each
+block. Each batch runs as `check` runs it, under `sandbox.run_each` with the twins (and what
+builds cases, `CASE_BUILDERS`) blocked, each
 case through `exercises.call_case`; the answer, one JSON line on the original stdout, is the list
 of results per batch: what `call_case` said (the returned value as `wire` encodes it) or how the
 case ended. The worker decodes and judges it with `exercises.judge`: here there is nothing to find
@@ -70,11 +71,17 @@ def from_json(data: Any) -> Any:
     return data if isinstance(data, list) else ["unreadable"]
 
 
+# what builds the cases: blocked here with the twins, so the function cannot rebuild the cases
+# (the public ones, or hidden ones of a seed it learnt) to look its answers up
+CASE_BUILDERS = ("tutorial_lib.exercises.Exercise.cases", "tutorial_lib.exercises.draw")
+
+
 def run(blob: bytes, batches: list[list[tuple]], seconds: float,
         twins: tuple[str, ...]) -> list[list[Any]]:
-    """Every batch's results, the function loaded lazily and the twins blocked in the child."""
+    """Every batch's results, the function loaded lazily and the twins and the case builders
+    blocked in the child."""
     fn = loaded_in_child(blob)
-    block = blocking.prepare(twins)
+    block = blocking.prepare(tuple(twins) + CASE_BUILDERS)
     answers = []
     for arguments in batches:
         results = sandbox.run_each(lambda k: exercises.call_case(fn, arguments[k]),
