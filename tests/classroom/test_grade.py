@@ -159,3 +159,15 @@ def test_the_worker_keeps_its_memory_from_other_processes_of_the_user():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           cwd=grade.LIBRARY_ROOT, check=True)
     assert done.stdout.strip() == "0"
+
+
+def test_a_runner_that_answers_nothing_fails_the_cases(monkeypatch):
+    from tutorial_lib.classroom import worker
+    from tutorial_lib.exercises import runner
+
+    monkeypatch.setattr(runner, "command", lambda: [sys.executable, "-c", "print('[[]]')"])
+    exercise = exercises.REGISTRY["00.utf8_length"]
+    cases = exercises.cases_in_order(exercise)
+    results = worker.run_elsewhere(b"", [[case.args for case in cases]], 1.0, ())
+    feedback = exercises.judge(exercise, cases, results[0], 1.0)
+    assert feedback.verdict == "未通过" and "读不懂" in feedback.message
