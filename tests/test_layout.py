@@ -102,6 +102,8 @@ IMPORTS: dict[str, set[str]] = {
     'tokenization.trainer_stages': {'_checks', 'tokenization.corpus', 'tokenization.pretokenize',
                                     'tokenization.trainer'},
     'tokenization.unigram': {'_checks'},
+    'tokenization.wordpiece': {'_checks'},
+    'tokenization.wordpiece_train': {'_checks', 'tokenization.wordpiece'},
     'tokenization.vocab_size': {'_checks', 'tokenization.corpus', 'tokenization.measure',
                                 'tokenization.tokenizer', 'tokenization.trainer'},
     'tutorial_lib': set(),

@@ -1,0 +1,235 @@
+"""WordPiece as BERT encodes: split text into words, then each word by greedy longest match.
+
+BERT (Devlin et al. 2019, google-research/bert `tokenization.py`) encodes in two steps.
+`bert_pretokenize` is its BasicTokenizer: drop control characters, turn every whitespace into a
+space, put spaces around every CJK ideograph (`tokenize_chinese_chars`: BERT's Chinese vocabulary
+holds single Han characters, so a run of Han characters must not stay one "word"), optionally
+lowercase and strip accents, then make every punctuation mark a word of its own. `encode_word` is
+its WordpieceTokenizer: from the left, take the longest vocabulary piece that starts here (pieces
+after the first carry the continuation prefix `##`), and if some position has no piece at all the
+whole word becomes `[UNK]`; so does a word longer than `max_input_chars_per_word` (100, as BERT).
+
+Longest match needs only the vocabulary, not the merges that built it, which is why encoding a word
+this way can differ from replaying the training merges (`wordpiece_train.merge_encode`).
+
+`WordPiece` holds a vocabulary and encodes text to ids; `hf_tokenizer` builds the Hugging Face
+`tokenizers` pipeline with the same settings, whose ids the tests compare with ours. Hugging
+Face's `BertPreTokenizer` splits on whitespace and punctuation only: the control-character cleanup
+and the spaces around CJK ideographs are its `BertNormalizer` (`clean_text`,
+`handle_chinese_chars`).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from tutorial_lib._checks import check_bool, check_int, check_str, check_str_list
+
+UNK = "[UNK]"
+PREFIX = "##"
+MAX_INPUT_CHARS_PER_WORD = 100
+
+# BERT's _is_chinese_char: the CJK Unified Ideographs blocks and their extensions and the
+# compatibility ideographs. Hangul, kana and CJK punctuation are not in it.
+CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
+              (0x2B740, 0x2B81F), (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
+
+
+def is_chinese_char(char: str) -> bool:
+    """True for a CJK ideograph as BERT defines it (`CJK_RANGES`)."""
+    cp = ord(char)
+    return any(low <= cp <= high for low, high in CJK_RANGES)
+
+
+def is_punctuation(char: str) -> bool:
+    """BERT's rule: every non-alphanumeric ASCII symbol ($, +, ^ too) or a Unicode category P*."""
+    cp = ord(char)
+    if 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126:
+        return True
+    return unicodedata.category(char).startswith("P")
+
+
+def _clean(char: str) -> str:
+    """BERT's _clean_text for one character: controls and NUL/U+FFFD vanish, whitespace -> " "."""
+    if char in " \t\n\r" or unicodedata.category(char) == "Zs":
+        return " "
+    if ord(char) in (0, 0xFFFD) or unicodedata.category(char).startswith("C"):
+        return ""
+    return char
+
+
+def _table(chars: Iterable[str], tokenize_chinese_chars: bool, punctuation: bool) -> dict:
+    """A str.translate table for the characters present: one pass over the text instead of a
+    Python-level loop per character (the corpora have millions of characters but a few thousand
+    distinct ones)."""
+    table = {}
+    for char in chars:
+        out = _clean(char)
+        if out == char and (tokenize_chinese_chars and is_chinese_char(char)
+                            or punctuation and is_punctuation(char)):
+            out = f" {char} "
+        if out != char:
+            table[ord(char)] = out
+    return table
+
+
+def _strip_accents(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
+
+
+def bert_pretokenize(text: str, *, tokenize_chinese_chars: bool = True, lowercase: bool = False,
+                     strip_accents: bool = False) -> list[str]:
+    """The words of `text` as BERT's BasicTokenizer splits it (see the module docstring).
+
+    The defaults keep case and accents (a cased model); bert-base-uncased sets both to True.
+    Splitting on punctuation is the same as putting spaces around every punctuation mark and
+    splitting on whitespace, which is how it is done here.
+    """
+    check_str(text, "text")
+    for name, value in (("tokenize_chinese_chars", tokenize_chinese_chars),
+                        ("lowercase", lowercase), ("strip_accents", strip_accents)):
+        check_bool(value, name)
+    if not (lowercase or strip_accents):
+        return text.translate(_table(set(text), tokenize_chinese_chars, True)).split()
+    text = text.translate(_table(set(text), tokenize_chinese_chars, False))
+    if lowercase:
+        text = text.lower()
+    if strip_accents:
+        text = _strip_accents(text)
+    return text.translate(_table(set(text), False, True)).split()
+
+
+def encode_word(word: str, vocab: Mapping[str, Any] | set[str], *, unk_token: str = UNK,
+                prefix: str = PREFIX, max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD,
+                max_piece_chars: int | None = None) -> list[str]:
+    """The pieces of one word by greedy longest match from the left, or [unk_token].
+
+    At each position the longest vocabulary piece that starts there wins (written `prefix` + piece
+    after the first position); if none fits, the word cannot be covered and is [unk_token] whole,
+    as in BERT (not just the one uncovered character). `max_piece_chars` (the longest piece's
+    length without its prefix) only skips candidates that cannot be in the vocabulary.
+    """
+    if len(word) > max_input_chars_per_word:
+        return [unk_token]
+    longest = len(word) if max_piece_chars is None else max_piece_chars
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(min(len(word), start + longest), start, -1):
+            piece = word[start:end] if start == 0 else prefix + word[start:end]
+            if piece in vocab:
+                break
+        else:
+            return [unk_token]
+        pieces.append(piece)
+        start = end
+    return pieces
+
+
+class WordPiece:
+    """A WordPiece vocabulary (piece -> id) with BERT's pre-tokenizer and longest-match encoder."""
+
+    def __init__(self, vocab: Mapping[str, int] | list[str], *, unk_token: str = UNK,
+                 prefix: str = PREFIX, max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD,
+                 tokenize_chinese_chars: bool = True, lowercase: bool = False,
+                 strip_accents: bool = False) -> None:
+        self.vocab = _check_vocab(vocab)
+        self.unk_token = check_str(unk_token, "unk_token", non_empty=True)
+        if unk_token not in self.vocab:
+            raise ValueError(f"vocab must contain unk_token {unk_token!r} (the id of a word it "
+                             "cannot cover); add it, e.g. as id 0")
+        self.prefix = check_str(prefix, "prefix", non_empty=True)
+        self.max_input_chars_per_word = check_int(max_input_chars_per_word,
+                                                  "max_input_chars_per_word", low=1)
+        self.options = {"tokenize_chinese_chars": tokenize_chinese_chars, "lowercase": lowercase,
+                        "strip_accents": strip_accents}
+        bert_pretokenize("", **self.options)  # checks the options
+        self.id_to_piece = {i: p for p, i in self.vocab.items()}
+        self._longest = max(len(p.removeprefix(self.prefix)) for p in self.vocab)
+        self._cache: dict[str, list[str]] = {}
+
+    def words(self, text: str) -> list[str]:
+        """The pre-tokens (words) of `text`, as `bert_pretokenize` with this model's options."""
+        return bert_pretokenize(text, **self.options)
+
+    def tokenize_word(self, word: str) -> list[str]:
+        """The pieces of one word (cached: a corpus repeats its words)."""
+        pieces = self._cache.get(word)
+        if pieces is None:
+            pieces = encode_word(word, self.vocab, unk_token=self.unk_token, prefix=self.prefix,
+                                 max_input_chars_per_word=self.max_input_chars_per_word,
+                                 max_piece_chars=self._longest)
+            self._cache[word] = pieces
+        return pieces
+
+    def tokenize(self, text: str) -> list[str]:
+        """The pieces of `text`."""
+        return [p for word in self.words(text) for p in self.tokenize_word(word)]
+
+    def encode(self, text: str) -> list[int]:
+        """The ids of `text`."""
+        vocab = self.vocab
+        return [vocab[p] for word in self.words(text) for p in self.tokenize_word(word)]
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Pieces joined, words separated by one space, as BERT's decoder ("##" glued on).
+
+        Not the input text back: whitespace is one space, punctuation is spaced, and a [UNK]
+        word is lost (the chapter's "可逆" check).
+        """
+        pieces = [self.id_to_piece[check_int(i, "ids[]")] for i in ids]
+        return " ".join(pieces).replace(" " + self.prefix, "")
+
+
+def _check_vocab(vocab: Mapping[str, int] | list[str]) -> dict[str, int]:
+    """A piece -> id dict from a dict or a list of pieces (id = position), ids unique."""
+    if isinstance(vocab, Mapping):
+        check_str_list(list(vocab), "vocab")
+        ids = [check_int(i, f"vocab[{p!r}]", low=0) for p, i in vocab.items()]
+        if len(set(ids)) != len(ids):
+            raise ValueError("vocab must give each piece its own id; some ids repeat")
+        vocab = dict(vocab)
+    else:
+        pieces = check_str_list(vocab, "vocab")
+        if len(set(pieces)) != len(pieces):
+            raise ValueError("vocab must not list a piece twice")
+        vocab = {p: i for i, p in enumerate(pieces)}
+    if not vocab or "" in vocab:
+        raise ValueError("vocab must be non-empty pieces; got an empty vocab or an empty piece")
+    return vocab
+
+
+def hf_tokenizer(model: WordPiece) -> Any:
+    """Hugging Face's `tokenizers` pipeline with the same vocabulary and settings as `model`.
+
+    WordPiece model (vocab, unk_token, continuing_subword_prefix, max_input_chars_per_word) behind
+    BertNormalizer(clean_text=True, handle_chinese_chars, strip_accents, lowercase) and
+    BertPreTokenizer; no post-processor, so no [CLS]/[SEP] are added.
+    """
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    hf = Tokenizer(models.WordPiece(model.vocab, unk_token=model.unk_token,
+                                    continuing_subword_prefix=model.prefix,
+                                    max_input_chars_per_word=model.max_input_chars_per_word))
+    hf.normalizer = hf_normalizer(**model.options)
+    hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    return hf
+
+
+def hf_normalizer(*, tokenize_chinese_chars: bool = True, lowercase: bool = False,
+                  strip_accents: bool = False) -> Any:
+    """HF's BertNormalizer set as `bert_pretokenize` is (strip_accents explicit, not "as
+    lowercase")."""
+    from tokenizers import normalizers
+
+    return normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=tokenize_chinese_chars,
+                                      strip_accents=strip_accents, lowercase=lowercase)
+
+
+def hf_words(text: str, **options: bool) -> list[str]:
+    """The words HF's BertNormalizer + BertPreTokenizer make of `text` (to compare with ours)."""
+    from tokenizers import pre_tokenizers
+
+    normalized = hf_normalizer(**options).normalize_str(text)
+    return [w for w, _ in pre_tokenizers.BertPreTokenizer().pre_tokenize_str(normalized)]
