@@ -63,7 +63,7 @@ class Trained:
 def count_words(texts: Iterable[str], **options: bool) -> Counter:
     """How often each BERT pre-token occurs in `texts` (options as `bert_pretokenize`)."""
     counts: Counter = Counter()
-    for i, text in enumerate(texts):
+    for i, text in enumerate(check_iterable(texts, "texts", "a list of str")):
         counts.update(bert_pretokenize(check_str(text, f"texts[{i}]"), **options))
     return counts
 
@@ -180,19 +180,26 @@ def train_wordpiece(texts: Iterable[str], vocab_size: int, *,
     return Trained(vocab, merges, len(alphabet), dict(options))
 
 
-def merge_encode(word: str, merges: list[Merge], prefix: str = PREFIX) -> list[str]:
-    """The pieces of `word` when the merges are replayed in training order (BPE-style encoding).
-
-    Characters the training never saw stay single symbols here (this is for comparing with
-    longest match on words the vocabulary covers).
-    """
-    symbols = split_word(check_str(word, "word", non_empty=True), prefix)
+def merge_ranks(merges: list[Merge]) -> dict[Pair, int]:
+    """Each merged pair's rank; a pair can come back after its merge, and the first one counts."""
     rank: dict[Pair, int] = {}
     for r, m in enumerate(merges):
-        rank.setdefault(m.pair, r)  # a pair can come back after its merge; the first one counts
+        rank.setdefault(m.pair, r)
+    return rank
+
+
+def merge_encode(word: str, merges: list[Merge] | dict[Pair, int], prefix: str = PREFIX
+                 ) -> list[str]:
+    """The pieces of `word` when the merges are replayed in training order (BPE-style encoding).
+
+    `merges` is the training's list or its `merge_ranks` (faster for many words). Characters the
+    training never saw stay single symbols here (this is for comparing with longest match on
+    words the vocabulary covers).
+    """
+    symbols = split_word(check_str(word, "word", non_empty=True), prefix)
+    rank = merges if isinstance(merges, dict) else merge_ranks(merges)
     while len(symbols) > 1:
-        ranked = [(rank.get(p, len(rank)), p) for p in zip(symbols, symbols[1:])]
-        best, pair = min(ranked)
+        best, pair = min((rank.get(p, len(rank)), p) for p in zip(symbols, symbols[1:]))
         if best == len(rank):
             break
         symbols = _merge_symbols(symbols, *pair, join(*pair, prefix))
@@ -217,12 +224,13 @@ def merge_vs_longest_match(texts: Iterable[str], trained: Trained) -> list[Disag
     from a different split (`hugs` could be `hug ##s` by merges but `hu ##gs` by longest match).
     """
     model = trained.model()
+    rank = merge_ranks(trained.merges)
     out = []
     for word, count in count_words(texts, **trained.options).most_common():
         longest = model.tokenize_word(word)
         if longest == [model.unk_token]:
             continue
-        merged = merge_encode(word, trained.merges, model.prefix)
+        merged = merge_encode(word, rank, model.prefix)
         if merged != longest:
             out.append(Disagreement(word, count, longest, merged))
     return out
