@@ -238,5 +238,9 @@ def test_bad_input():
         wp.WordPiece(["[UNK]", "a", "a"])
     with pytest.raises(ValueError, match="ids repeat"):
         wp.WordPiece({"[UNK]": 0, "a": 0})
+    with pytest.raises(ValueError, match="surrogate"):
+        wp.bert_pretokenize("a\ud800b")
+    with pytest.raises(ValueError, match="ids"):
+        wp.WordPiece(["[UNK]"]).decode([5])
     with pytest.raises(TypeError, match="lowercase"):
         wp.bert_pretokenize("x", lowercase=1)

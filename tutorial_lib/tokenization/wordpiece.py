@@ -87,7 +87,7 @@ def bert_pretokenize(text: str, *, tokenize_chinese_chars: bool = True, lowercas
     Splitting on punctuation is the same as putting spaces around every punctuation mark and
     splitting on whitespace, which is how it is done here.
     """
-    check_str(text, "text")
+    check_str(text, "text", utf8=True)
     for name, value in (("tokenize_chinese_chars", tokenize_chinese_chars),
                         ("lowercase", lowercase), ("strip_accents", strip_accents)):
         check_bool(value, name)
@@ -178,7 +178,11 @@ class WordPiece:
         Not the input text back: whitespace is one space, punctuation is spaced, and a [UNK]
         word is lost (the chapter's "可逆" check).
         """
-        pieces = [self.id_to_piece[check_int(i, "ids[]")] for i in ids]
+        pieces = []
+        for i in ids:
+            if check_int(i, "ids[]") not in self.id_to_piece:
+                raise ValueError(f"ids[] must be ids of this vocabulary, got {i}")
+            pieces.append(self.id_to_piece[i])
         return " ".join(pieces).replace(" " + self.prefix, "")
 
 

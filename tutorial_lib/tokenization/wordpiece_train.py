@@ -242,6 +242,8 @@ class HFComparison:
 
     `same_words` is the share of word occurrences both cut into the same pieces (each by longest
     match over its own vocabulary); `differ` lists the most frequent words they cut differently.
+    HF's trainer breaks ties between equally frequent pairs in thread order, so `shared` can move
+    by a few pieces from one run to the next; ours is deterministic.
     """
 
     vocab_size: int
