@@ -95,6 +95,7 @@ IMPORTS: dict[str, set[str]] = {
     'tokenization.formats': {'_checks', '_files', 'tokenization.fast_encode', 'tokenization.pretokenize'},
     'tokenization.measure': {'_checks', 'tokenization.characters'},
     'tokenization.pretokenize': {'_checks'},
+    'tokenization.sp_settings': {'_checks', 'data'},
     'tokenization.token_healing': {'_checks'},
     'tokenization.tokenizer': {'_checks', 'tokenization.corpus', 'tokenization.fast_encode',
                                'tokenization.formats', 'tokenization.pretokenize', 'tokenization.trainer'},

@@ -1,0 +1,370 @@
+"""SentencePiece's training settings measured on Chinese: one setting changed at a time.
+
+SentencePiece has dozens of trainer options; a handful decide what happens to Chinese text:
+`model_type`, `character_coverage`, `byte_fallback`, `split_digits`, `split_by_number`,
+`split_by_unicode_script`, `add_dummy_prefix` and `normalization_rule_name`. Advice about them is
+easy to repeat and hard to check, so this module trains small models that differ in one option and
+measures them on held-out text.
+
+`train(texts, options)` writes the texts to a file in a fresh temporary directory, trains there
+and reads the model back into memory; the directory is removed when training ends, also when it
+fails (a with-block), so nothing is left behind. `measure` counts on held-out lines what a learner
+can compare across model types: bytes per token, tokens per 1,000 characters and the share of
+characters the model cannot represent (they become one `<unk>`, or UTF-8 byte pieces with
+`byte_fallback`). A Unigram model's log-likelihood is not comparable with a BPE model's: BPE's
+"scores" are negated merge ranks, not log-probabilities, so tokens per character is the common
+ruler. `compare_settings` runs a table of variants, `vocab_overlap` compares two vocabularies and
+`apply` shows what one model does to chosen strings (normalized form, pieces, decode).
+
+Reproducible training: `num_threads=1` (Unigram's EM splits the corpus between threads and the
+sums then differ in the last bits, so 1 and 2 threads give different pieces), a fixed
+`spm.set_random_generator_seed` (it drives the sentence sampling when `input_sentence_size` is
+smaller than the corpus) and `input_sentence_size=0` (use every line). `same_model` checks two
+trainings piece for piece and score for score.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import unicodedata
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tutorial_lib._checks import (
+    check_int,
+    check_mapping_keys,
+    check_str,
+    check_str_list,
+    check_type,
+    check_utf8,
+)
+
+# SentencePiece's own defaults for the options this chapter varies, written out so a table can show
+# them, plus what makes training reproducible (num_threads=1, every sentence, a fixed seed).
+BASE_OPTIONS: dict[str, Any] = {
+    "model_type": "unigram",
+    "vocab_size": 6000,
+    "character_coverage": 0.9995,
+    "byte_fallback": False,
+    "normalization_rule_name": "nmt_nfkc",
+    "split_digits": False,
+    "split_by_number": True,
+    "split_by_unicode_script": True,
+    "add_dummy_prefix": True,
+    "remove_extra_whitespaces": True,
+    "num_threads": 1,
+    "input_sentence_size": 0,
+    "max_sentence_length": 1 << 16,
+    "seed": 0,
+}
+
+# Options this module sets itself: where the input and the model live, and the log level.
+RESERVED = ("input", "model_prefix", "sentence_iterator", "model_writer", "input_format",
+            "minloglevel")
+
+
+@dataclass(frozen=True)
+class Model:
+    """A trained model: its name, the options it was trained with and the processor."""
+
+    name: str
+    options: dict[str, Any]
+    processor: Any = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """What one model does to one held-out text.
+
+    `unknown_chars` counts character occurrences the model cannot represent by a piece: without
+    byte_fallback they become `<unk>` (and the text cannot be decoded back), with it they become
+    UTF-8 byte pieces. `distinct_unknown` counts the distinct such characters, out of
+    `distinct_chars`. `lone_prefix_tokens` counts tokens that are just the "▁" add_dummy_prefix puts
+    before a line when no piece starts with it (a Chinese line usually pays one).
+    """
+
+    model: str
+    test: str
+    chars: int
+    utf8_bytes: int
+    tokens: int
+    bytes_per_token: float
+    tokens_per_1000_chars: float
+    unknown_chars: int
+    unknown_share: float
+    unk_tokens: int
+    byte_tokens: int
+    distinct_chars: int
+    distinct_unknown: int
+    lone_prefix_tokens: int
+
+
+@dataclass(frozen=True)
+class SettingResult:
+    """One variant of `compare_settings`: the options it changed and one measurement per test."""
+
+    name: str
+    changed: dict[str, Any]
+    vocab_size: int
+    alphabet: int
+    measurements: tuple[Measurement, ...]
+    model: Model = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Segmentation:
+    """What a model does to one string: the normalized form, its pieces and the decoded text."""
+
+    text: str
+    normalized: str
+    pieces: tuple[str, ...]
+    ids: tuple[int, ...]
+    decoded: str
+
+    @property
+    def round_trip(self) -> bool:
+        """decode(encode(text)) == text: false after a normalization or an <unk>."""
+        return self.decoded == self.text
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """The learned pieces two models share (control and byte pieces left out)."""
+
+    a: str
+    b: str
+    size_a: int
+    size_b: int
+    shared: int
+    jaccard: float
+    only_a: tuple[str, ...]
+    only_b: tuple[str, ...]
+
+
+def check_options(options: object, name: str = "options") -> dict[str, Any]:
+    """The options as a dict of str -> bool/int/float/str, refusing the ones this module sets."""
+    options = check_mapping_keys(options, name, str, "a dict of option name -> value")
+    for key, value in options.items():
+        if key in RESERVED:
+            raise ValueError(f"{name}[{key!r}] is set by sp_settings itself; leave it out")
+        check_type(value, f"{name}[{key!r}]", (bool, int, float, str), "a bool, int, float or str")
+    if "seed" in options:
+        check_int(options["seed"], f"{name}['seed']", low=0, high=2**32 - 1)
+    return options
+
+
+def _clean_lines(texts: object, name: str) -> list[str]:
+    lines = [line for line in check_str_list(texts, name, non_empty=True) if line.strip()]
+    if not lines:
+        raise ValueError(f"{name} must hold at least one non-blank line")
+    for i, line in enumerate(lines):
+        check_utf8(line, f"{name}[{i}]")
+        if "\n" in line or "\r" in line:
+            raise ValueError(f"{name}[{i}] must be one line (no newline inside), got {line[:40]!r}")
+    return lines
+
+
+def train(texts: Sequence[str], options: Mapping[str, Any] | None = None, *,
+          name: str = "model") -> Model:
+    """Train SentencePiece on `texts` (one sentence each) with BASE_OPTIONS updated by `options`.
+
+    Training runs in a temporary directory that is removed afterwards, on success and on error.
+    SentencePiece's refusals (an unknown option, a vocab_size the text cannot fill, a coverage
+    below 0.98) come back as ValueError with its message.
+    """
+    import sentencepiece as spm
+
+    lines = _clean_lines(texts, "texts")
+    merged = {**BASE_OPTIONS, **check_options({} if options is None else options)}
+    seed = merged.pop("seed")
+    with tempfile.TemporaryDirectory(prefix="sp_settings_") as tmp:
+        corpus = os.path.join(tmp, "train.txt")
+        with open(corpus, "w", encoding="utf-8", newline="\n") as f:
+            f.write("\n".join(lines) + "\n")
+        spm.set_random_generator_seed(seed)
+        try:
+            spm.SentencePieceTrainer.train(input=corpus, model_prefix=os.path.join(tmp, "m"),
+                                           minloglevel=2, **merged)
+        except (RuntimeError, ValueError) as e:
+            raise ValueError(f"SentencePiece refused options {merged}: {e}") from None
+        with open(os.path.join(tmp, "m.model"), "rb") as f:
+            proto = f.read()
+    return Model(check_str(name, "name"), {**merged, "seed": seed},
+                 spm.SentencePieceProcessor(model_proto=proto))
+
+
+def pieces(model: Model) -> list[tuple[str, float]]:
+    """Every (piece, score) of the model in id order: what `same_model` compares."""
+    sp = check_type(model, "model", Model, "a Model").processor
+    return [(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())]
+
+
+def same_model(a: Model, b: Model) -> bool:
+    """True if the two models have the same pieces with the same scores, in the same order."""
+    return pieces(a) == pieces(b)
+
+
+def learned_pieces(model: Model) -> set[str]:
+    """The pieces training chose: not <unk>/<s>/</s>, not the 256 byte pieces."""
+    sp = check_type(model, "model", Model, "a Model").processor
+    return {sp.id_to_piece(i) for i in range(sp.get_piece_size())
+            if not (sp.is_control(i) or sp.is_unknown(i) or sp.is_byte(i))}
+
+
+def alphabet_size(model: Model) -> int:
+    """How many single characters are pieces ("▁" included): the characters the model covers."""
+    return sum(len(p) == 1 for p in learned_pieces(model))
+
+
+def uncovered_chars(model: Model, chars: set[str] | str) -> set[str]:
+    """The characters among `chars` the model can only write as <unk> or byte pieces.
+
+    Asked one character at a time, because SentencePiece merges a run of unknown characters into
+    one <unk> token, so counting <unk> tokens undercounts the characters lost.
+    """
+    sp = check_type(model, "model", Model, "a Model").processor
+    lost = set()
+    for c in set(chars):
+        if c.isspace():
+            continue
+        if any(sp.is_unknown(i) or sp.is_byte(i) for i in sp.encode(c)):
+            lost.add(c)
+    return lost
+
+
+def measure(model: Model, texts: Sequence[str], *, test: str = "held-out") -> Measurement:
+    """Bytes/token, tokens per 1,000 characters and the characters lost, on held-out `texts`."""
+    check_type(model, "model", Model, "a Model")
+    lines = _clean_lines(texts, "texts")
+    sp = model.processor
+    ids = [i for line in lines for i in sp.encode(line)]
+    counts = Counter(c for line in lines for c in line)
+    lost = uncovered_chars(model, set(counts))
+    chars = sum(counts.values())
+    n_bytes = sum(len(line.encode("utf-8")) for line in lines)
+    unknown = sum(counts[c] for c in lost)
+    prefix = sp.piece_to_id("▁")
+    return Measurement(
+        model=model.name, test=check_str(test, "test"), chars=chars, utf8_bytes=n_bytes,
+        tokens=len(ids), bytes_per_token=round(n_bytes / len(ids), 4),
+        tokens_per_1000_chars=round(1000 * len(ids) / chars, 2), unknown_chars=unknown,
+        unknown_share=round(unknown / chars, 6), unk_tokens=sum(map(sp.is_unknown, ids)),
+        byte_tokens=sum(map(sp.is_byte, ids)), distinct_chars=len(counts),
+        distinct_unknown=len(lost),
+        lone_prefix_tokens=0 if sp.is_unknown(prefix) else ids.count(prefix),
+    )
+
+
+def _tests(test_texts: object) -> dict[str, list[str]]:
+    if isinstance(test_texts, Mapping):
+        tests = check_mapping_keys(test_texts, "test_texts", str, "a dict of name -> lines")
+        if not tests:
+            raise ValueError("test_texts must name at least one held-out text")
+        return {k: _clean_lines(v, f"test_texts[{k!r}]") for k, v in tests.items()}
+    return {"held-out": _clean_lines(test_texts, "test_texts")}
+
+
+def compare_settings(train_texts: Sequence[str], test_texts: Sequence[str] | Mapping[str, Any],
+                     base_options: Mapping[str, Any] | None = None,
+                     variants: Mapping[str, Mapping[str, Any]] | None = None,
+                     ) -> list[SettingResult]:
+    """Train one model per variant (base_options updated by the variant) and measure each on every
+    held-out text. `test_texts` is a list of lines or a dict name -> lines; `variants` maps a name
+    to the options it changes ({"base": {}} if omitted).
+    """
+    base = check_options({} if base_options is None else base_options, "base_options")
+    variants = check_mapping_keys({"base": {}} if variants is None else variants, "variants", str,
+                                  "a dict of variant name -> options")
+    if not variants:
+        raise ValueError("variants must hold at least one variant")
+    changes = {k: check_options(v, f"variants[{k!r}]") for k, v in variants.items()}
+    lines = _clean_lines(train_texts, "train_texts")
+    tests = _tests(test_texts)
+    results = []
+    for name, change in changes.items():
+        model = train(lines, {**base, **change}, name=name)
+        rows = tuple(measure(model, t, test=k) for k, t in tests.items())
+        results.append(SettingResult(name, dict(change), model.processor.get_piece_size(),
+                                     alphabet_size(model), rows, model))
+    return results
+
+
+def result_rows(results: Sequence[SettingResult]) -> list[dict[str, Any]]:
+    """One flat dict per (variant, test), ready for a DataFrame or display.table."""
+    rows = []
+    for r in check_type(results, "results", (list, tuple), "a list of SettingResult"):
+        check_type(r, "results[i]", SettingResult, "a SettingResult")
+        for m in r.measurements:
+            rows.append({"setting": r.name, "changed": r.changed, "vocab": r.vocab_size,
+                         "alphabet": r.alphabet, "test": m.test,
+                         "tokens/1000 chars": m.tokens_per_1000_chars,
+                         "bytes/token": m.bytes_per_token, "unknown chars": m.unknown_chars,
+                         "unknown share": m.unknown_share,
+                         "distinct unknown": f"{m.distinct_unknown}/{m.distinct_chars}",
+                         "<unk> tokens": m.unk_tokens, "byte tokens": m.byte_tokens,
+                         "lone ▁": m.lone_prefix_tokens})
+    return rows
+
+
+def vocab_overlap(a: Model, b: Model, *, examples: int = 10) -> Overlap:
+    """How many learned pieces two models share, and a few each lacks (shortest first)."""
+    pa, pb = learned_pieces(a), learned_pieces(b)
+    check_int(examples, "examples", low=0)
+    shared = len(pa & pb)
+
+    def sample(s: set[str]) -> tuple[str, ...]:
+        return tuple(sorted(s, key=lambda p: (len(p), p))[:examples])
+
+    return Overlap(a.name, b.name, len(pa), len(pb), shared,
+                   round(shared / len(pa | pb), 4) if pa | pb else 1.0,
+                   sample(pa - pb), sample(pb - pa))
+
+
+def apply(model: Model, strings: Sequence[str]) -> list[Segmentation]:
+    """What `model` does to each string: normalized form, pieces, ids and decode(encode(s))."""
+    sp = check_type(model, "model", Model, "a Model").processor
+    out = []
+    for i, s in enumerate(check_str_list(strings, "strings")):
+        check_utf8(s, f"strings[{i}]")
+        ids = sp.encode(s)
+        out.append(Segmentation(s, sp.normalize(s), tuple(sp.id_to_piece(ids)), tuple(ids),
+                                sp.decode(ids)))
+    return out
+
+
+def nfkc_changes(model: Model, chars: str) -> list[tuple[str, str, str]]:
+    """(char, what the model's normalizer makes of it, its Unicode name) for each char it changes.
+
+    Under nmt_nfkc the full-width ，！？（） and ＡＢ１２ become ASCII (。 and “” stay) and
+    U+3000 becomes a space (alone, remove_extra_whitespaces drops it); identity changes nothing.
+    """
+    sp = check_type(model, "model", Model, "a Model").processor
+    rows = []
+    for c in dict.fromkeys(check_str(chars, "chars")):
+        n = sp.normalize(c)
+        if model.options.get("add_dummy_prefix", True) and n.startswith("▁"):
+            n = n[1:]  # the prefix is add_dummy_prefix's, not the normalizer's
+        if n != c:
+            rows.append((c, n, unicodedata.name(c, "?")))
+    return rows
+
+
+def chinese_corpora(every: int = 5) -> tuple[list[str], dict[str, list[str]]]:
+    """Lu Xun plus Tatoeba to train on, and two held-out Chinese texts: every `every`-th Tatoeba
+    sentence (never trained on) and FLORES-200 zho_Hans (news and wiki prose, another domain).
+
+    Lu Xun alone has almost no Arabic digits or Latin letters, so digit settings would have
+    nothing to act on; Tatoeba's everyday sentences bring them (and modern words).
+    """
+    from tutorial_lib import data
+
+    every = check_int(every, "every", low=2)
+    luxun = [line for line in data.load_text("luxun").splitlines() if line.strip()]
+    tatoeba = [line for line in data.load_text("tatoeba_cmn").splitlines() if line.strip()]
+    train_lines = luxun + [s for i, s in enumerate(tatoeba) if i % every != every - 1]
+    held_out = [s for i, s in enumerate(tatoeba) if i % every == every - 1]
+    flores = [line for line in data.load_parallel("zho_Hans") if line.strip()]
+    return train_lines, {"tatoeba": held_out, "flores_zho": flores}
