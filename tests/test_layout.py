@@ -102,6 +102,8 @@ IMPORTS: dict[str, set[str]] = {
     'tokenization.trainer_stages': {'_checks', 'tokenization.corpus', 'tokenization.pretokenize',
                                     'tokenization.trainer'},
     'tokenization.unigram': {'_checks'},
+    'tokenization.unigram_lattice': {'tokenization.unigram'},
+    'tokenization.unigram_train': {'_checks', 'tokenization.unigram', 'tokenization.unigram_lattice'},
     'tokenization.vocab_size': {'_checks', 'tokenization.corpus', 'tokenization.measure',
                                 'tokenization.tokenizer', 'tokenization.trainer'},
     'tutorial_lib': set(),
