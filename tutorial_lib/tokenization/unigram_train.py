@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tutorial_lib._checks import check_choice, check_int, check_number, check_str
-from tutorial_lib.tokenization import unigram, unigram_lattice
+from tutorial_lib.tokenization import byte_fallback, unigram, unigram_lattice
 from tutorial_lib.tokenization.unigram import SP_UNDERLINE
 
 BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")
@@ -79,8 +79,14 @@ class UnigramResult:
     counts: str = "expected"
 
     def encode(self, text: str) -> list[str]:
-        """The Viterbi pieces of `text`, pre-tokenized as in training."""
-        return [p for word in words_of(text) for p in unigram.viterbi(word, self.log_probs)[0]]
+        """The Viterbi pieces of `text`, pre-tokenized as in training; a character the vocabulary
+        lacks becomes byte pieces (byte_fallback)."""
+        return [p for word in words_of(text) for p in byte_fallback.encode(word, self.log_probs)]
+
+    def decode(self, pieces: list[str]) -> str:
+        """The text of `pieces` ("▁" back to spaces, the leading one of a line dropped); one line,
+        since line breaks are not pieces."""
+        return byte_fallback.decode(pieces).replace(SP_UNDERLINE, " ").removeprefix(" ")
 
 
 def words_of(text: str) -> list[str]:
