@@ -71,10 +71,11 @@ def test_em_never_decreases_the_likelihood_on_a_toy(counts):
     assert len(result.log_probs) == 30
 
 
+@pytest.mark.parametrize("counts", ["expected", "viterbi"])
 @pytest.mark.parametrize("name, size", [("luxun", 1500), ("tinystories", 400)])
-def test_em_never_decreases_the_likelihood_on_real_text(name, size):
+def test_em_never_decreases_the_likelihood_on_real_text(name, size, counts):
     text = "\n".join(data.load_text(name).splitlines()[:300])
-    result = unigram_train.train_unigram(text, size, em_steps=3)
+    result = unigram_train.train_unigram(text, size, em_steps=3, counts=counts)
     assert_em_never_decreases(result)
     assert len(result.log_probs) == size
     assert set(text) - {" ", "\n"} <= set(result.log_probs)  # every character kept
@@ -141,3 +142,14 @@ def test_a_piece_list_without_single_characters_is_refused():
         unigram_train.em_step({"▁人工": 1}, {"▁": -1.0, "人工": -1.0})
     with pytest.raises(ValueError, match="words"):
         unigram_train.em_step({}, TOY)
+
+
+def test_corpus_log_likelihood_sums_every_segmentation():
+    text = "人工智能 人工智能 人工智能\n人工 人工\n智能 能人"
+    likelihood, chars, unknown = unigram_train.corpus_log_likelihood(text, TOY)
+    assert likelihood == pytest.approx(brute_log_likelihood(WORDS, TOY), rel=1e-6)
+    assert (chars, unknown) == (sum(len(w) * n for w, n in WORDS.items()), 0)
+    with_unknown, _, missing = unigram_train.corpus_log_likelihood("人工你", TOY)
+    floor = min(TOY.values()) - 10
+    assert missing == 1 and with_unknown == pytest.approx(
+        brute_log_likelihood({"▁人工你": 1}, {**TOY, "你": floor}), rel=1e-6)

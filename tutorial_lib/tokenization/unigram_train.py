@@ -323,3 +323,27 @@ def em_step(words: dict[str, int], log_probs: dict[str, float], counts: str = "e
                                minlength=len(model.pieces))
     likelihood = model.em_step(counts)
     return model.log_probs_dict(), dict(zip(model.pieces, map(float, expected))), likelihood
+
+
+def corpus_log_likelihood(text: str, log_probs: dict[str, float]) -> tuple[float, int, int]:
+    """(log-likelihood of `text`, characters of its pre-tokens, how many the vocabulary lacks).
+
+    The marginal likelihood: each pre-token's probability is the sum over all its segmentations (as
+    EM maximises), not the Viterbi path's alone. A character the vocabulary lacks is scored as
+    byte fallback places it in the lattice (the lowest log-probability minus 10), so two models
+    can be compared on held-out text; the third number says how often that happened.
+    """
+    text = check_str(text, "text")
+    table = unigram._check_log_probs(log_probs)
+    words = count_words(text)
+    if not words:
+        raise ValueError(f"text must contain at least one word, got {text[:40]!r}")
+    unknown = sorted({c for w in words for c in w} - set(table))
+    floor = min(table.values()) - byte_fallback.UNK_PENALTY
+    table.update(dict.fromkeys(unknown, floor))
+    lattice = unigram_lattice.build(list(words), list(words.values()), list(table))
+    passes = unigram_lattice.Passes(lattice, np.ones(len(lattice.piece), dtype=bool))
+    _, likelihood = passes.expected_counts(np.array(list(table.values())))
+    missing = set(unknown)
+    return (likelihood, sum(len(w) * n for w, n in words.items()),
+            sum(n for w, n in words.items() for c in w if c in missing))
