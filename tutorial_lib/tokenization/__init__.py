@@ -5,6 +5,9 @@
 - `characters`: the characters of a text: UTF-8 bytes, Han, inventory and coverage (chapter 03);
 - `pretokenize`: the split patterns of GPT-2, GPT-4 and nanochat, and special tokens;
 - `unigram`: how a Unigram model (SentencePiece's default) segments: Viterbi over log-probabilities;
+  `unigram_sample` samples and lists the n best segmentations (subword regularization),
+  `unigram_train` trains one (seed, EM, pruning) on `unigram_lattice` (a corpus's lattices as
+  arrays), and `byte_fallback` spells characters the vocabulary lacks as <0xE4> pieces (chapter 11);
 - `measure`: the one home for measuring a tokenizer on text: compression, utilization, the table;
 - `compare`: real tokenizers (ours, tiktoken, SentencePiece, a word `Vocab`) side by side;
 - `vocab_size`: smaller vocabularies as prefixes of the merges, embedding parameters (chapter 04);

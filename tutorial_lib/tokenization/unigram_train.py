@@ -24,8 +24,10 @@ two different right contexts), the M-step is plain maximum likelihood (SentenceP
 "Bayesian" update and drops pieces with expected count < 0.5 inside EM, so its objective is not
 monotone), it prunes to 1.1 x vocab_size and then keeps the top pieces by score, while we prune
 straight to the target; and no normalization (SentencePiece's default nmt_nfkc turns "，" into ",";
-compare with normalization_rule_name="identity"). Ties: by piece string (seed, pruning). Nothing is
-random.
+compare with normalization_rule_name="identity"). Pre-tokens: SentencePiece skips lines over
+max_sentence_length (4192 bytes) and its script rule comes from ICU (`script` here approximates it
+with Unicode categories and names; digits count as "Common"). Ties: by piece string (seed,
+pruning), the earliest start (Viterbi). Nothing is random.
 """
 
 from __future__ import annotations
