@@ -13,8 +13,10 @@ ratio is our time / its one-thread time, best of REPEATS runs each.
 Columns: overlap = pieces both vocabularies have / (vocab_size - 3); same lines = held-out lines segmented identically;
 cut F1 = agreement of the cut positions inside lines; bytes/token = UTF-8 bytes of the held-out lines / tokens;
 LL/char = log-likelihood of the held-out pre-tokens (all segmentations summed, "▁" counted as a character) per
-character under each model's pieces and scores. SentencePiece's scores come from its digamma update and need
-not sum to 1 (the sum is printed), so its LL/char is read with that in mind.
+character under each model's pieces and scores (a character neither vocabulary has scores the same for
+both: the lower of the two models' lowest scores minus 10). SentencePiece's scores come from its digamma update and need
+not sum to 1 (the sum is printed), so its LL/char is read with that in mind. The LL/char on the training
+lines is printed too: ours maximises it (plain EM); SentencePiece's digamma update shrinks rare pieces.
 """
 
 import math
@@ -74,7 +76,7 @@ def cuts(pieces):
     return out
 
 
-def compare(ours, processor, held_out, vocab):
+def compare(ours, processor, held_out, vocab, train):
     sp_table = sp_log_probs(processor)
     same, tp, n_ours, n_sp, tokens_ours, tokens_sp = 0, 0, 0, 0, 0, 0
     for line in held_out:
@@ -87,12 +89,14 @@ def compare(ours, processor, held_out, vocab):
     text_bytes = sum(len(line.encode()) for line in held_out)
     f1 = 2 * tp / (n_ours + n_sp) if n_ours + n_sp else 1.0
     text = "\n".join(held_out)
-    ll_ours, chars, unk_ours = unigram_train.corpus_log_likelihood(text, ours.log_probs)
-    ll_sp, _, unk_sp = unigram_train.corpus_log_likelihood(text, sp_table)
+    unknown = min(min(ours.log_probs.values()), min(sp_table.values())) - 10
+    ll_ours, chars, unk_ours = unigram_train.corpus_log_likelihood(text, ours.log_probs, unknown)
+    ll_sp, _, unk_sp = unigram_train.corpus_log_likelihood(text, sp_table, unknown)
+    fit = [unigram_train.corpus_log_likelihood("\n".join(train), table) for table in (ours.log_probs, sp_table)]
     return dict(overlap=len(set(ours.log_probs) & set(sp_table)) / (vocab - 3), same=same / len(held_out),
                 f1=f1, bpt=(text_bytes / tokens_ours, text_bytes / tokens_sp),
                 ll=(ll_ours / chars, ll_sp / chars), unk=(unk_ours, unk_sp),
-                sp_mass=math.fsum(math.exp(v) for v in sp_table.values()))
+                fit=tuple(ll / chars for ll, chars, _ in fit), sp_mass=math.fsum(math.exp(v) for v in sp_table.values()))
 
 
 def main():
@@ -106,7 +110,7 @@ def main():
             t_sp1, processor = best_time(lambda: sp_train(train, vocab, 1, folder))
             t_sp, _ = best_time(lambda: sp_train(train, vocab, 0, folder))
             rows.append((name, vocab, len(text), t_ours, t_viterbi, t_sp1, t_sp, ours,
-                         compare(ours, processor, held_out, vocab)))
+                         compare(ours, processor, held_out, vocab, train)))
     print(f"Unigram training (ours: vocab - 3 pieces), best of {REPEATS}; held-out = last 10% of lines")
     print(f"{'corpus':<12}{'vocab':>7}{'chars':>11}{'ours s':>8}{'ours-Vit s':>11}{'SP 1thr s':>10}{'SP dflt s':>10}{'ratio':>7}"
           f"{'overlap':>9}{'same lines':>11}{'cut F1':>8}{'B/tok ours':>11}{'B/tok SP':>9}"
@@ -119,7 +123,8 @@ def main():
         rounds = len(ours.prune_rounds)
         print(f"  {name}: seed {ours.seed_size:,} pieces, {rounds} pruning rounds, {len(ours.em_steps)} EM steps; "
               f"held-out characters missing from the vocabulary: ours {c['unk'][0]}, SP {c['unk'][1]}; "
-              f"SP's scores sum to {c['sp_mass']:.3f} (ours 1.000)")
+              f"SP's scores sum to {c['sp_mass']:.3f} (ours 1.000); LL/char on the training lines: "
+              f"ours {c['fit'][0]:.3f}, SP {c['fit'][1]:.3f}")
     name, vocab = SPEED
     text = load_text(name)
     for counts in ("expected", "viterbi"):

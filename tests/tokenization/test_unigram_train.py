@@ -80,6 +80,8 @@ def test_em_never_decreases_the_likelihood_on_real_text(name, size, counts):
     assert len(result.log_probs) == size
     assert set(text) - {" ", "\n"} <= set(result.log_probs)  # every character kept
     assert math.fsum(math.exp(v) for v in result.log_probs.values()) == pytest.approx(1.0)
+    # no character left near EM's floor of 1e-30
+    assert min(v for p, v in result.log_probs.items() if len(p) == 1) > -30
 
 
 def test_the_history_records_every_round():

@@ -197,6 +197,7 @@ class _Model:
         self.alive = np.ones(len(self.pieces), dtype=bool)
         values = np.array(list(scores.values()), dtype=np.float64)
         self.log_probs = np.log(values / values.sum())
+        self.total = 1.0  # the expected number of pieces of the last E-step
         self.lattice = unigram_lattice.build(list(words), list(words.values()), self.pieces)
         self.passes = unigram_lattice.Passes(self.lattice, self.alive[self.lattice.piece])
 
@@ -214,7 +215,8 @@ class _Model:
                                    minlength=len(self.pieces))
             log_likelihood = float(np.dot(lat.counts, best))
         expected = np.where(self.alive, expected, 0.0)
-        probs = expected / expected.sum()
+        self.total = float(expected.sum())
+        probs = expected / self.total
         self.log_probs = np.where(self.alive, np.log(np.maximum(probs, TINY)), -np.inf)
         return log_likelihood
 
@@ -303,8 +305,31 @@ def train_unigram(text: str, vocab_size: int, *, seed_size: int = 100_000,
         result.prune_rounds.append(_prune(model, alternatives, vocab_size, shrinking_factor,
                                           round_))
         round_ += 1
+    _lift_starved(model)
     result.log_probs = model.log_probs_dict()
     return result
+
+
+def _lift_starved(model: _Model) -> None:
+    """Give the characters EM starved (expected count < 0.5: used almost only inside longer
+    pieces) a score just below the lowest of the other pieces, as SentencePiece's FinalizePieces
+    does for required characters (each 0.0001 lower than the previous, in piece order), and
+    renormalise.
+
+    Without this a character that a longer piece always covers scores near log(1e-30) = -69, and
+    one occurrence of it on its own (held-out text) costs as much as ten ordinary pieces. Starved
+    longer pieces are left as they are: raising them would let them beat real segmentations.
+    """
+    counts = np.exp(model.log_probs) * model.total
+    starved = np.flatnonzero(model.alive & model.single & (counts < 0.5))
+    fed = model.alive & ~(model.single & (counts < 0.5))
+    if not len(starved) or not fed.any():
+        return
+    lowest = model.log_probs[fed].min()
+    starved = np.array(sorted(starved, key=lambda i: model.pieces[i]))
+    model.log_probs[starved] = lowest - 1e-4 * np.arange(1, len(starved) + 1)
+    alive = model.log_probs[model.alive]
+    model.log_probs[model.alive] = alive - np.logaddexp.reduce(alive)
 
 
 def em_step(words: dict[str, int], log_probs: dict[str, float], counts: str = "expected"
@@ -327,22 +352,26 @@ def em_step(words: dict[str, int], log_probs: dict[str, float], counts: str = "e
     return model.log_probs_dict(), dict(zip(model.pieces, map(float, expected))), likelihood
 
 
-def corpus_log_likelihood(text: str, log_probs: dict[str, float]) -> tuple[float, int, int]:
+def corpus_log_likelihood(text: str, log_probs: dict[str, float],
+                          unknown_log_prob: float | None = None) -> tuple[float, int, int]:
     """(log-likelihood of `text`, characters of its pre-tokens, how many the vocabulary lacks).
 
     The marginal likelihood: each pre-token's probability is the sum over all its segmentations (as
     EM maximises), not the Viterbi path's alone. A character the vocabulary lacks is scored as
-    byte fallback places it in the lattice (the lowest log-probability minus 10), so two models
-    can be compared on held-out text; the third number says how often that happened.
+    byte fallback places it in the lattice (the lowest log-probability minus 10) unless
+    `unknown_log_prob` is given (the same value for two models makes their held-out numbers
+    comparable); the third number says how often that happened.
     """
     text = check_str(text, "text")
+    if unknown_log_prob is not None:
+        unknown_log_prob = check_number(unknown_log_prob, "unknown_log_prob", high=0)
     table = unigram._check_log_probs(log_probs)
     words = count_words(text)
     if not words:
         raise ValueError(f"text must contain at least one word, got {text[:40]!r}")
     unknown = sorted({c for w in words for c in w} - set(table))
     floor = min(table.values()) - byte_fallback.UNK_PENALTY
-    table.update(dict.fromkeys(unknown, floor))
+    table.update(dict.fromkeys(unknown, floor if unknown_log_prob is None else unknown_log_prob))
     lattice = unigram_lattice.build(list(words), list(words.values()), list(table))
     passes = unigram_lattice.Passes(lattice, np.ones(len(lattice.piece), dtype=bool))
     _, likelihood = passes.expected_counts(np.array(list(table.values())))
