@@ -5,6 +5,9 @@
 - `characters`: the characters of a text: UTF-8 bytes, Han, inventory and coverage (chapter 03);
 - `pretokenize`: the split patterns of GPT-2, GPT-4 and nanochat, and special tokens;
 - `unigram`: how a Unigram model (SentencePiece's default) segments: Viterbi over log-probabilities;
+  `unigram_sample` samples and lists the n best segmentations (subword regularization),
+  `unigram_train` trains one (seed, EM, pruning) on `unigram_lattice` (a corpus's lattices as
+  arrays), and `byte_fallback` spells characters the vocabulary lacks as <0xE4> pieces (chapter 11);
 - `measure`: the one home for measuring a tokenizer on text: compression, utilization, the table;
 - `compare`: real tokenizers (ours, tiktoken, SentencePiece, a word `Vocab`) side by side;
 - `vocab_size`: smaller vocabularies as prefixes of the merges, embedding parameters (chapter 04);
@@ -16,5 +19,7 @@
 - `trainer`: byte-level BPE training, a naive reference and a fast trainer with identical merges;
 - `trainer_stages`: the trainers in between, one speed-up at a time (chapter 06);
 - `wordpiece`: BERT's pre-tokenizer and greedy longest-match encoder, beside Hugging Face's, and
-  `wordpiece_train`: WordPiece training by the score freq(ab) / (freq(a) freq(b)) (chapter 11).
+  `wordpiece_train`: WordPiece training by the score freq(ab) / (freq(a) freq(b)) (chapter 11);
+- `sp_settings`: SentencePiece trained with one setting changed at a time, measured on held-out
+  Chinese (chapter 11).
 """

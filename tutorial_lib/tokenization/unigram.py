@@ -17,6 +17,7 @@ every path of a short text (to check the pass by hand), `count_paths` says how m
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -88,12 +89,23 @@ def _check_inputs(text: object, log_probs: object) -> tuple[str, dict[str, float
     return check_str(text, "text", non_empty=True), _check_log_probs(log_probs)
 
 
+def spans(text: str, pieces: Container[str], longest: int) -> Iterator[tuple[int, int]]:
+    """(start, end) of every piece of `pieces` (none longer than `longest`) that occurs in `text`,
+    sorted by (start, end): the edges of the lattice without their scores.
+
+    The one definition of the lattice: `lattice`, Viterbi, sampling and the trainer's vectorised
+    lattice (unigram_lattice) all enumerate their edges with it.
+    """
+    for start in range(len(text)):
+        for end in range(start + 1, min(len(text), start + longest) + 1):
+            if text[start:end] in pieces:
+                yield start, end
+
+
 def _edges(text: str, log_probs: dict[str, float]) -> list[Edge]:
     longest = max(map(len, log_probs))
     return [Edge(start, end, text[start:end], log_probs[text[start:end]])
-            for start in range(len(text))
-            for end in range(start + 1, min(len(text), start + longest) + 1)
-            if text[start:end] in log_probs]
+            for start, end in spans(text, log_probs, longest)]
 
 
 def lattice(text: str, log_probs: dict[str, float]) -> list[Edge]:
