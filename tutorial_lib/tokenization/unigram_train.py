@@ -204,21 +204,24 @@ class _Model:
     def refresh(self) -> None:
         self.passes = unigram_lattice.Passes(self.lattice, self.alive[self.lattice.piece])
 
-    def em_step(self, counts: str) -> float:
-        """One E-step and M-step; returns the log-likelihood the E-step measured."""
+    def e_step(self, counts: str) -> tuple[np.ndarray, float]:
+        """(expected count of each piece, log-likelihood): forward-backward or Viterbi counts."""
         if counts == "expected":
-            expected, log_likelihood = self.passes.expected_counts(self.log_probs)
-        else:
-            path, best = self.passes.viterbi(self.log_probs)
-            lat = self.lattice
-            expected = np.bincount(lat.piece[path], weights=lat.counts[lat.word[path]],
-                                   minlength=len(self.pieces))
-            log_likelihood = float(np.dot(lat.counts, best))
+            return self.passes.expected_counts(self.log_probs)
+        path, best = self.passes.viterbi(self.log_probs)
+        lat = self.lattice
+        expected = np.bincount(lat.piece[path], weights=lat.counts[lat.word[path]],
+                               minlength=len(self.pieces))
+        return expected, float(np.dot(lat.counts, best))
+
+    def em_step(self, counts: str) -> tuple[np.ndarray, float]:
+        """One E-step and M-step; returns the E-step's counts and the log-likelihood it measured."""
+        expected, log_likelihood = self.e_step(counts)
         expected = np.where(self.alive, expected, 0.0)
         self.total = float(expected.sum())
         probs = expected / self.total
         self.log_probs = np.where(self.alive, np.log(np.maximum(probs, TINY)), -np.inf)
-        return log_likelihood
+        return expected, log_likelihood
 
     def log_probs_dict(self) -> dict[str, float]:
         keep = sorted(np.flatnonzero(self.alive),
@@ -296,7 +299,7 @@ def train_unigram(text: str, vocab_size: int, *, seed_size: int = 100_000,
     round_ = 0
     while True:
         for step in range(em_steps):
-            likelihood = model.em_step(counts)
+            _, likelihood = model.em_step(counts)
             result.em_steps.append(EMStep(round_, step, int(model.alive.sum()), likelihood))
         if model.alive.sum() <= vocab_size:
             break
@@ -341,14 +344,7 @@ def em_step(words: dict[str, int], log_probs: dict[str, float], counts: str = "e
     check_choice(counts, "counts", ("expected", "viterbi"))
     model = _Model(words, {p: float(np.exp(v)) for p, v in table.items()})
     model.log_probs = np.array(list(table.values()), dtype=np.float64)
-    if counts == "expected":
-        expected, _ = model.passes.expected_counts(model.log_probs)
-    else:
-        path, _ = model.passes.viterbi(model.log_probs)
-        lat = model.lattice
-        expected = np.bincount(lat.piece[path], weights=lat.counts[lat.word[path]],
-                               minlength=len(model.pieces))
-    likelihood = model.em_step(counts)
+    expected, likelihood = model.em_step(counts)
     return model.log_probs_dict(), dict(zip(model.pieces, map(float, expected))), likelihood
 
 
