@@ -104,7 +104,7 @@ IMPORTS: dict[str, set[str]] = {
                                     'tokenization.trainer'},
     'tokenization.unigram': {'_checks'},
     'tokenization.wordpiece': {'_checks'},
-    'tokenization.wordpiece_train': {'_checks', 'tokenization.wordpiece'},
+    'tokenization.wordpiece_train': {'_checks', 'tokenization.trainer', 'tokenization.wordpiece'},
     'tokenization.byte_fallback': {'_checks', 'tokenization.unigram'},
     'tokenization.unigram_lattice': {'tokenization.unigram'},
     'tokenization.unigram_sample': {'_checks', 'tokenization.unigram'},

@@ -159,7 +159,7 @@ def naive_train(texts, vocab_size):
         pair = min(pairs, key=lambda p: (-pairs[p] / (symbols[p[0]] * symbols[p[1]]), -pairs[p], p))
         merges.append(pair)
         piece = wt.join(*pair)
-        words = {w: wt._merge_symbols(split, *pair, piece) for w, split in words.items()}
+        words = {w: wt.merge_unchecked(split, pair, piece) for w, split in words.items()}
         if piece not in vocab:
             vocab.append(piece)
     return vocab, merges

@@ -31,6 +31,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tutorial_lib._checks import check_int, check_iterable, check_str, check_str_list
+# the left-to-right pair replacement BPE uses: it only compares symbols, so pieces work too
+from tutorial_lib.tokenization.trainer import merge_unchecked
 from tutorial_lib.tokenization.wordpiece import PREFIX, UNK, WordPiece, bert_pretokenize
 
 Pair = tuple[str, str]
@@ -123,24 +125,11 @@ class _State:
             if pair not in zip(self.words[i], self.words[i][1:]):
                 continue  # an earlier merge took this occurrence
             changed |= self._add(i, -1)
-            self.words[i] = _merge_symbols(self.words[i], a, b, piece)
+            self.words[i] = merge_unchecked(self.words[i], (a, b), piece)
             changed |= self._add(i, +1)
         for symbol in (a, b, piece):
             changed |= self.touching[symbol]
         return {p for p in changed if p in self.pairs}
-
-
-def _merge_symbols(word: list[str], a: str, b: str, piece: str) -> list[str]:
-    """`word` with every non-overlapping (a, b), from the left, replaced by `piece`."""
-    out, i = [], 0
-    while i < len(word):
-        if i + 1 < len(word) and word[i] == a and word[i + 1] == b:
-            out.append(piece)
-            i += 2
-        else:
-            out.append(word[i])
-            i += 1
-    return out
 
 
 def train_wordpiece(texts: Iterable[str], vocab_size: int, *,
@@ -202,7 +191,7 @@ def merge_encode(word: str, merges: list[Merge] | dict[Pair, int], prefix: str =
         best, pair = min((rank.get(p, len(rank)), p) for p in zip(symbols, symbols[1:]))
         if best == len(rank):
             break
-        symbols = _merge_symbols(symbols, *pair, join(*pair, prefix))
+        symbols = merge_unchecked(symbols, pair, join(*pair, prefix))
     return symbols
 
 
