@@ -4,6 +4,8 @@ PREFIX, UNK = "##", "[UNK]"
 
 
 def _counts(word_counts: dict[str, int]) -> tuple[dict, dict]:
+    """freq of each symbol and of each pair (the wrong answers' helper; the reference cells
+    stand alone, as the classroom release copies them)."""
     freq: dict[str, int] = {}
     pairs: dict[tuple[str, str], int] = {}
     for word, n in word_counts.items():
@@ -16,7 +18,14 @@ def _counts(word_counts: dict[str, int]) -> tuple[dict, dict]:
 
 
 def wordpiece_score(word_counts: dict[str, int]) -> tuple[str, str]:
-    freq, pairs = _counts(word_counts)
+    freq: dict[str, int] = {}
+    pairs: dict[tuple[str, str], int] = {}
+    for word, n in word_counts.items():
+        symbols = [word[0]] + ["##" + c for c in word[1:]]
+        for s in symbols:
+            freq[s] = freq.get(s, 0) + n
+        for pair in zip(symbols, symbols[1:]):
+            pairs[pair] = pairs.get(pair, 0) + n
 
     def key(p: tuple[str, str]) -> tuple:
         return (-pairs[p] / (freq[p[0]] * freq[p[1]]), -pairs[p], p)
@@ -27,15 +36,15 @@ def wordpiece_score(word_counts: dict[str, int]) -> tuple[str, str]:
 def encode_word(word: str, vocab: dict[str, int], max_input_chars_per_word: int = 100
                 ) -> list[str]:
     if len(word) > max_input_chars_per_word:
-        return [UNK]
+        return ["[UNK]"]
     pieces, start = [], 0
     while start < len(word):
         for end in range(len(word), start, -1):
-            piece = word[start:end] if start == 0 else PREFIX + word[start:end]
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
             if piece in vocab:
                 break
         else:
-            return [UNK]
+            return ["[UNK]"]
         pieces.append(piece)
         start = end
     return pieces
