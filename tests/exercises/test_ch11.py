@@ -79,19 +79,6 @@ def test_score_cases_are_the_library_and_include_a_table_where_frequency_disagre
     assert max(len(case.args[0]) for case in cases("11.wordpiece_score")) >= 100
 
 
-def test_pair_scores_follow_the_formula_on_the_toy_table():
-    table = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
-    scores = wordpiece_train.pair_scores(table)
-    assert scores[("##g", "##s")] == 5 / (20 * 5)
-    assert scores[("##u", "##g")] == 20 / (36 * 20)
-    assert wordpiece_train.best_pair(table) == ("##g", "##s")
-    assert wordpiece_train.best_pair({"a": 3, "b": 1}) is None
-    with pytest.raises(ValueError, match="word_counts"):
-        wordpiece_train.pair_scores({"ab": 0})
-    with pytest.raises(TypeError, match="word_counts"):
-        wordpiece_train.pair_scores([("ab", 1)])
-
-
 # --- 11.encode_word -------------------------------------------------------------------------------
 
 def _forgets_prefix(word, vocab, max_input_chars_per_word=100):
