@@ -59,6 +59,8 @@ IMPORTS: dict[str, set[str]] = {
     'exercises.ch09': {'data', 'exercises', 'packing.attention', 'packing.batch', 'packing.masks',
                        'packing.strategies'},
     'exercises.ch10': {'data', 'exercises', 'packing.gpt_samples', 'packing.megatron'},
+    'exercises.ch11': {'data', 'exercises', 'tokenization.wordpiece',
+                       'tokenization.wordpiece_train'},
     'exercises.feedback': {'palette'},
     'exercises.runner': {'exercises', 'exercises.blocking', 'exercises.sandbox'},
     'exercises.sandbox': {'_memory'},

@@ -181,6 +181,20 @@ CHAPTERS = [
         ("packing.megatron", "packing.mmap_demo", "packing.gpt_samples", "pipeline"),
         ("sample_explorer", "sequence_explorer"),
     ),
+    Chapter(
+        "11",
+        "11_unigram_wordpiece",
+        "Unigram 与 WordPiece",
+        "Unigram and WordPiece",
+        PARTS[3],
+        "WordPiece 的打分规则 freq(ab)/(freq(a)freq(b)) 与按频率合并在同一份计数上的分歧，"
+        "最长匹配编码与重放合并的不同，`[UNK]` 率与 BERT 为什么在每个汉字两边加空格，"
+        "与 Hugging Face 的 id 逐一相同、与它的 WordPieceTrainer 的词表重合度；SentencePiece "
+        "在中文上的设置逐项实测（unigram 与 bpe、character_coverage、byte_fallback、数字拆分、"
+        "nmt_nfkc、add_dummy_prefix、按文字切分）；亲手写 WordPiece 的打分和最长匹配编码",
+        ("tokenization.wordpiece", "tokenization.wordpiece_train", "tokenization.sp_settings"),
+        (),
+    ),
 ]
 
 

@@ -64,6 +64,8 @@ PUBLIC_DIGESTS = {
     "10.sample_index": "129362947d926f2d",
     "10.samples_with_document": "8d9e85a7fb17df75",
     "10.sequence_offset": "9cb09281728f985d",
+    "11.encode_word": "be6e3bf619291091",
+    "11.wordpiece_score": "c56d41ca0c733156",
 }
 
 

@@ -21,7 +21,16 @@ from tutorial_lib.exercises.ch05 import reference_tokenizer
 from tutorial_lib.exercises.ch07 import _pad_expected
 from tutorial_lib.exercises.ch09 import TOLERANCE
 from tutorial_lib.packing import attention, batch, gpt_samples, masks, megatron, strategies
-from tutorial_lib.tokenization import bpe_toy, characters, d2l, measure, trainer, vocab_size
+from tutorial_lib.tokenization import (
+    bpe_toy,
+    characters,
+    d2l,
+    measure,
+    trainer,
+    vocab_size,
+    wordpiece,
+    wordpiece_train,
+)
 from tutorial_lib.tokenization.pretokenize import GPT4_PATTERN
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
@@ -131,6 +140,9 @@ CHEATS = {
     "10.idx_bytes": lambda documents, dtype: _written(documents, dtype)[0],
     "10.sample_index": lambda sizes, order, seq_len: [
         tuple(row) for row in _index(sizes, order, seq_len).tolist()],
+    "11.wordpiece_score": wordpiece_train.best_pair,
+    "11.encode_word": lambda word, vocab, n: wordpiece.encode_word(
+        word, vocab, max_input_chars_per_word=n),
 }
 
 

@@ -244,3 +244,17 @@ def test_bad_input():
         wp.WordPiece(["[UNK]"]).decode([5])
     with pytest.raises(TypeError, match="lowercase"):
         wp.bert_pretokenize("x", lowercase=1)
+
+
+def test_pair_scores_follow_the_formula_on_the_toy_table():
+    table = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+    scores = wt.pair_scores(table)
+    assert scores[("##g", "##s")] == 5 / (20 * 5)
+    assert scores[("##u", "##g")] == 20 / (36 * 20)
+    assert wt.best_pair(table) == ("##g", "##s")
+    assert wt.best_pair({"a": 3, "b": 1}) is None
+    with pytest.raises(ValueError, match="word_counts"):
+        wt.pair_scores({"ab": 0})
+    with pytest.raises(TypeError, match="word_counts"):
+        wt.pair_scores([("ab", 1)])
+    assert wt.pair_counts(table)[("##u", "##g")] == 20

@@ -27,10 +27,16 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from tutorial_lib._checks import check_int, check_iterable, check_str, check_str_list
+from tutorial_lib._checks import (
+    check_int,
+    check_iterable,
+    check_mapping_keys,
+    check_str,
+    check_str_list,
+)
 # the left-to-right pair replacement BPE uses: it only compares symbols, so pieces work too
 from tutorial_lib.tokenization.trainer import merge_unchecked
 from tutorial_lib.tokenization.wordpiece import PREFIX, UNK, WordPiece, bert_pretokenize
@@ -130,6 +136,37 @@ class _State:
         for symbol in (a, b, piece):
             changed |= self.touching[symbol]
         return {p for p in changed if p in self.pairs}
+
+
+def _word_counts(word_counts: object) -> Counter:
+    counts = check_mapping_keys(word_counts, "word_counts", str, "a dict of word -> count")
+    for word, n in counts.items():
+        check_str(word, "word_counts key", non_empty=True)
+        check_int(n, f"word_counts[{word!r}]", low=1)
+    return Counter(counts)
+
+
+def pair_scores(word_counts: Mapping[str, int], prefix: str = PREFIX) -> dict[Pair, float]:
+    """The score freq(ab) / (freq(a) * freq(b)) of every adjacent pair, before the first merge.
+
+    `word_counts` maps a word to how often it occurs; each word starts as `split_word` makes it.
+    The same numbers `train_wordpiece` ranks its first merge by (one definition: `_State`).
+    """
+    state = _State(_word_counts(word_counts), prefix)
+    return {pair: -state.key(pair)[0] for pair in sorted(state.pairs)}
+
+
+def pair_counts(word_counts: Mapping[str, int], prefix: str = PREFIX) -> dict[Pair, int]:
+    """freq(ab) of every adjacent pair before the first merge: the number BPE would rank by."""
+    state = _State(_word_counts(word_counts), prefix)
+    return {pair: state.pairs[pair] for pair in sorted(state.pairs)}
+
+
+def best_pair(word_counts: Mapping[str, int], prefix: str = PREFIX) -> Pair | None:
+    """The pair WordPiece merges first: highest score, then higher count, then the smaller pair;
+    None when every word is a single character."""
+    state = _State(_word_counts(word_counts), prefix)
+    return min(state.pairs, key=state.key) if state.pairs else None
 
 
 def train_wordpiece(texts: Iterable[str], vocab_size: int, *,
