@@ -3,31 +3,17 @@
 
     .venv/bin/python benchmarks/bench_unigram.py
 
-Both train on the first 90% of the lines of Lu Xun and of TinyStories; the last 10% are held out. SentencePiece:
-model_type=unigram, vocab_size (per corpus, CORPORA), character_coverage=1.0, normalization_rule_name="identity" (its default
-nmt_nfkc would rewrite full-width punctuation, which our trainer does not do), everything else default; its
-vocabulary then has vocab_size - 3 normal pieces (<unk>, <s>, </s> take three ids), so ours is trained to vocab_size - 3
-pieces. SentencePiece is timed with one thread and with its default (16 threads, on this machine's cores); the
-ratio is our time / its one-thread time, best of REPEATS runs each.
-
-Columns: overlap = pieces both vocabularies have / (vocab_size - 3); same lines = held-out lines segmented identically;
-cut F1 = agreement of the cut positions inside lines; bytes/token = UTF-8 bytes of the held-out lines / tokens;
-LL/char = log-likelihood of the held-out pre-tokens (all segmentations summed, "▁" counted as a character) per
-character under each model's pieces and scores (a character neither vocabulary has scores the same for
-both: the lower of the two models' lowest scores minus 10). SentencePiece's scores come from its digamma update and need
-not sum to 1 (the sum is printed), so its LL/char is read with that in mind. The LL/char on the training
-lines is printed too: ours maximises it (plain EM); SentencePiece's digamma update shrinks rare pieces.
+The comparison is `unigram_compare.compare` (its docstring says how both are trained and what each column
+measures), run REPEATS times per corpus; the times are the best of those runs, SentencePiece with one thread
+(and, for the last column, with its default thread count). The ratio is our time / its one-thread time.
+The LL/char on the training lines is printed too: ours maximises it (plain EM); SentencePiece's digamma update
+shrinks rare pieces.
 """
 
-import math
-import tempfile
 import time
-from pathlib import Path
-
-import sentencepiece as spm
 
 from tutorial_lib.data import load_text
-from tutorial_lib.tokenization import unigram_train
+from tutorial_lib.tokenization import sp_settings, unigram_compare, unigram_train
 
 REPEATS = 2
 # SentencePiece cannot reach 8000 pieces on 90% of TinyStories ("Vocabulary size too high (8000). Please set
@@ -35,12 +21,6 @@ REPEATS = 2
 # compared at 4000; our trainer's time at 8000 on the whole of Lu Xun (the issue's target) is printed after.
 CORPORA = {"luxun": 4000, "tinystories": 4000}
 SPEED = ("luxun", 8000)
-
-
-def split(name):
-    lines = [line for line in load_text(name).splitlines() if line.strip()]
-    cut = int(len(lines) * 0.9)
-    return lines[:cut], lines[cut:]
 
 
 def best_time(train):
@@ -52,79 +32,34 @@ def best_time(train):
     return min(times), result
 
 
-def sp_train(lines, vocab, threads, folder):
-    prefix = str(Path(folder) / f"sp{threads}")
-    kwargs = dict(sentence_iterator=iter(lines), model_prefix=prefix, model_type="unigram",
-                  vocab_size=vocab, character_coverage=1.0, normalization_rule_name="identity",
-                  minloglevel=2)
-    if threads:
-        kwargs["num_threads"] = threads
-    spm.SentencePieceTrainer.train(**kwargs)
-    return spm.SentencePieceProcessor(model_file=prefix + ".model")
-
-
-def sp_log_probs(processor):
-    return {processor.id_to_piece(i): processor.get_score(i) for i in range(processor.get_piece_size())
-            if not (processor.is_control(i) or processor.is_unknown(i) or processor.is_byte(i))}
-
-
-def cuts(pieces):
-    out, position = set(), 0
-    for piece in pieces[:-1]:
-        position += len(piece)
-        out.add(position)
-    return out
-
-
-def compare(ours, processor, held_out, vocab, train):
-    sp_table = sp_log_probs(processor)
-    same, tp, n_ours, n_sp, tokens_ours, tokens_sp = 0, 0, 0, 0, 0, 0
-    for line in held_out:
-        a = ours.encode(line)
-        b = processor.encode(line, out_type=str)
-        same += a == b
-        ca, cb = cuts(a), cuts(b)
-        tp, n_ours, n_sp = tp + len(ca & cb), n_ours + len(ca), n_sp + len(cb)
-        tokens_ours, tokens_sp = tokens_ours + len(a), tokens_sp + len(b)
-    text_bytes = sum(len(line.encode()) for line in held_out)
-    f1 = 2 * tp / (n_ours + n_sp) if n_ours + n_sp else 1.0
-    text = "\n".join(held_out)
-    unknown = min(min(ours.log_probs.values()), min(sp_table.values())) - 10
-    ll_ours, chars, unk_ours = unigram_train.corpus_log_likelihood(text, ours.log_probs, unknown)
-    ll_sp, _, unk_sp = unigram_train.corpus_log_likelihood(text, sp_table, unknown)
-    fit = [unigram_train.corpus_log_likelihood("\n".join(train), table) for table in (ours.log_probs, sp_table)]
-    return dict(overlap=len(set(ours.log_probs) & set(sp_table)) / (vocab - 3), same=same / len(held_out),
-                f1=f1, bpt=(text_bytes / tokens_ours, text_bytes / tokens_sp),
-                ll=(ll_ours / chars, ll_sp / chars), unk=(unk_ours, unk_sp),
-                fit=tuple(ll / chars for ll, chars, _ in fit), sp_mass=math.fsum(math.exp(v) for v in sp_table.values()))
-
-
 def main():
     rows = []
-    with tempfile.TemporaryDirectory() as folder:
-        for name, vocab in CORPORA.items():
-            train, held_out = split(name)
-            text = "\n".join(train)
-            t_ours, ours = best_time(lambda: unigram_train.train_unigram(text, vocab - 3))
-            t_viterbi, _ = best_time(lambda: unigram_train.train_unigram(text, vocab - 3, counts="viterbi"))
-            t_sp1, processor = best_time(lambda: sp_train(train, vocab, 1, folder))
-            t_sp, _ = best_time(lambda: sp_train(train, vocab, 0, folder))
-            rows.append((name, vocab, len(text), t_ours, t_viterbi, t_sp1, t_sp, ours,
-                         compare(ours, processor, held_out, vocab, train)))
+    for name, vocab in CORPORA.items():
+        runs = [unigram_compare.compare(name, vocab) for _ in range(REPEATS)]
+        c = runs[-1]
+        t_ours, t_sp1 = (min(r.seconds[i] for r in runs) for i in (0, 1))
+        train, _ = unigram_compare.split_lines(name)
+        text = "\n".join(train)
+        t_vit, _ = best_time(lambda: unigram_train.train_unigram(
+            text, vocab - unigram_compare.EXTRA_IDS, counts="viterbi"))
+        options = {**unigram_compare.SENTENCEPIECE_OPTIONS, "vocab_size": vocab, "num_threads": 16}
+        t_sp, _ = best_time(lambda: sp_settings.train(train, options))
+        fit = [unigram_train.corpus_log_likelihood(text, table)
+               for table in (c.ours.log_probs, unigram_compare.sentencepiece_table(c.sentencepiece))]
+        rows.append((name, vocab, len(text), t_ours, t_vit, t_sp1, t_sp, c, [ll / n for ll, n, _ in fit]))
     print(f"Unigram training (ours: vocab - 3 pieces), best of {REPEATS}; held-out = last 10% of lines")
-    print(f"{'corpus':<12}{'vocab':>7}{'chars':>11}{'ours s':>8}{'ours-Vit s':>11}{'SP 1thr s':>10}{'SP dflt s':>10}{'ratio':>7}"
-          f"{'overlap':>9}{'same lines':>11}{'cut F1':>8}{'B/tok ours':>11}{'B/tok SP':>9}"
+    print(f"{'corpus':<12}{'vocab':>7}{'chars':>11}{'ours s':>8}{'ours-Vit s':>11}{'SP 1thr s':>10}{'SP 16thr s':>11}"
+          f"{'ratio':>7}{'overlap':>9}{'same lines':>11}{'cut F1':>8}{'B/tok ours':>11}{'B/tok SP':>9}"
           f"{'LL/ch ours':>11}{'LL/ch SP':>9}")
-    for name, vocab, chars, t_ours, t_vit, t_sp1, t_sp, ours, c in rows:
-        print(f"{name:<12}{vocab:>7}{chars:>11,}{t_ours:>8.2f}{t_vit:>11.2f}{t_sp1:>10.2f}{t_sp:>10.2f}{t_ours / t_sp1:>7.2f}"
-              f"{c['overlap']:>9.1%}{c['same']:>11.1%}{c['f1']:>8.3f}{c['bpt'][0]:>11.3f}{c['bpt'][1]:>9.3f}"
-              f"{c['ll'][0]:>11.3f}{c['ll'][1]:>9.3f}")
-    for name, *_, ours, c in rows:
-        rounds = len(ours.prune_rounds)
-        print(f"  {name}: seed {ours.seed_size:,} pieces, {rounds} pruning rounds, {len(ours.em_steps)} EM steps; "
-              f"held-out characters missing from the vocabulary: ours {c['unk'][0]}, SP {c['unk'][1]}; "
-              f"SP's scores sum to {c['sp_mass']:.3f} (ours 1.000); LL/char on the training lines: "
-              f"ours {c['fit'][0]:.3f}, SP {c['fit'][1]:.3f}")
+    for name, vocab, chars, t_ours, t_vit, t_sp1, t_sp, c, _ in rows:
+        print(f"{name:<12}{vocab:>7}{chars:>11,}{t_ours:>8.2f}{t_vit:>11.2f}{t_sp1:>10.2f}{t_sp:>11.2f}"
+              f"{t_ours / t_sp1:>7.2f}{c.overlap:>9.1%}{c.same_lines:>11.1%}{c.cut_f1:>8.3f}"
+              f"{c.bytes_per_token[0]:>11.3f}{c.bytes_per_token[1]:>9.3f}"
+              f"{c.log_likelihood_per_char[0]:>11.3f}{c.log_likelihood_per_char[1]:>9.3f}")
+    for name, *_, c, fit in rows:
+        print(f"  {name}: seed {c.ours.seed_size:,} pieces, {len(c.ours.prune_rounds)} pruning rounds, "
+              f"{len(c.ours.em_steps)} EM steps; SP's scores sum to {c.sp_mass:.3f} (ours 1.000); "
+              f"LL/char on the training lines: ours {fit[0]:.3f}, SP {fit[1]:.3f}")
     name, vocab = SPEED
     text = load_text(name)
     for counts in ("expected", "viterbi"):

@@ -112,6 +112,8 @@ IMPORTS: dict[str, set[str]] = {
     'tokenization.unigram_sample': {'_checks', 'tokenization.unigram'},
     'tokenization.unigram_train': {'_checks', 'tokenization.byte_fallback', 'tokenization.unigram',
                                    'tokenization.unigram_lattice'},
+    'tokenization.unigram_compare': {'_checks', 'data', 'tokenization.sp_settings',
+                                     'tokenization.unigram', 'tokenization.unigram_train'},
     'tokenization.vocab_size': {'_checks', 'tokenization.corpus', 'tokenization.measure',
                                 'tokenization.tokenizer', 'tokenization.trainer'},
     'tutorial_lib': set(),
@@ -121,7 +123,7 @@ IMPORTS: dict[str, set[str]] = {
     'widgets.tokenization': {'_checks', 'display', 'tokenization.bpe_toy', 'tokenization.characters',
                              'tokenization.compare', 'tokenization.d2l', 'tokenization.measure',
                              'tokenization.tokenizer', 'tokenization.trainer_stages',
-                             'tokenization.vocab_size', 'widgets'},
+                             'tokenization.unigram_train', 'tokenization.vocab_size', 'widgets'},
 }
 
 PRESENTATION = ("display", "palette", "plotting", "widgets", "exercises", "course", "classroom")

@@ -213,3 +213,42 @@ def test_numpy_inputs_are_accepted():
     fig = zipf_plot({"词": np.array([5, 3, 1])}, title="t")
     assert list(fig.axes[0].get_lines()[0].get_ydata()) == [5, 3, 1]
     plt.close(fig)
+
+
+def test_lattice_plot_draws_one_arc_per_edge_and_labels_the_path():
+    from matplotlib.patches import Arc
+
+    from tutorial_lib.plotting.tokenization import lattice_plot
+
+    fig = lattice_plot("时候", [(0, 1), (0, 2), (1, 2)], [(0, 2)], title="网格")
+    (ax,) = fig.axes
+    arcs = [p for p in ax.patches if isinstance(p, Arc)]
+    assert len(arcs) == 3
+    assert [a.get_linewidth() for a in arcs].count(2.4) == 1  # the one path edge is thick
+    assert "时候" in [t.get_text() for t in ax.texts]  # the path's piece is labelled
+    plt.close(fig)
+
+
+def test_lattice_plot_refuses_edges_outside_the_text():
+    from tutorial_lib.plotting.tokenization import lattice_plot
+
+    with pytest.raises(ValueError, match="end"):
+        lattice_plot("ab", [(0, 3)], [], title="t")
+    with pytest.raises(ValueError, match="text"):
+        lattice_plot("", [], [], title="t")
+
+
+def test_em_curves_plot_each_run_and_mark_the_rounds():
+    from tutorial_lib.plotting.tokenization import em_curves
+
+    steps = [(0, 100, -3.0), (0, 100, -2.5), (1, 75, -2.7), (1, 75, -2.6)]
+    fig = em_curves({"a": steps, "b": steps[:3]}, title="t", ylabel="y")
+    top, bottom = fig.axes
+    lines = [ln for ln in top.get_lines() if len(ln.get_xdata()) > 2]
+    assert [list(ln.get_ydata()) for ln in lines] == [[-3.0, -2.5, -2.7, -2.6], [-3.0, -2.5, -2.7]]
+    guides = [ln for ln in top.get_lines() if len(ln.get_xdata()) == 2]
+    assert len(guides) == 1 and guides[0].get_xdata()[0] == 2.5  # round 1 starts at step 3
+    assert bottom.get_yscale() == "log"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="runs"):
+        em_curves({}, title="t", ylabel="y")

@@ -191,3 +191,18 @@ def test_text_boxes_are_as_wide_as_the_cell_so_the_sentence_is_not_cut_off():
     box = segmentation_explorer(vocab, [upper]).children[1]
     assert box.layout.width == "95%"  # a Text's default 300 px hides the end of a sentence
     assert utf8_explorer().children[0].layout.width == "95%"
+
+
+def test_pruning_explorer_shows_each_round_with_its_costly_and_free_pieces():
+    from tutorial_lib.tokenization.unigram_train import PruneRound
+    from tutorial_lib.widgets.tokenization import pruning_explorer
+
+    rounds = [PruneRound(0, 10, 7, (("ab", 0.0), ("abc", 0.0), ("bc", 0.25))),
+              PruneRound(1, 7, 5, (("ca", 0.5), ("cab", 1.5)))]
+    slider, view = pruning_explorer(rounds).children
+    assert "10 → 7" in view.value and "其中 2 个损失为 0" in view.value
+    assert "0.2500" in view.value and "ab、abc" in view.value
+    slider.value = 2
+    assert "第 2 轮剪枝" in view.value and "1.5000" in view.value and "例如 无" in view.value
+    with pytest.raises(ValueError, match="at least one pruning round"):
+        pruning_explorer([])

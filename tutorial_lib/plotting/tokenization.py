@@ -1,17 +1,19 @@
-"""The figures of the tokenization half (chapters 01-06): merges, Zipf, coverage, vocabulary size,
-timing."""
+"""The figures of the tokenization chapters (01-06 and 11): merges, Zipf, coverage, vocabulary size,
+timing, the Unigram lattice and training curves."""
 
 from __future__ import annotations
 
 from typing import Sequence
 
 import matplotlib.pyplot as plt
+from matplotlib.patches import Arc
 from matplotlib.ticker import NullFormatter
 
 from tutorial_lib import palette
 from tutorial_lib._checks import (check_bool, check_choice, check_int, check_int_list,
                                   check_non_empty_dict, check_number, check_number_list,
-                                  check_same_length, check_sequence, check_str_list, check_type)
+                                  check_same_length, check_sequence, check_str, check_str_list,
+                                  check_type)
 
 FIRST, SECOND = palette.DOCUMENTS[:2]  # a plot's first and second series
 
@@ -258,4 +260,72 @@ def loglog_panels(panels: dict[str, dict[str, tuple[Sequence[float], Sequence[fl
                fontsize=8, frameon=False)
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.08, 1, 1))
+    return fig
+
+
+def lattice_plot(text: str, edges: Sequence[tuple[int, int]], path: Sequence[tuple[int, int]], *,
+                 title: str):
+    """A segmentation lattice: the characters of `text` on a line, one arc per piece that fits
+    (start, end), longer pieces higher; the arcs of `path` (e.g. the Viterbi path) drawn thick and
+    labelled. Single characters hang below the line so the multi-character pieces stay readable."""
+    text = check_str(text, "text", non_empty=True)
+    spans = [check_sequence(e, "each edge", "a pair (start, end)") for e in edges]
+    chosen = {tuple(check_sequence(e, "each path edge", "a pair (start, end)")) for e in path}
+    for start, end in [*spans, *chosen]:
+        check_int(start, "an edge's start", low=0, high=len(text) - 1)
+        check_int(end, "an edge's end", low=start + 1, high=len(text))
+    fig, ax = plt.subplots(figsize=(max(6.5, 0.55 * len(text)), 3.6))
+    for start, end in sorted(spans, key=lambda e: (tuple(e) in chosen, e)):
+        on_path, width = (start, end) in chosen, end - start
+        height = 0.55 * width ** 0.8 if width > 1 else 0.35
+        below = width == 1
+        ax.add_patch(Arc(((start + end) / 2, 0), width, 2 * height,
+                         theta1=180 if below else 0, theta2=360 if below else 180,
+                         color=FIRST if on_path else palette.GUIDE,
+                         linewidth=2.4 if on_path else 0.7, alpha=1 if on_path else 0.55))
+        if on_path:
+            ax.text((start + end) / 2, -height - 0.12 if below else height + 0.06,
+                    text[start:end], ha="center", va="top" if below else "bottom", fontsize=9,
+                    color=FIRST)
+    ax.plot(range(len(text) + 1), [0] * (len(text) + 1), "o", color=SECOND, markersize=4)
+    for i, char in enumerate(text):
+        ax.text(i + 0.5, 0.04, char, ha="center", va="bottom", fontsize=11)
+    top = max([0.55 * (e - s) ** 0.8 for s, e in spans] + [0.5])
+    ax.set_xlim(-0.3, len(text) + 0.3)
+    ax.set_ylim(-0.75, top + 0.45)
+    ax.axis("off")
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def em_curves(runs: dict[str, Sequence[tuple[int, int, float]]], *, title: str, ylabel: str):
+    """Training curves of Unigram models: for each run, one point per EM step (its pruning round,
+    the vocabulary size, a value such as the log-likelihood per character); below, the vocabulary
+    size on a log axis. Dotted lines mark where a pruning round starts (first run's rounds)."""
+    check_non_empty_dict(runs, "runs", "name -> list of (round, pieces, value)")
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 4.6), sharex=True,
+                                      gridspec_kw={"height_ratios": [2.2, 1]})
+    for (name, steps), marker in zip(runs.items(), "osD^"):
+        rows = [check_sequence(s, f"a step of runs[{name!r}]", "(round, pieces, value)")
+                for s in check_sequence(steps, f"runs[{name!r}]")]
+        x = range(1, len(rows) + 1)
+        top.plot(x, [check_number(r[2], "a value") for r in rows], marker=marker, markersize=3,
+                 label=name)
+        bottom.plot(x, [check_int(r[1], "pieces", low=1) for r in rows], marker=marker,
+                    markersize=3)
+    first = [r[0] for r in next(iter(runs.values()))]
+    for i in range(1, len(first)):
+        if first[i] != first[i - 1]:
+            for ax in (top, bottom):
+                ax.axvline(i + 0.5, color=palette.GUIDE, linestyle=":", linewidth=1)
+    bottom.set_yscale("log")
+    top.set_ylabel(ylabel)
+    bottom.set_ylabel("词表大小")
+    bottom.set_xlabel("EM 步（虚线：一轮剪枝）")
+    for ax in (top, bottom):
+        ax.grid(True, linestyle=":", linewidth=0.6)
+    top.legend(fontsize=8)
+    top.set_title(title)
+    fig.tight_layout()
     return fig

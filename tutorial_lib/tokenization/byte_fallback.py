@@ -16,6 +16,7 @@ spelled in bytes afterwards.
 from __future__ import annotations
 
 import re
+from collections import ChainMap
 
 from tutorial_lib._checks import check_str, check_str_list
 from tutorial_lib.tokenization import unigram
@@ -40,13 +41,25 @@ def is_byte_piece(piece: str) -> bool:
 def encode(text: str, log_probs: dict[str, float]) -> list[str]:
     """The Viterbi pieces of `text`, each character `log_probs` lacks spelled as byte pieces."""
     text = check_str(text, "text")
+    return encode_words([text] if text else [], log_probs)
+
+
+def encode_words(words: list[str], log_probs: dict[str, float]) -> list[str]:
+    """`encode` of each word in turn, the pieces joined: a whole text's pre-tokens in one call.
+
+    The table is checked, and its lowest score and longest piece found, once for all the words
+    (per word, that would cost as much as the segmentation itself on a large vocabulary).
+    """
+    words = check_str_list(words, "words")
     table = unigram._check_log_probs(log_probs)
-    if not text:
-        return []
-    unknown = set(text) - set(table)
-    floor = min(table.values()) - UNK_PENALTY
-    pieces, _ = unigram.viterbi(text, {**table, **dict.fromkeys(unknown, floor)})
-    return [b for p in pieces for b in (byte_pieces(p) if p in unknown else [p])]
+    floor, longest = min(table.values()) - UNK_PENALTY, max(map(len, table))
+    out: list[str] = []
+    for word in filter(None, words):
+        unknown = set(word) - table.keys()
+        scores = ChainMap(dict.fromkeys(unknown, floor), table) if unknown else table
+        pieces, _ = unigram.best_path(word, scores, longest)
+        out += [b for p in pieces for b in (byte_pieces(p) if p in unknown else [p])]
+    return out
 
 
 def decode(pieces: list[str]) -> str:

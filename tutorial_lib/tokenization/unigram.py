@@ -17,7 +17,7 @@ every path of a short text (to check the pass by hand), `count_paths` says how m
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterator
+from collections.abc import Container, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -102,8 +102,8 @@ def spans(text: str, pieces: Container[str], longest: int) -> Iterator[tuple[int
                 yield start, end
 
 
-def _edges(text: str, log_probs: dict[str, float]) -> list[Edge]:
-    longest = max(map(len, log_probs))
+def _edges(text: str, log_probs: Mapping[str, float], longest: int | None = None) -> list[Edge]:
+    longest = max(map(len, log_probs)) if longest is None else longest
     return [Edge(start, end, text[start:end], log_probs[text[start:end]])
             for start, end in spans(text, log_probs, longest)]
 
@@ -119,7 +119,8 @@ def lattice(text: str, log_probs: dict[str, float]) -> list[Edge]:
     return _edges(text, log_probs)
 
 
-def _best_steps(text: str, log_probs: dict[str, float], trace: bool = False) -> list[Step | None]:
+def _best_steps(text: str, log_probs: Mapping[str, float], trace: bool = False,
+                longest: int | None = None) -> list[Step | None]:
     """best[i] = the best path ending at position i (None if no path gets there); best[0] is the
     empty path.
 
@@ -130,7 +131,7 @@ def _best_steps(text: str, log_probs: dict[str, float], trace: bool = False) -> 
     best: list[Step | None] = [Step(0, 0.0, "", 0)] + [None] * len(text)
     candidates: list[list[Candidate]] = [[] for _ in best]
     # sorted by start, so best[edge.start] is final when it is used
-    for edge in _edges(text, log_probs):
+    for edge in _edges(text, log_probs, longest):
         before = best[edge.start]
         if before is None:
             continue
@@ -171,7 +172,14 @@ def viterbi(text: str, log_probs: dict[str, float]) -> tuple[list[str], float]:
     case).
     """
     text, log_probs = _check_inputs(text, log_probs)
-    best = _best_steps(text, log_probs)
+    return best_path(text, log_probs)
+
+
+def best_path(text: str, log_probs: Mapping[str, float], longest: int | None = None
+              ) -> tuple[list[str], float]:
+    """`viterbi` without checking its inputs, for a caller that checked `log_probs` once and
+    segments many words with it (`longest`: the length of its longest piece, if known)."""
+    best = _best_steps(text, log_probs, longest=longest)
     pieces, end = [], len(text)
     while end > 0:
         step = best[end]

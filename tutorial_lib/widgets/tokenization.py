@@ -1,4 +1,4 @@
-"""The widgets of the tokenization half (chapters 00-06): each lays out what a library function
+"""The widgets of the tokenization chapters (00-06 and 11): each lays out what a library function
 computes."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from tutorial_lib.tokenization.bpe_toy import BPEResult, MergeStep, Pair
 from tutorial_lib.tokenization.measure import RARE_BELOW, Segmenter
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 from tutorial_lib.tokenization.trainer_stages import MergeWork
+from tutorial_lib.tokenization.unigram_train import PruneRound
 from tutorial_lib.widgets import live
 
 
@@ -240,3 +241,32 @@ def merge_work_explorer(works: dict[str, Sequence[MergeWork]],
     # the slider's bounds follow the corpus before the view redraws
     corpus.observe(lambda _: setattr(step, "max", len(works[corpus.value])), names="value")
     return w.VBox([w.HBox([corpus, step]), live(render, corpus, step)])
+
+
+def pruning_html(round_: PruneRound, shown: int = 12) -> str:
+    """One pruning round of `unigram_train`: how many pieces it removed, how many of them cost
+    nothing (EM had already starved them), and the removed pieces that cost the most, i.e. the
+    ones that came closest to staying, each with its estimated loss of log-likelihood."""
+    check_type(round_, "round_", PruneRound, "a PruneRound")
+    shown = check_int(shown, "shown", low=1)
+    free = sum(1 for _, loss in round_.removed if loss <= 0)
+    total = sum(loss for _, loss in round_.removed)
+    costly = sorted(round_.removed, key=lambda item: (-item[1], item[0]))[:shown]
+    free_examples = "、".join([html.escape(p) for p, loss in round_.removed if loss <= 0][:shown])
+    rows = [(token_html([piece]), len(piece), f"{loss:.4f}") for piece, loss in costly]
+    return (f"<p>第 {round_.round + 1} 轮剪枝：{round_.before:,} → {round_.after:,} 个子词，"
+            f"删掉 {len(round_.removed):,} 个，其中 {free:,} 个损失为 0（EM 已经不用它们，"
+            f"例如 {free_examples or '无'}）；删掉的合计估计损失 {total:.2f}（对数似然）。</p>"
+            + html_table(["删掉的子词里损失最大的", "字数", "估计损失"], rows))
+
+
+def pruning_explorer(rounds: Sequence[PruneRound], shown: int = 12) -> w.VBox:
+    """Step through the pruning rounds of a trained Unigram model (`UnigramResult.prune_rounds`)."""
+    rounds = check_sequence(rounds, "rounds", "a list of PruneRound")
+    if not rounds:
+        raise ValueError("rounds must hold at least one pruning round")
+    for r in rounds:
+        check_type(r, "each round", PruneRound, "a PruneRound")
+    pick = w.IntSlider(value=1, min=1, max=len(rounds), description="第几轮剪枝",
+                       style={"description_width": "initial"}, layout=w.Layout(width="60%"))
+    return w.VBox([pick, live(lambda i: pruning_html(rounds[i - 1], shown), pick)])
