@@ -143,9 +143,9 @@ register(Exercise(
 # --- Unigram: the Viterbi pass and the E-step -----------------------------------------------------
 
 def _dyadic(log_probs: dict[str, float]) -> dict[str, float]:
-    """Each log-prob rounded to a multiple of 1/1024. Sums of such numbers are exact in float64 and
-    in the float32 that unigram.viterbi adds with, in any order: a learner's DP meets exactly the
-    ties the library meets, so the tie rule alone decides them."""
+    """Each log-prob rounded to a multiple of 1/1024. Sums of such numbers (down to -16384, far
+    below any case's) are exact in float64 and in the float32 that unigram.viterbi adds with, in
+    any order: a learner's DP meets exactly the ties the library meets, and the tie rule decides."""
     return {piece: round(value * 1024) / 1024 for piece, value in log_probs.items()}
 
 
