@@ -50,6 +50,55 @@ def encode_word(word: str, vocab: dict[str, int], max_input_chars_per_word: int 
     return pieces
 
 
+def viterbi(text: str, log_probs: dict[str, float]) -> list[str]:
+    n = len(text)
+    longest = max(len(piece) for piece in log_probs)
+    best = [0.0] + [None] * n  # best[i]: the best score of a path through text[:i]
+    back = [0] * (n + 1)  # back[i]: where the last piece of that path starts
+    for end in range(1, n + 1):
+        for start in range(max(0, end - longest), end):  # left to right
+            piece = text[start:end]
+            if best[start] is None or piece not in log_probs:
+                continue
+            score = best[start] + log_probs[piece]
+            if best[end] is None or score > best[end]:  # strictly higher: ties keep the earlier
+                best[end], back[end] = score, start
+    pieces, end = [], n
+    while end > 0:
+        pieces.append(text[back[end]:end])
+        end = back[end]
+    return pieces[::-1]
+
+
+def expected_counts(words: dict[str, int], log_probs: dict[str, float]) -> dict[str, float]:
+    import math
+
+    counts = {piece: 0.0 for piece in log_probs}
+    longest = max(len(piece) for piece in log_probs)
+    for word, n in words.items():
+        size = len(word)
+        edges = [(start, end) for start in range(size)
+                 for end in range(start + 1, min(size, start + longest) + 1)
+                 if word[start:end] in log_probs]
+        # alpha[i]: log of the summed probability of all paths through word[:i]
+        alpha = [0.0] + [-math.inf] * size
+        for end in range(1, size + 1):
+            terms = [alpha[s] + log_probs[word[s:e]] for s, e in edges if e == end]
+            top = max(terms)
+            alpha[end] = top + math.log(sum(math.exp(t - top) for t in terms))
+        # beta[i]: log of the summed probability of all paths through word[i:]
+        beta = [-math.inf] * size + [0.0]
+        for start in range(size - 1, -1, -1):
+            terms = [log_probs[word[s:e]] + beta[e] for s, e in edges if s == start]
+            top = max(terms)
+            beta[start] = top + math.log(sum(math.exp(t - top) for t in terms))
+        total = alpha[size]
+        for s, e in edges:  # how likely a path through the word uses this edge, times n
+            piece = word[s:e]
+            counts[piece] += n * math.exp(alpha[s] + log_probs[piece] + beta[e] - total)
+    return counts
+
+
 def _most_frequent_pair(word_counts: dict[str, int]) -> tuple[str, str]:
     """BPE's rule, not WordPiece's: the most frequent pair, the parts' frequencies ignored."""
     _, pairs = _counts(word_counts)
@@ -74,7 +123,32 @@ def _shortest_match(word: str, vocab: dict[str, int], max_input_chars_per_word: 
     return pieces
 
 
+def _greedy_longest(text: str, log_probs: dict[str, float]) -> list[str]:
+    """Takes the longest piece at each position, whatever the scores: 研究生 命, not 研究 生命."""
+    longest = max(len(piece) for piece in log_probs)
+    pieces, start = [], 0
+    while start < len(text):
+        for end in range(min(len(text), start + longest), start, -1):
+            if text[start:end] in log_probs:
+                break
+        pieces.append(text[start:end])
+        start = end
+    return pieces
+
+
+def _viterbi_counts(words: dict[str, int], log_probs: dict[str, float]) -> dict[str, float]:
+    """Hard EM: counts only the pieces of each word's best path, not every path by its
+    probability."""
+    counts = dict.fromkeys(log_probs, 0.0)
+    for word, n in words.items():
+        for piece in viterbi(word, log_probs):
+            counts[piece] += n
+    return counts
+
+
 WRONG_ANSWERS = {
     "wordpiece_score": _most_frequent_pair,
     "encode_word": _shortest_match,
+    "viterbi": _greedy_longest,
+    "expected_counts": _viterbi_counts,
 }

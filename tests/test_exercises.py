@@ -226,6 +226,23 @@ def test_a_tuple_is_as_good_as_a_list_and_a_float_as_good_as_an_int():
     assert check("00.utf8_length", lambda text: float(len(text.encode("utf-8")))).passed
 
 
+def test_floats_inside_lists_tuples_and_dict_values_are_compared_up_to_rounding():
+    same = exercises.same_value
+    assert same(0.1 + 0.2, 0.3) and same([0.1 + 0.2, 1], [0.3, 1]) and same((0.1 + 0.2,), [0.3])
+    assert same({"a": 0.1 + 0.2, "b": [1.0, (2.0 + 1e-15,)]}, {"a": 0.3, "b": [1.0, (2.0,)]})
+    assert same({"a": 1e-13}, {"a": 0.0})  # abs 1e-12 for counts that are all but zero
+    assert not same([0.3 + 1e-6], [0.3]) and not same({"a": 0.3 + 1e-6}, {"a": 0.3})
+    # keys exactly, no key missing or extra; the dict's order does not count
+    assert same({"b": 2.0, "a": 1.0}, {"a": 1.0, "b": 2.0})
+    assert not same({"a": 1.0}, {"a": 1.0, "b": 0.0}) and not same({"a": 1.0, "c": 0.0}, {"a": 1.0})
+    # types inside as == between the containers has them, and only a number is a number
+    assert same([1, 2.0], [1.0, 2]) and same({"a": np.float64(0.5)}, {"a": 0.5})
+    assert not same([True], [1.0]) and not same({"a": np.array([0.5])}, {"a": 0.5})
+    assert not same([[1.0, 2.0]], [(1.0, 2.0)]) and not same({"a": "0.5"}, {"a": 0.5})
+    assert not same([0.5, 0.5], [0.5]) and not same({"a": [1.0]}, {"a": [1.0, 0.0]})
+    assert not same(np.array([0.3]), [0.3])  # the type check still comes first
+
+
 def test_a_bool_is_not_a_number_here():
     feedback = check("00.utf8_length", lambda text: bool(text))
     assert feedback.verdict == "未通过" and "类型不对：期望 int，你返回了 bool。" in feedback.message

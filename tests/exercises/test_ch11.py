@@ -2,14 +2,18 @@
 typical wrong answer fails, stub is 未完成): the cases hold the holes a plausible wrong answer would
 slip through, and their expected values are the library's."""
 
+import inspect
+import math
+import textwrap
+
 import pytest
 
 from solutions import ch11
 from tutorial_lib import exercises
 from tutorial_lib.exercises import check
-from tutorial_lib.tokenization import wordpiece, wordpiece_train
+from tutorial_lib.tokenization import unigram, unigram_train, wordpiece, wordpiece_train
 
-KEYS = ["11.encode_word", "11.wordpiece_score"]
+KEYS = ["11.encode_word", "11.expected_counts", "11.viterbi", "11.wordpiece_score"]
 UNK, PREFIX = "[UNK]", "##"
 
 
@@ -152,3 +156,249 @@ def test_hidden_cases_cut_other_real_text():
     public = {c.args[0] for c in cases("11.encode_word") if len(c.args[1]) > 100}
     hidden = {c.args[0] for c in cases("11.encode_word", 3) if len(c.args[1]) > 100}
     assert public != hidden
+
+
+# --- 11.viterbi -----------------------------------------------------------------------------------
+
+def _dp(text, log_probs, better, starts):
+    """The reference's DP with another comparison or order of starts (the holes below)."""
+    best, back = [0.0] + [None] * len(text), [0] * (len(text) + 1)
+    for end in range(1, len(text) + 1):
+        for start in starts(end):
+            piece = text[start:end]
+            if best[start] is not None and piece in log_probs:
+                score = best[start] + log_probs[piece]
+                if best[end] is None or better(score, best[end]):
+                    best[end], back[end] = score, start
+    pieces, end = [], len(text)
+    while end > 0:
+        pieces.append(text[back[end]:end])
+        end = back[end]
+    return pieces[::-1]
+
+
+def _ties_to_the_later(text, log_probs):
+    """>= instead of >: on a tie the last candidate wins (哈哈 哈, not 哈 哈哈)."""
+    return _dp(text, log_probs, lambda a, b: a >= b, range)
+
+
+def _starts_right_to_left(text, log_probs):
+    """Tries the starts from the right: on a tie the shortest last piece wins."""
+    return _dp(text, log_probs, lambda a, b: a > b, lambda end: range(end - 1, -1, -1))
+
+
+def _fewest_pieces(text, log_probs):
+    """The segmentation with the fewest pieces, whatever they score."""
+    return _dp(text, {p: -1.0 for p in log_probs}, lambda a, b: a > b, range)
+
+
+def _single_characters(text, log_probs):
+    """Pieces that make up the text, but not the best ones."""
+    return list(text)
+
+
+def _most_probable_next_piece(text, log_probs):
+    """Greedy by score: at each position the most probable piece that starts there."""
+    pieces, start = [], 0
+    while start < len(text):
+        fits = [text[start:end] for end in range(start + 1, len(text) + 1)
+                if text[start:end] in log_probs]
+        pieces.append(max(fits, key=lambda p: log_probs[p]))
+        start += len(pieces[-1])
+    return pieces
+
+
+@pytest.mark.parametrize("wrong", [ch11.WRONG_ANSWERS["viterbi"], _ties_to_the_later,
+                                   _starts_right_to_left, _fewest_pieces, _single_characters,
+                                   _most_probable_next_piece])
+def test_viterbi_cases_reject_each_plausible_mistake(wrong):
+    assert not check("11.viterbi", wrong).passed
+    assert not check("11.viterbi", wrong, seed=7).passed
+
+
+def _pushing_forward(text, log_probs):
+    """Another right DP: from each start (left to right) push every piece forward, as the library
+    does; with -inf for "not reached" and strict >, the ties go the library's way too."""
+    best, back = [0.0] + [-math.inf] * len(text), [0] * (len(text) + 1)
+    for start in range(len(text)):
+        for end in range(start + 1, len(text) + 1):
+            piece = text[start:end]
+            if piece in log_probs and best[start] + log_probs[piece] > best[end]:
+                best[end], back[end] = best[start] + log_probs[piece], start
+    pieces, end = [], len(text)
+    while end > 0:
+        pieces.append(text[back[end]:end])
+        end = back[end]
+    return pieces[::-1]
+
+
+def test_another_right_dp_with_the_stated_tie_rule_passes():
+    assert check("11.viterbi", _pushing_forward).passed
+    assert check("11.viterbi", _pushing_forward, seed=7).passed
+
+
+@pytest.mark.parametrize("seed", [None, 3])
+def test_viterbi_cases_are_the_library_on_small_exact_tables(seed):
+    found = cases("11.viterbi", seed)
+    for case in found:
+        text, log_probs = case.args
+        assert case.expected == unigram.viterbi(text, log_probs)[0]
+        assert "".join(case.expected) == text and set(text) <= set(log_probs)
+        assert all(v * 1024 == int(v * 1024) for v in log_probs.values())  # sums are exact
+    real = [c for c in found if c.args[0].startswith("▁") and len(c.args[1]) > 5]
+    assert len(real) >= 15
+    for case in real:  # each carries only the pieces of its own lattice (and characters)
+        text, log_probs = case.args
+        assert all(piece in text for piece in log_probs)
+    assert any(any("\u4e00" <= ch <= "\u9fff" for ch in c.args[0]) and len(c.args[0]) > 40
+               for c in real)
+    assert any(len(c.expected) < len(c.args[0]) - 1 for c in real)  # real merged pieces
+
+
+def test_viterbi_hidden_cases_cut_other_real_text():
+    public = {c.args[0] for c in cases("11.viterbi") if len(c.args[0]) > 10}
+    assert public != {c.args[0] for c in cases("11.viterbi", 3) if len(c.args[0]) > 10}
+
+
+# --- 11.expected_counts ---------------------------------------------------------------------------
+
+def _normalised(words, log_probs):
+    """Probabilities (the M-step's counts / total) instead of counts."""
+    counts = ch11.expected_counts(words, log_probs)
+    total = sum(counts.values())
+    return {p: c / total for p, c in counts.items()}
+
+
+def _ignores_word_counts(words, log_probs):
+    return ch11.expected_counts(dict.fromkeys(words, 1), log_probs)
+
+
+def _only_used_pieces(words, log_probs):
+    """Leaves out the pieces no path uses, instead of giving them 0.0."""
+    return {p: c for p, c in ch11.expected_counts(words, log_probs).items() if c > 0}
+
+
+def _forgets_the_total(words, log_probs):
+    """exp(alpha + log p + beta) without dividing by the word's total probability."""
+    scale = {w: math.exp(unigram_train.em_step({w: 1}, log_probs)[2]) for w in words}
+    counts = dict.fromkeys(log_probs, 0.0)
+    for word, n in words.items():
+        for piece, c in ch11.expected_counts({word: n}, log_probs).items():
+            counts[piece] += c * scale[word]
+    return counts
+
+
+def _every_edge_once(words, log_probs):
+    """Counts each piece of the lattice as if every path used it."""
+    counts = dict.fromkeys(log_probs, 0.0)
+    for word, n in words.items():
+        for edge in unigram.lattice(word, log_probs):
+            counts[edge.piece] += n
+    return counts
+
+
+def _in_probabilities(words, log_probs):
+    """Forward-backward with plain probabilities, no logs: a long line of Lu Xun underflows."""
+    counts, prob = dict.fromkeys(log_probs, 0.0), {p: math.exp(v) for p, v in log_probs.items()}
+    for word, n in words.items():
+        edges = [(e.start, e.end, e.piece) for e in unigram.lattice(word, log_probs)]
+        alpha, beta = [1.0] + [0.0] * len(word), [0.0] * len(word) + [1.0]
+        for s, e, p in edges:
+            alpha[e] += alpha[s] * prob[p]
+        for s, e, p in sorted(edges, reverse=True):
+            beta[s] += prob[p] * beta[e]
+        for s, e, p in edges:
+            counts[p] += n * alpha[s] * prob[p] * beta[e] / alpha[-1]
+    return counts
+
+
+@pytest.mark.parametrize("wrong", [ch11.WRONG_ANSWERS["expected_counts"], _normalised,
+                                   _ignores_word_counts, _only_used_pieces, _forgets_the_total,
+                                   _every_edge_once])
+def test_count_cases_reject_each_plausible_mistake(wrong):
+    assert not check("11.expected_counts", wrong).passed
+    assert not check("11.expected_counts", wrong, seed=7).passed
+
+
+@pytest.mark.parametrize("seed", [None, 3])
+def test_without_logs_the_longest_line_of_lu_xun_underflows(seed):
+    """The Lu Xun case holds the longest pre-token of its slice; in most slices (not all: seed 7's
+    longest line is only 118 characters) its probability is below the smallest float."""
+    feedback = check("11.expected_counts", _in_probabilities, seed=seed)
+    assert feedback.verdict == "未通过" and " 1/" in feedback.message.splitlines()[0]
+
+
+def _summed_the_other_way(words, log_probs):
+    """A right E-step that adds in another order: edge by edge, the words last to first."""
+    counts = {}
+    for word, n in reversed(list(words.items())):
+        edges = [(e.start, e.end, e.piece) for e in unigram.lattice(word, log_probs)]
+        alpha, beta = [0.0] + [-math.inf] * len(word), [-math.inf] * len(word) + [0.0]
+        for s, e, p in edges:
+            alpha[e] = _log_add(alpha[e], alpha[s] + log_probs[p])
+        for s, e, p in sorted(edges, reverse=True):
+            beta[s] = _log_add(beta[s], log_probs[p] + beta[e])
+        for s, e, p in reversed(edges):
+            counts[p] = counts.get(p, 0.0) + math.exp(beta[e] + log_probs[p] + alpha[s] - beta[0]) * n
+    return {p: counts.get(p, 0.0) for p in log_probs}
+
+
+def _log_add(a, b):
+    high, low = max(a, b), min(a, b)
+    return high if low == -math.inf else high + math.log1p(math.exp(low - high))
+
+
+def test_an_e_step_summed_in_another_order_passes():
+    assert check("11.expected_counts", _summed_the_other_way).passed
+    assert check("11.expected_counts", _summed_the_other_way, seed=7).passed
+
+
+def test_the_hand_toy_is_the_worked_example():
+    toy = cases("11.expected_counts")[0]
+    words, expected = toy.args[0], toy.expected
+    assert words == {"▁ab": 1}
+    # paths ▁ a b, ▁a b, ▁ ab weigh 1/128, 2/128, 8/128: posteriors 1/11, 2/11, 8/11
+    assert expected == pytest.approx({"▁": 9 / 11, "a": 1 / 11, "b": 3 / 11, "▁a": 2 / 11,
+                                      "ab": 8 / 11, "c": 0.0}, rel=1e-9)
+    assert exercises.same_value({**expected, "▁": 9 / 11 + 1e-12}, expected)
+    assert not exercises.same_value({**expected, "▁": 9 / 11 + 1e-6}, expected)
+
+
+@pytest.mark.parametrize("seed", [None, 3])
+def test_count_cases_are_the_library_and_cover_every_character(seed):
+    found = cases("11.expected_counts", seed)
+    for case in found:
+        words, log_probs = case.args
+        assert set(case.expected) == set(log_probs)
+        library = unigram_train.em_step(words, log_probs)[1]
+        assert exercises.same_value(case.expected, library)
+        # every path covers each character once: the counts' characters are the words'
+        used = sum(c * len(p) for p, c in case.expected.items())
+        assert used == pytest.approx(sum(n * len(w) for w, n in words.items()), rel=1e-9)
+    one_path = [c for c in found if len(c.args[0]) == 1
+                and unigram.count_paths(next(iter(c.args[0])), c.args[1]) == 1]
+    assert any(all(v == int(v) for v in c.expected.values()) for c in one_path)
+    sizes = sorted(len(c.args[0]) for c in found)
+    assert sizes[-1] >= 100 and sizes[-2] >= 30 and any(n > 1 for c in found
+                                                        for n in c.args[0].values())
+
+
+def test_a_failing_dict_case_names_the_wrong_key():
+    message = check("11.expected_counts", _only_used_pieces).message
+    assert "少了 1 个键，比如 'xy'" in message
+    message = check("11.expected_counts", ch11.WRONG_ANSWERS["expected_counts"]).message
+    assert "个键的值不对，比如 [" in message and "期望" in message
+
+
+# --- both, graded as the classroom grades them ----------------------------------------------------
+
+@pytest.mark.parametrize("key", ["11.viterbi", "11.expected_counts"])
+def test_the_reference_passes_when_graded_in_another_interpreter(key):
+    """The cases' arguments go pickled to the runner and the answers come back through the wire."""
+    from tutorial_lib.classroom import grade
+
+    fn = getattr(ch11, exercises.REGISTRY[key].function_name)
+    namespace = {"__name__": "student_notebook"}
+    exec(textwrap.dedent(inspect.getsource(fn)), namespace)  # by value, as a notebook's function
+    verdicts = [a["verdict"] for a in grade.run_grading(key, namespace[fn.__name__], [None, 7])]
+    assert verdicts == ["通过", "通过"]

@@ -65,6 +65,8 @@ PUBLIC_DIGESTS = {
     "10.samples_with_document": "8d9e85a7fb17df75",
     "10.sequence_offset": "9cb09281728f985d",
     "11.encode_word": "be6e3bf619291091",
+    "11.expected_counts": "5020e4dac5edb708",
+    "11.viterbi": "dd34c17b91fd6def",
     "11.wordpiece_score": "c56d41ca0c733156",
 }
 

@@ -27,6 +27,8 @@ from tutorial_lib.tokenization import (
     d2l,
     measure,
     trainer,
+    unigram,
+    unigram_train,
     vocab_size,
     wordpiece,
     wordpiece_train,
@@ -143,6 +145,8 @@ CHEATS = {
     "11.wordpiece_score": wordpiece_train.best_pair,
     "11.encode_word": lambda word, vocab, n: wordpiece.encode_word(
         word, vocab, max_input_chars_per_word=n),
+    "11.viterbi": lambda text, log_probs: unigram.viterbi(text, log_probs)[0],
+    "11.expected_counts": lambda words, log_probs: unigram_train.em_step(words, log_probs)[1],
 }
 
 

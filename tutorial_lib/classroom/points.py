@@ -53,6 +53,8 @@ POINTS: dict[str, int] = {
     "10.sample_index": 3,
     "11.wordpiece_score": 2,
     "11.encode_word": 3,
+    "11.viterbi": 3,
+    "11.expected_counts": 3,
 }
 
 

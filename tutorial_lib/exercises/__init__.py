@@ -125,17 +125,38 @@ def _right_type(got: Any, expected: Any) -> bool:
 
 def same_value(got: Any, expected: Any) -> bool:
     """Whether `got` is a right answer: the expected value, of an accepted type; floats up to
-    rounding.
+    rounding, at the top and inside lists, tuples and dict values (`_same_inside`).
 
     The type check comes first so that `==` below is the built-in one: a numpy array compared with a
     list gives an array of booleans, not an answer, and a one-element array would pass for a number.
     """
     if not _right_type(got, expected):
         return False
-    if isinstance(expected, float):
-        return math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
     if isinstance(expected, (list, tuple)):
-        return list(got) == list(expected)
+        return len(got) == len(expected) and all(map(_same_inside, got, expected))
+    return _same_inside(got, expected)
+
+
+def _same_inside(got: Any, expected: Any) -> bool:
+    """A value inside a list, tuple or dict: what `==` between the containers says (a tuple is not
+    a list here; a subclass such as ch09's _Bools keeps its own `==`), but a float is compared up
+    to rounding, and only a number (not a bool, not an array) is a number.
+
+    Rounding is rel 1e-9: far above the error of float arithmetic, even in sums over hundreds of
+    terms (tests/exercises/test_ch11.py passes an E-step that adds in another order), and far
+    below a real mistake."""
+    if isinstance(expected, Number) and not isinstance(expected, bool):
+        if not _right_type(got, expected):
+            return False
+        if isinstance(expected, float):
+            return math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
+        return bool(got == expected)
+    if type(expected) in (list, tuple):
+        return (isinstance(got, type(expected)) and len(got) == len(expected)
+                and all(map(_same_inside, got, expected)))
+    if type(expected) is dict:  # the same keys exactly, in any order; each value as here
+        return (isinstance(got, dict) and got.keys() == expected.keys()
+                and all(_same_inside(got[k], v) for k, v in expected.items()))
     return bool(got == expected)
 
 
@@ -189,9 +210,9 @@ def _error_text(err: BaseException, fn: Callable) -> str:
 # --- running one case ----------------------------------------------------------------------------
 
 
-def _agrees(got: Any, expected: Any) -> bool:
+def _agrees(got: Any, expected: Any, same: Callable[[Any, Any], bool] = same_value) -> bool:
     try:
-        return same_value(got, expected)
+        return same(got, expected)
     except BaseException:  # an object whose == raises (or exits) is simply not the expected value
         return False
 
@@ -249,8 +270,22 @@ def _judged(result: Any, case: Case) -> tuple[str, str]:
         return "wrong", _UNREADABLE
     if _agrees(got, case.expected):
         return "ok", ""
-    note = _type_note(got, case.expected)
+    note = _type_note(got, case.expected) or _dict_note(got, case.expected)
     return "wrong", f"期望：{show(case.expected)}\n得到：{show(got)}{note}"
+
+
+def _dict_note(got: Any, expected: Any) -> str:
+    """Where a dict answer differs: `show` cuts a dict after a few items, past which the wrong key
+    may be."""
+    if type(expected) is not dict or not isinstance(got, dict):
+        return ""
+    missing, extra = [k for k in expected if k not in got], [k for k in got if k not in expected]
+    wrong = [k for k in expected if k in got and not _agrees(got[k], expected[k], _same_inside)]
+    notes = [f"少了 {len(missing)} 个键，比如 {show(missing[0])}" if missing else "",
+             f"多了 {len(extra)} 个键，比如 {show(extra[0])}" if extra else "",
+             f"{len(wrong)} 个键的值不对，比如 [{show(wrong[0])}]：期望 "
+             f"{show(expected[wrong[0]])}，得到 {show(got[wrong[0]])}" if wrong else ""]
+    return "".join(f"\n{note}" for note in notes if note)
 
 
 def _ended_text(ended: sandbox.Ended) -> str:
