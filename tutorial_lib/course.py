@@ -187,13 +187,18 @@ CHAPTERS = [
         "Unigram 与 WordPiece",
         "Unigram and WordPiece",
         PARTS[3],
-        "WordPiece 的打分规则 freq(ab)/(freq(a)freq(b)) 与按频率合并在同一份计数上的分歧，"
-        "最长匹配编码与重放合并的不同，`[UNK]` 率与 BERT 为什么在每个汉字两边加空格，"
-        "与 Hugging Face 的 id 逐一相同、与它的 WordPieceTrainer 的词表重合度；SentencePiece "
+        "同一份玩具语料上 BPE、WordPiece、Unigram 各学到什么；Unigram 的切分网格、Viterbi、"
+        "手算一步 EM、EM 与剪枝的似然曲线、剪枝删掉了什么、采样（subword regularization）与 "
+        "n-best，与 SentencePiece 的 Unigram 训练器对照；WordPiece 的打分规则 "
+        "freq(ab)/(freq(a)freq(b)) 与按频率合并的分歧，最长匹配编码与重放合并的不同，`[UNK]` 率"
+        "与 BERT 为什么在每个汉字两边加空格，与 Hugging Face 的 id 逐一相同；SentencePiece "
         "在中文上的设置逐项实测（unigram 与 bpe、character_coverage、byte_fallback、数字拆分、"
-        "nmt_nfkc、add_dummy_prefix、按文字切分）；亲手写 WordPiece 的打分和最长匹配编码",
-        ("tokenization.wordpiece", "tokenization.wordpiece_train", "tokenization.sp_settings"),
-        (),
+        "nmt_nfkc、add_dummy_prefix、按文字切分）；“可逆”检验；亲手写 Viterbi、E 步的期望计数、"
+        "WordPiece 的打分和最长匹配编码",
+        ("tokenization.wordpiece", "tokenization.wordpiece_train", "tokenization.sp_settings",
+         "tokenization.unigram_train", "tokenization.unigram_sample", "tokenization.byte_fallback",
+         "tokenization.unigram_compare"),
+        ("pruning_explorer",),
     ),
 ]
 

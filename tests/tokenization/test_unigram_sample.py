@@ -31,6 +31,9 @@ def test_a_large_alpha_is_viterbi_and_the_seed_repeats():
     assert unigram_sample.sample("人工智能", TOY, alpha=200.0) == unigram.viterbi("人工智能", TOY)[0]
     assert unigram_sample.samples("人工智障", TOY, 20, seed=3) == \
         unigram_sample.samples("人工智障", TOY, 20, seed=3)
+    rng = random.Random(3)  # samples is sample n times on one stream, the forward pass done once
+    assert unigram_sample.samples("人工智障", TOY, 20, seed=3) == \
+        [unigram_sample.sample("人工智障", TOY, 1.0, rng) for _ in range(20)]
     rng = random.Random(1)
     assert unigram_sample.sample("人工智能", TOY, 1.0, rng) in \
         [p for p, _ in unigram_sample.path_probabilities("人工智能", TOY)]

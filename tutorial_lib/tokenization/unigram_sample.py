@@ -65,7 +65,12 @@ def sample(text: str, log_probs: dict[str, float], alpha: float = 1.0,
     """
     text, log_probs = unigram._check_inputs(text, log_probs)
     alpha, rng = _check_alpha(alpha), _rng(seed)
-    forward, ending = _forward(text, log_probs, alpha)
+    return _draw(text, *_forward(text, log_probs, alpha), alpha, rng)
+
+
+def _draw(text: str, forward: list[float], ending: dict[int, list[unigram.Edge]], alpha: float,
+          rng: random.Random) -> list[str]:
+    """The backward step: from the end, choose each last piece in proportion to its weight."""
     pieces, position = [], len(text)
     while position > 0:
         edges = ending[position]
@@ -84,10 +89,13 @@ def sample(text: str, log_probs: dict[str, float], alpha: float = 1.0,
 
 def samples(text: str, log_probs: dict[str, float], n: int, alpha: float = 1.0,
             seed: int = 0) -> list[list[str]]:
-    """`n` segmentations drawn one after another from one random stream started at `seed`."""
+    """`n` segmentations drawn one after another from one random stream started at `seed`: the
+    same as calling `sample` n times with one random.Random, with the forward pass done once."""
+    text, log_probs = unigram._check_inputs(text, log_probs)
     check_int(n, "n", low=1)
-    rng = _rng(seed)
-    return [sample(text, log_probs, alpha, rng) for _ in range(n)]
+    alpha, rng = _check_alpha(alpha), _rng(seed)
+    forward, ending = _forward(text, log_probs, alpha)
+    return [_draw(text, forward, ending, alpha, rng) for _ in range(n)]
 
 
 def path_probabilities(text: str, log_probs: dict[str, float], alpha: float = 1.0,
