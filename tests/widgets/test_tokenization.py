@@ -201,8 +201,10 @@ def test_pruning_explorer_shows_each_round_with_its_costly_and_free_pieces():
               PruneRound(1, 7, 5, (("ca", 0.5), ("cab", 1.5)))]
     slider, view = pruning_explorer(rounds).children
     assert "10 → 7" in view.value and "其中 2 个损失为 0" in view.value
-    assert "0.2500" in view.value and "ab、abc" in view.value
+    assert "0.2500" in view.value and "ab、abc" in view.value and "0.0000" not in view.value
     slider.value = 2
     assert "第 2 轮剪枝" in view.value and "1.5000" in view.value and "例如 无" in view.value
+    free = PruneRound(2, 5, 4, (("bca", 0.0),))
+    assert "损失都是 0" in pruning_explorer([free]).children[1].value
     with pytest.raises(ValueError, match="at least one pruning round"):
         pruning_explorer([])

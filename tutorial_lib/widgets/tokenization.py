@@ -251,13 +251,16 @@ def pruning_html(round_: PruneRound, shown: int = 12) -> str:
     shown = check_int(shown, "shown", low=1)
     free = sum(1 for _, loss in round_.removed if loss <= 0)
     total = sum(loss for _, loss in round_.removed)
-    costly = sorted(round_.removed, key=lambda item: (-item[1], item[0]))[:shown]
+    costly = sorted([item for item in round_.removed if item[1] > 0],
+                    key=lambda item: (-item[1], item[0]))[:shown]
     free_examples = "、".join([html.escape(p) for p, loss in round_.removed if loss <= 0][:shown])
     rows = [(token_html([piece]), len(piece), f"{loss:.4f}") for piece, loss in costly]
-    return (f"<p>第 {round_.round + 1} 轮剪枝：{round_.before:,} → {round_.after:,} 个子词，"
-            f"删掉 {len(round_.removed):,} 个，其中 {free:,} 个损失为 0（EM 已经不用它们，"
-            f"例如 {free_examples or '无'}）；删掉的合计估计损失 {total:.2f}（对数似然）。</p>"
-            + html_table(["删掉的子词里损失最大的", "字数", "估计损失"], rows))
+    summary = (f"<p>第 {round_.round + 1} 轮剪枝：{round_.before:,} → {round_.after:,} 个子词，"
+               f"删掉 {len(round_.removed):,} 个，其中 {free:,} 个损失为 0（EM 已经不用它们，"
+               f"例如 {free_examples or '无'}）；删掉的合计估计损失 {total:.2f}（对数似然）。</p>")
+    if not rows:
+        return summary + "<p>这一轮删掉的子词损失都是 0。</p>"
+    return summary + html_table(["删掉的子词里损失最大的", "字数", "估计损失"], rows)
 
 
 def pruning_explorer(rounds: Sequence[PruneRound], shown: int = 12) -> w.VBox:
