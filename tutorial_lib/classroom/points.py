@@ -51,10 +51,10 @@ POINTS: dict[str, int] = {
     "10.samples_with_document": 2,
     "10.idx_bytes": 2,
     "10.sample_index": 3,
-    "11.wordpiece_score": 2,
-    "11.encode_word": 3,
     "11.viterbi": 3,
     "11.expected_counts": 3,
+    "11.wordpiece_score": 2,
+    "11.encode_word": 3,
 }
 
 
