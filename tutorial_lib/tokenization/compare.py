@@ -2,9 +2,9 @@
 
 Chapter 01 puts D2L's character and word vocabularies next to byte-level BPE; chapter 03 puts our
 BPE next to SentencePiece and GPT-4's cl100k on Chinese. `from_tokenizer`, `from_tiktoken`,
-`from_sentencepiece` and `from_vocab` wrap each as a `Segmenter` (ids, and the bytes or text of each
-id), which `measure` measures; `segment`, `segmentations`, `pretokenizations` and `token_table` show
-the tokens themselves. `train_sentencepiece` trains SentencePiece in memory (nothing is written to
+`from_sentencepiece`, `from_vocab` and `from_wordpiece` wrap each as a `Segmenter` (ids, and the
+bytes or text of each id), which `measure` measures; `segment`, `segmentations`, `pretokenizations`
+and `token_table` show the tokens themselves. `train_sentencepiece` trains SentencePiece in memory (nothing is written to
 disk) and deterministically.
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 import io
 from typing import Any, Callable, Sequence
 
-from tutorial_lib._checks import (check_choice, check_int, check_number, check_sequence, check_str,
-                                  check_str_list, check_type, check_utf8)
+from tutorial_lib._checks import (check_choice, check_has, check_int, check_number, check_sequence,
+                                  check_str, check_str_list, check_type, check_utf8)
 from tutorial_lib.tokenization.d2l import GRANULARITIES, UNK, Vocab, clean_line
 from tutorial_lib.tokenization.measure import Segmenter, token_kind
 from tutorial_lib.tokenization.pretokenize import PATTERNS, pretokenize
@@ -72,7 +72,26 @@ def sentencepiece_bytes(processor: Any) -> Callable[[int], bytes]:
 def from_sentencepiece(name: str, processor: Any) -> Segmenter:
     """Wrap a SentencePieceProcessor."""
     return Segmenter(check_str(name, "name"), processor.get_piece_size(), processor.encode_as_ids,
-                     sentencepiece_bytes(processor), unk_id=processor.unk_id())
+                     sentencepiece_bytes(processor), unk_id=processor.unk_id(),
+                     is_byte_fallback=processor.is_byte)
+
+
+def from_wordpiece(name: str, model: Any) -> Segmenter:
+    """Wrap a `wordpiece.WordPiece`: a word it cannot cover is one [UNK] (`unk_id`), which
+    `measure` counts; a piece's bytes are its text without the "##" that marks a continuation.
+
+    BERT's decoder puts one space between words, so a line with other spacing is not restored.
+    """
+    check_has(model, "model", ("vocab", "encode", "decode", "unk_token", "prefix"),
+              "a wordpiece.WordPiece")
+    pieces = {i: piece for piece, i in model.vocab.items()}
+    unk = model.vocab[model.unk_token]
+
+    def token_bytes(token_id: int) -> bytes:
+        return b"" if token_id == unk else pieces[token_id].removeprefix(model.prefix).encode()
+
+    return Segmenter(check_str(name, "name"), max(pieces) + 1, model.encode, token_bytes,
+                     model.decode, unk)
 
 
 def train_sentencepiece(lines: Sequence[str], vocab_size: int, model_type: str, *,
