@@ -4,8 +4,8 @@ Chapter 01 puts D2L's character and word vocabularies next to byte-level BPE; ch
 BPE next to SentencePiece and GPT-4's cl100k on Chinese. `from_tokenizer`, `from_tiktoken`,
 `from_sentencepiece`, `from_vocab` and `from_wordpiece` wrap each as a `Segmenter` (ids, and the
 bytes or text of each id), which `measure` measures; `segment`, `segmentations`, `pretokenizations`
-and `token_table` show the tokens themselves. `train_sentencepiece` trains SentencePiece in memory (nothing is written to
-disk) and deterministically.
+and `token_table` show the tokens themselves. `train_sentencepiece` trains SentencePiece in memory
+(nothing is written to disk) and deterministically.
 """
 
 from __future__ import annotations
