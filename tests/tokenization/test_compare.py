@@ -12,6 +12,7 @@ from tutorial_lib.tokenization.characters import is_han
 from tutorial_lib.tokenization.d2l import UNK, Vocab
 from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, PATTERNS, pretokenize
 from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.tokenization.wordpiece import WordPiece
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +48,21 @@ def test_sentencepiece_round_trip_and_byte_fallback(unigram):
     # unseen: 4 byte pieces
     assert len(toks) == 4 and all(measure.token_kind(t) == "partial" for t in toks)
     assert compare.sentencepiece_bytes(unigram)(unigram.unk_id()) == b""
+    assert [seg.is_byte_fallback(i) for i in seg.encode("🙂")] == [True] * 4
+    assert not any(map(seg.is_byte_fallback, seg.encode("我在年青时候")))
+
+
+def test_from_wordpiece_counts_an_uncovered_word_as_one_unknown_token():
+    model = WordPiece(["[UNK]", "play", "##ing", "##ed", "a"])
+    seg = compare.from_wordpiece("wp", model)
+    assert seg.vocab_size == 5 and seg.unk_id == 0
+    assert seg.encode("playing xyz a") == [1, 2, 0, 4]
+    assert seg.tokens("playing xyz") == [b"play", b"ing", b""]
+    assert seg.text_of(seg.encode("played  a")) == "played a"  # BERT's decoder: one space
+    m = measure.measure(seg, ["playing xyz a"])
+    assert (m.unknown, m.tokens, m.restored_lines) == (1, 4, 0)
+    with pytest.raises(TypeError, match="model must be a wordpiece.WordPiece"):
+        compare.from_wordpiece("wp", {"[UNK]": 0})
 
 
 def test_train_sentencepiece_bad_arguments(luxun_lines):
