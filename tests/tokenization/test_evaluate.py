@@ -140,6 +140,20 @@ def test_evaluate_sentencepiece_byte_fallback(luxun_lines):
     assert e.byte_fallback == sum(map(processor.is_byte, ids)) >= 4  # 🙂 is four byte pieces
 
 
+def test_evaluation_table_puts_the_new_columns_beside_measures():
+    english, chinese = evaluate.evaluate(BYTES, ["ab", "ab"]), evaluate.evaluate(BYTES, ["你好"])
+    columns = ["分词方式", "字节/token", "token/千字", "token/词（fertility）", "[UNK] 占比",
+               "字节回退占比", "用到的词表", "Rényi 效率"]
+    header, rows = evaluate.evaluation_table([english, chinese], columns)
+    assert header == columns
+    assert rows[0] == ("bytes", "1.000", "1000.0", "2.00", "0.00%", "—", "0.78%", "0.125")
+    assert rows[1][2:4] == ("3000.0", "—")  # six bytes for two characters; no fertility
+    with pytest.raises(ValueError, match="columns item must be one of"):
+        evaluate.evaluation_table([english], ["速度"])
+    with pytest.raises(TypeError, match=r"evaluations\[0\] must be an Evaluation"):
+        evaluate.evaluation_table(["bytes"], ["分词方式"])
+
+
 def test_evaluate_refuses_bad_input():
     with pytest.raises(TypeError, match="segmenter must be a Segmenter"):
         evaluate.evaluate("cl100k", ["a"])

@@ -7,7 +7,8 @@ also needs, in units every tokenizer shares:
 
 - `evaluate` -> `Evaluation`: a `Measurement` (bytes per token, [UNK] share as `oov_rate`) plus
   tokens per 1000 characters, fertility where words are delimited, byte-fallback share,
-  vocabulary utilization (`measure.utilization`) and Rényi efficiency;
+  vocabulary utilization (`measure.utilization`) and Rényi efficiency; `evaluation_table` shows
+  them beside measure's columns;
 - `renyi_entropy`, `renyi_efficiency`: Zouhar et al. (2023), below;
 - `token_premium` -> `Premium`: per parallel sentence tokens(lang) / tokens(English), its median,
   90th percentile and maximum, the corpus ratio, and `effective_context` of a window;
@@ -40,8 +41,8 @@ from tutorial_lib import data
 from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_number,
                                   check_sequence, check_str, check_str_list, check_type,
                                   check_utf8)
-from tutorial_lib.tokenization.measure import (Measurement, Segmenter, Utilization, measure,
-                                               utilization)
+from tutorial_lib.tokenization.measure import (COLUMNS, Measurement, Segmenter, Utilization,
+                                               measure, utilization)
 
 RENYI_ALPHA = 2.5  # the order Zouhar et al. (2023) recommend
 WINDOW = 4096  # a context window, in tokens, for `effective_context`
@@ -164,6 +165,34 @@ def evaluate(segmenter: Segmenter, lines: Sequence[str], eval_set: str = "", *,
                       utilization=usage,
                       renyi_efficiency=renyi_efficiency(counts, segmenter.vocab_size, alpha),
                       alpha=alpha)
+
+
+def _share(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.2f}%"
+
+
+# Columns a notebook can pick for its table: measure's COLUMNS and the evaluation's own.
+EVALUATION_COLUMNS: dict[str, Callable[[Evaluation], object]] = {
+    **COLUMNS,
+    "token/千字": lambda e: f"{e.tokens_per_1000_chars:.1f}",
+    "token/词（fertility）": lambda e: "—" if e.fertility is None else f"{e.fertility:.2f}",
+    "[UNK] 占比": lambda e: _share(e.oov_rate),
+    "字节回退占比": lambda e: _share(e.byte_fallback_share),
+    "用到的词表": lambda e: _share(e.utilization.used_share),
+    "Rényi 效率": lambda e: f"{e.renyi_efficiency:.3f}",
+}
+
+
+def evaluation_table(evaluations: Sequence[Evaluation], columns: Sequence[str]
+                     ) -> tuple[list[str], list[tuple]]:
+    """(header, rows) for `display.table`: a row per evaluation, the chosen EVALUATION_COLUMNS."""
+    columns = check_str_list(columns, "columns")
+    for column in columns:
+        check_choice(column, "columns item", EVALUATION_COLUMNS)
+    rows = check_sequence(evaluations, "evaluations", "a list of Evaluation")
+    for i, e in enumerate(rows):
+        check_type(e, f"evaluations[{i}]", Evaluation, "an Evaluation (evaluate)")
+    return columns, [tuple(EVALUATION_COLUMNS[c](e) for c in columns) for e in rows]
 
 
 # --- token premium -------------------------------------------------------------------------------
