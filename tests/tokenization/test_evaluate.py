@@ -9,12 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import compare, evaluate
+from tutorial_lib.tokenization import bpe_toy, compare, evaluate, unigram_train
 from tutorial_lib.tokenization.measure import Segmenter
 from tutorial_lib.tokenization.wordpiece import WordPiece
 
 BYTES = Segmenter("bytes", 256, lambda s: list(s.encode()), lambda i: bytes([i]))
-CHARS = Segmenter("chars", 0x110000, lambda s: [ord(c) for c in s], lambda i: chr(i).encode())
+CHARS = Segmenter("chars", 0x10000, lambda s: [ord(c) for c in s], lambda i: chr(i).encode())
 
 
 # --- Rényi entropy and efficiency ----------------------------------------------------------------
@@ -138,6 +138,23 @@ def test_evaluate_sentencepiece_byte_fallback(luxun_lines):
     ids = processor.encode_as_ids(text)
     e = evaluate.evaluate(seg, [text])
     assert e.byte_fallback == sum(map(processor.is_byte, ids)) >= 4  # 🙂 is four byte pieces
+
+
+def test_every_tokenizer_the_course_knows_can_be_evaluated(luxun_lines, ours, cl100k_segmenter):
+    text = "\n".join(luxun_lines[:40])
+    toy = bpe_toy.train(dict(Counter(text.split())), 50)
+    unigram = unigram_train.train_unigram(text, len(set(text)) + 200)
+    segmenters = [ours, cl100k_segmenter, compare.from_unigram("unigram", unigram),
+                  compare.from_char_bpe("char BPE", bpe_toy.TinyTokenizer(toy.merges,
+                                                                          toy.alphabet)),
+                  compare.from_wordpiece("wordpiece", WordPiece(["[UNK]", *sorted(set(text))]))]
+    lines = luxun_lines[40:60]
+    for seg in segmenters:
+        e = evaluate.evaluate(seg, lines)
+        assert e.tokens == sum(len(seg.encode(line)) for line in lines), seg.name
+        assert 0 < e.renyi_efficiency < 1 and e.fertility is None, seg.name
+        assert e.tokens_per_1000_chars == pytest.approx(1000 * e.tokens / e.chars)
+    assert evaluate.evaluate(segmenters[2], lines).byte_fallback is not None  # ours: byte pieces
 
 
 def test_evaluation_table_puts_the_new_columns_beside_measures():
