@@ -263,3 +263,8 @@ def test_premium_refuses_bad_input():
         evaluate.flores_premiums(["cl100k"], ["zho_Hans"])
     with pytest.raises(ValueError, match="langs"):
         evaluate.flores_premiums([CHARS], [])
+    # sets have no order: line i of one would not be line i of the other
+    with pytest.raises(TypeError, match="lines must be a list of str, got set"):
+        evaluate.token_premium(CHARS, {"a", "b"}, ["a", "b"])
+    with pytest.raises(TypeError, match="langs must be a list of str, got set"):
+        evaluate.flores_premiums([CHARS], {"zho_Hans"})
