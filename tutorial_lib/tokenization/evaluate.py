@@ -18,13 +18,14 @@ also needs, in units every tokenizer shares:
 Rényi efficiency follows Zouhar, Meister, Gastaldi, Du, Sachan and Cotterell, "Tokenization and
 the Noiseless Channel", ACL 2023 (aclanthology.org/2023.acl-long.284, arXiv 2306.16842): for the
 unigram distribution p of the tokens a tokenizer makes of a text, the Rényi entropy of order
-alpha is H_alpha(p) = 1 / (1 - alpha) * log(sum_w p(w)^alpha), and the efficiency is
-Eff_alpha = H_alpha(p) / log |V|, V the vocabulary (H_0 = log |V| is the largest entropy a
-vocabulary of that size allows, so 0 <= Eff_alpha <= 1). The paper reports alpha = 2.5 as the
-order whose efficiency correlated best with BLEU in its translation experiments; alpha -> 1 is
-Shannon entropy. The authors' `tokenization-scorer` package computes the same number, by default
-with |V| = the number of distinct tokens seen; here |V| is the tokenizer's vocabulary size unless
-told otherwise.
+alpha is H_alpha(p) = 1 / (1 - alpha) * log(sum_w p(w)^alpha) (alpha -> 1: Shannon entropy), and
+the efficiency is H_alpha(p) / log |V|, V the vocabulary: log |V| is the largest entropy any
+distribution over V can have, so the efficiency lies in [0, 1] and the log's base cancels. A
+large alpha punishes a few very frequent tokens, and dividing by log |V| punishes entries that
+are hardly used. The paper settles on alpha = 2.5 from its machine-translation experiments, where
+this efficiency tracked BLEU far better than compressed length did. The authors' package
+`tokenization-scorer` computes the same ratio, by default with |V| = the distinct tokens seen;
+`evaluate` divides by the tokenizer's vocabulary size, the size of the channel.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def renyi_entropy(counts: Counter | dict, alpha: float = RENYI_ALPHA) -> float:
     """H_alpha of the distribution the counts give, in bits; alpha = 1 is Shannon entropy.
 
     A large alpha weighs the most frequent tokens most (alpha -> infinity: -log2 of the largest
-    p); alpha = 0 would count the distinct tokens only.
+    p); alpha = 0 gives log2 of the number of distinct tokens, however rare.
     """
     values = _positive_counts(counts)
     alpha = check_number(alpha, "alpha", low=0)
