@@ -7,11 +7,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tutorial_lib import data, display
-from tutorial_lib.tokenization import compare, measure
+from tutorial_lib.tokenization import bpe_toy, compare, measure, unigram_train
 from tutorial_lib.tokenization.characters import is_han
 from tutorial_lib.tokenization.d2l import UNK, Vocab
 from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, PATTERNS, pretokenize
 from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.tokenization.wordpiece import WordPiece
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +48,50 @@ def test_sentencepiece_round_trip_and_byte_fallback(unigram):
     # unseen: 4 byte pieces
     assert len(toks) == 4 and all(measure.token_kind(t) == "partial" for t in toks)
     assert compare.sentencepiece_bytes(unigram)(unigram.unk_id()) == b""
+    assert [seg.is_byte_fallback(i) for i in seg.encode("🙂")] == [True] * 4
+    assert not any(map(seg.is_byte_fallback, seg.encode("我在年青时候")))
+
+
+def test_from_unigram_gives_byte_pieces_ids_after_the_pieces():
+    model = unigram_train.train_unigram("low lower lowest\nnewer newest wider", 20)
+    seg = compare.from_unigram("uni", model)
+    n = len(model.log_probs)
+    assert seg.vocab_size == n + 256
+    pieces = model.encode("lowest 你")
+    ids = seg.encode("lowest 你")
+    assert [model.log_probs.get(p) is None for p in pieces] == [i >= n for i in ids]
+    assert ids[-3:] == [n + b for b in "你".encode()]  # a character it lacks: its three bytes
+    assert [seg.is_byte_fallback(i) for i in ids] == [i >= n for i in ids]
+    assert b"".join(seg.tokens("lowest 你")) == " lowest 你".encode()  # "▁" before each word
+    assert seg.text_of(ids) == "lowest 你"
+    with pytest.raises(TypeError, match="model must be a unigram_train.UnigramResult"):
+        compare.from_unigram("uni", {"a": -1.0})
+
+
+def test_from_char_bpe_counts_characters_outside_the_alphabet_as_unknown():
+    result = bpe_toy.train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)
+    model = bpe_toy.TinyTokenizer(result.merges, result.alphabet)
+    seg = compare.from_char_bpe("char", model)
+    assert seg.vocab_size == len(model.vocab) and seg.unk_id == model.token_to_id["<unk>"]
+    ids = seg.encode("lowest newz")
+    assert ids == model.encode("lowest newz") and ids.count(seg.unk_id) == 1
+    assert seg.tokens("newz") == [b"new", b"", b""]  # "new", <unk>, "</w>"
+    assert seg.text_of(ids) == "lowest new<unk>"
+    with pytest.raises(TypeError, match="model must be a bpe_toy.TinyTokenizer"):
+        compare.from_char_bpe("char", result)
+
+
+def test_from_wordpiece_counts_an_uncovered_word_as_one_unknown_token():
+    model = WordPiece(["[UNK]", "play", "##ing", "##ed", "a"])
+    seg = compare.from_wordpiece("wp", model)
+    assert seg.vocab_size == 5 and seg.unk_id == 0
+    assert seg.encode("playing xyz a") == [1, 2, 0, 4]
+    assert seg.tokens("playing xyz") == [b"play", b"ing", b""]
+    assert seg.text_of(seg.encode("played  a")) == "played a"  # BERT's decoder: one space
+    m = measure.measure(seg, ["playing xyz a"])
+    assert (m.unknown, m.tokens, m.restored_lines) == (1, 4, 0)
+    with pytest.raises(TypeError, match="model must be a wordpiece.WordPiece"):
+        compare.from_wordpiece("wp", {"[UNK]": 0})
 
 
 def test_train_sentencepiece_bad_arguments(luxun_lines):

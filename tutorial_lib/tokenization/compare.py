@@ -2,10 +2,11 @@
 
 Chapter 01 puts D2L's character and word vocabularies next to byte-level BPE; chapter 03 puts our
 BPE next to SentencePiece and GPT-4's cl100k on Chinese. `from_tokenizer`, `from_tiktoken`,
-`from_sentencepiece` and `from_vocab` wrap each as a `Segmenter` (ids, and the bytes or text of each
-id), which `measure` measures; `segment`, `segmentations`, `pretokenizations` and `token_table` show
-the tokens themselves. `train_sentencepiece` trains SentencePiece in memory (nothing is written to
-disk) and deterministically.
+`from_sentencepiece`, `from_vocab`, `from_wordpiece`, `from_unigram` (ours) and `from_char_bpe`
+(chapter 02's) wrap each as a `Segmenter` (ids, and the bytes or text of each id), which `measure`
+measures; `segment`, `segmentations`, `pretokenizations` and `token_table` show the tokens
+themselves. `train_sentencepiece` trains SentencePiece in memory (nothing is written to disk) and
+deterministically.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from __future__ import annotations
 import io
 from typing import Any, Callable, Sequence
 
-from tutorial_lib._checks import (check_choice, check_int, check_number, check_sequence, check_str,
-                                  check_str_list, check_type, check_utf8)
+from tutorial_lib._checks import (check_choice, check_has, check_int, check_number, check_sequence,
+                                  check_str, check_str_list, check_type, check_utf8)
 from tutorial_lib.tokenization.d2l import GRANULARITIES, UNK, Vocab, clean_line
 from tutorial_lib.tokenization.measure import Segmenter, token_kind
 from tutorial_lib.tokenization.pretokenize import PATTERNS, pretokenize
@@ -72,7 +73,67 @@ def sentencepiece_bytes(processor: Any) -> Callable[[int], bytes]:
 def from_sentencepiece(name: str, processor: Any) -> Segmenter:
     """Wrap a SentencePieceProcessor."""
     return Segmenter(check_str(name, "name"), processor.get_piece_size(), processor.encode_as_ids,
-                     sentencepiece_bytes(processor), unk_id=processor.unk_id())
+                     sentencepiece_bytes(processor), unk_id=processor.unk_id(),
+                     is_byte_fallback=processor.is_byte)
+
+
+def from_wordpiece(name: str, model: Any) -> Segmenter:
+    """Wrap a `wordpiece.WordPiece`: a word it cannot cover is one [UNK] (`unk_id`), which
+    `measure` counts; a piece's bytes are its text without the "##" that marks a continuation.
+
+    BERT's decoder puts one space between words, so a line with other spacing is not restored.
+    """
+    check_has(model, "model", ("vocab", "encode", "decode", "unk_token", "prefix"),
+              "a wordpiece.WordPiece")
+    pieces = {i: piece for piece, i in model.vocab.items()}
+    unk = model.vocab[model.unk_token]
+
+    def token_bytes(token_id: int) -> bytes:
+        return b"" if token_id == unk else pieces[token_id].removeprefix(model.prefix).encode()
+
+    return Segmenter(check_str(name, "name"), max(pieces) + 1, model.encode, token_bytes,
+                     model.decode, unk)
+
+
+def from_unigram(name: str, model: Any) -> Segmenter:
+    """Wrap our trained Unigram model (`unigram_train.UnigramResult`).
+
+    Its pieces get ids in the model's order; the 256 byte-fallback pieces it makes for characters
+    it lacks ("<0xE4>") come after them, id = len(pieces) + the byte, so `is_byte_fallback` is
+    "id >= len(pieces)".
+    """
+    check_has(model, "model", ("log_probs", "encode", "decode"), "a unigram_train.UnigramResult")
+    pieces = list(model.log_probs)
+    ids = {piece: i for i, piece in enumerate(pieces)}
+    n = len(pieces)
+
+    def piece_id(piece: str) -> int:
+        return ids[piece] if piece in ids else n + int(piece[1:-1], 16)  # a byte piece <0xNN>
+
+    def token_bytes(token_id: int) -> bytes:
+        if token_id >= n:
+            return bytes([token_id - n])
+        return pieces[token_id].replace(SP_UNDERLINE, " ").encode("utf-8")
+
+    return Segmenter(check_str(name, "name"), n + 256,
+                     lambda text: [piece_id(p) for p in model.encode(text)], token_bytes,
+                     lambda token_ids: model.decode([pieces[i] if i < n else f"<0x{i - n:02X}>"
+                                                     for i in token_ids]),
+                     is_byte_fallback=lambda token_id: token_id >= n)
+
+
+def from_char_bpe(name: str, model: Any) -> Segmenter:
+    """Wrap chapter 02's character-level BPE (`bpe_toy.TinyTokenizer`): a character outside its
+    alphabet is `<unk>`; a token's bytes are its text without the end-of-word marker."""
+    check_has(model, "model", ("vocab", "token_to_id", "encode", "decode"),
+              "a bpe_toy.TinyTokenizer")
+    unk = model.token_to_id[UNK]
+
+    def token_bytes(token_id: int) -> bytes:  # "</w>" and <pad> decode to nothing, <unk> is lost
+        return b"" if token_id == unk else model.decode([token_id]).encode("utf-8")
+
+    return Segmenter(check_str(name, "name"), len(model.vocab), model.encode, token_bytes,
+                     model.decode, unk)
 
 
 def train_sentencepiece(lines: Sequence[str], vocab_size: int, model_type: str, *,

@@ -12,7 +12,9 @@ cl100k and a D2L word vocabulary fit in one table:
 - `vocab_kinds`, `top_multichar_tokens`: what a vocabulary holds and what a text turns into;
 - `measure`, `measurement_table`: all of it for one tokenizer on one set of lines, as a table row.
 
-A new measurement (the evaluation chapter's token premium or bits per byte, say) is a function here.
+A new measurement is a function here while the module has room. The evaluation chapter's metrics
+(tokens per 1000 characters, fertility, byte-fallback share, Rényi efficiency, the token premium
+across languages) extend `Measurement` in `evaluate`.
 """
 
 from __future__ import annotations
@@ -36,7 +38,10 @@ class Segmenter:
 
     `token_bytes(id)` is the text of one token as bytes; `decode(ids)` gives the text back (by
     default the tokens' bytes joined, as for byte-level BPE; a word vocabulary puts spaces back
-    instead); `unk_id` is the id of `<unk>`, or None for a tokenizer that never loses a character.
+    instead); `unk_id` is the id of `<unk>`, or None for a tokenizer that never loses a character;
+    `is_byte_fallback(id)` says whether an id is a byte piece standing in for a character the
+    vocabulary lacks (SentencePiece's <0xE4>), None for a tokenizer without such pieces (in
+    byte-level BPE every byte is an ordinary token).
     """
 
     name: str
@@ -45,6 +50,7 @@ class Segmenter:
     token_bytes: Callable[[int], bytes]
     decode: Callable[[list[int]], str] | None = None
     unk_id: int | None = None
+    is_byte_fallback: Callable[[int], bool] | None = None
 
     def tokens(self, text: str) -> list[bytes]:
         """The bytes of each token of `text`, in order."""
