@@ -44,11 +44,15 @@ pieces differently; only the unigram (order 1), which ignores context, gives the
 cut of the same token sequence.
 
 Limits, said plainly. An n-gram model sees one or two tokens of context, so its bpb is far above a
-neural model's. Worse for comparing vocabularies, sparsity grows with the vocabulary: with 100k
-ids most trigrams (and many bigrams) of a small evaluation set never occurred in training, and
-the score is dominated by the smoothing (`Evaluation.seen` counts how many tokens had their
-n-gram seen). Read bpb from this model as a comparison of tokenizers on the same training and
-evaluation text, not as the quality a language model on those tokens would reach.
+neural model's. Worse for comparing vocabularies, sparsity grows with the vocabulary: the more ids,
+the fewer of the held-out trigrams (and bigrams) ever occurred in a small training text, and the
+more of the score is decided by the smoothing rather than by counts (`Evaluation.seen` says how
+many tokens had their n-gram seen). A trigram can then score worse than a bigram, its histories
+having been seen only once or twice (benchmarks/bench_bpb.py measures both, and the gap between
+training and held-out text). The lowest bpb says which vocabulary this data lets an n-gram estimate
+best, not which one a large model would use best: read bpb from this model as a comparison of
+tokenizers on the same training and evaluation text, not as the quality a language model on
+those tokens would reach.
 """
 
 from __future__ import annotations
