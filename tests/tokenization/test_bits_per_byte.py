@@ -168,6 +168,20 @@ def test_combining_shards_gives_exactly_the_same_bits_per_byte(case):
            (whole.tokens, whole.bytes, whole.documents, whole.seen)
 
 
+def test_one_call_equals_every_document_alone_combined_backwards(ours, luxun_lines):
+    """Hundreds of documents: a plain running sum would differ in its last bits between the orders,
+    the exact sum does not."""
+    train, _ = encode_documents(ours, luxun_lines[:300])
+    held, sizes = encode_documents(ours, luxun_lines[300:])
+    model = NgramModel.train(train, ours.vocab_size, 3)
+    whole = model.evaluate(held, sizes)
+    alone = [model.evaluate([doc], [size]) for doc, size in zip(held, sizes) if size]
+    joined = combine(alone[::-1])
+    assert (joined.bits_per_byte, joined.tokens, joined.bytes, joined.seen) == \
+           (whole.bits_per_byte, whole.tokens, whole.bytes, whole.seen)
+    assert joined.nll_bits.tolist() != whole.nll_bits.tolist()  # the same values, reordered
+
+
 def test_cutting_a_text_into_other_documents_changes_context_models_only():
     """A unigram ignores context: any cut of the same ids gives the same bpb. A bigram or trigram
     restarts at every cut, so the same ids cut differently are scored differently."""
@@ -250,3 +264,10 @@ def test_other_bad_input():
     with pytest.raises(TypeError, match="segmenter"):
         evaluate_tokenizer(model, ["a"], ["b"])
     assert isinstance(model.evaluate([[0], []], [1, 0]), Evaluation)  # an empty text is fine
+
+
+def test_an_evaluation_cannot_be_changed_under_its_cached_total():
+    model = NgramModel.train(TOY, 3, 2)
+    for result in (model.evaluate([[0, 1]], [2]), combine([model.evaluate([[2]], [1])] * 2)):
+        with pytest.raises(ValueError, match="read-only"):
+            result.nll_bits[0] = 0.0

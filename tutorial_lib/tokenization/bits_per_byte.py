@@ -141,7 +141,13 @@ def combine(parts: Sequence[Evaluation]) -> Evaluation:
     return Evaluation(sum(p.documents for p in parts), sum(p.tokens for p in parts),
                       sum(p.bytes for p in parts),
                       tuple(sum(s) for s in zip(*(p.seen for p in parts))),
-                      np.concatenate([p.nll_bits for p in parts]))
+                      _frozen(np.concatenate([p.nll_bits for p in parts])))
+
+
+def _frozen(values: np.ndarray) -> np.ndarray:
+    """`values` made read-only: an Evaluation caches its total, so its values must not change."""
+    values.flags.writeable = False
+    return values
 
 
 class NgramModel:
@@ -191,7 +197,7 @@ class NgramModel:
         # math.log2 one value at a time: an array log may round a value differently depending on
         # where it sits in the array (vector lanes vs the tail), and the sum must not depend on it.
         nll = np.fromiter((-math.log2(p) for p in probs.tolist()), np.float64, len(probs))
-        return Evaluation(len(lengths), int(ids.size), sum(doc_bytes), seen, nll)
+        return Evaluation(len(lengths), int(ids.size), sum(doc_bytes), seen, _frozen(nll))
 
     def _probs(self, histories: list[np.ndarray], ids: np.ndarray
                ) -> tuple[np.ndarray, tuple[int, ...]]:
