@@ -189,7 +189,8 @@ class NgramModel:
                  ) -> Evaluation:
         """Score `documents` (lists of ids); `doc_bytes[i]` is the UTF-8 size of document i's text.
 
-        A document with tokens must have bytes; the documents together must have some.
+        A document with tokens must have bytes, and there must be some tokens: bits per token and
+        per byte divide by both.
         """
         ids, histories, lengths = _positions(documents, "documents", self.vocab_size, self.order)
         doc_bytes = _check_bytes(doc_bytes, lengths)
@@ -290,8 +291,8 @@ def _check_bytes(doc_bytes: object, lengths: list[int]) -> list[int]:
     for i, (n, size) in enumerate(zip(lengths, doc_bytes)):
         if n and not size:
             raise ValueError(f"doc_bytes[{i}] must be >= 1 for a document with {n} tokens, got 0")
-    if not sum(doc_bytes):
-        raise ValueError("doc_bytes must add up to at least 1 byte: bits per byte divides by it")
+    if not sum(lengths):  # then, by the check above, there are bytes to divide by too
+        raise ValueError("documents must hold at least one token to evaluate, got none")
     return doc_bytes
 
 
