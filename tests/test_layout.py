@@ -86,6 +86,7 @@ IMPORTS: dict[str, set[str]] = {
     'plotting.packing': {'_checks', 'packing.masks', 'packing.megatron', 'palette', 'plotting'},
     'plotting.tokenization': {'_checks', 'palette'},
     'tokenization': set(),
+    'tokenization.bits_per_byte': {'_checks', 'tokenization.measure'},
     'tokenization.bpe_toy': {'_checks', 'tokenization.d2l', 'tokenization.trainer'},
     'tokenization.characters': {'_checks', 'tokenization.pretokenize'},
     # chat builds training labels, so it takes IGNORE_INDEX from the packing half (never the reverse)

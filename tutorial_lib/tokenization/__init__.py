@@ -9,6 +9,7 @@
   `unigram_train` trains one (seed, EM, pruning) on `unigram_lattice` (a corpus's lattices as
   arrays), and `byte_fallback` spells characters the vocabulary lacks as <0xE4> pieces (chapter 11);
 - `measure`: the one home for measuring a tokenizer on text: compression, utilization, the table;
+- `bits_per_byte`: an n-gram model over a tokenizer's ids, scored in bits per UTF-8 byte;
 - `compare`: real tokenizers (ours, tiktoken, SentencePiece, a word `Vocab`) side by side;
 - `vocab_size`: smaller vocabularies as prefixes of the merges, embedding parameters (chapter 04);
 - `tokenizer`: `Tokenizer`: build, encode by merge rank, decode (chapter 05), on top of

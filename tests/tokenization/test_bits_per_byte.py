@@ -1,0 +1,275 @@
+"""The n-gram model behind bits per byte: hand-computed Witten-Bell toys, a proper distribution over
+the whole vocabulary, a naive reference, exact combining of shards, and bad input."""
+
+import math
+from collections import defaultdict
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tutorial_lib import data
+from tutorial_lib.tokenization import measure
+from tutorial_lib.tokenization.bits_per_byte import (Evaluation, NgramModel, combine,
+                                                     encode_documents, evaluate_tokenizer)
+
+TOY = [[0, 1, 0, 1, 0]]  # V = 3: id 2 never occurs
+
+
+# --- the smoothing formula by hand ---------------------------------------------------------------
+# Unigram: N = 5 tokens, T = 2 types, c(0) = 3, c(1) = 2, c(2) = 0, so with the uniform 1/3 below:
+#   P(0) = (3 + 2/3) / 7 = 11/21,  P(1) = (2 + 2/3) / 7 = 8/21,  P(2) = (2/3) / 7 = 2/21.
+# Bigram contexts: start -> 0, 0 -> 1, 1 -> 0, 0 -> 1, 1 -> 0: c(0) = 2, T(0) = 1 (only 1 follows):
+#   P(1 | 0) = (2 + 1 * 8/21) / 3 = 50/63,  P(0 | 0) = (11/21) / 3 = 11/63,  P(2 | 0) = 2/63;
+#   P(0 | 1) = (2 + 11/21) / 3 = 53/63; after the start: c = 1, T = 1, P(0 | start) = (1 + 11/21)/2.
+#   After 2 (never seen as a context): the unigram.
+# Trigram: (0, 1) -> 0 twice: P(0 | 0 1) = (2 + 53/63) / 3 = 179/189.
+HAND = [
+    (1, [], [F(11, 21), F(8, 21), F(2, 21)]),
+    (2, [0], [F(11, 63), F(50, 63), F(2, 63)]),
+    (2, [2], [F(11, 21), F(8, 21), F(2, 21)]),
+    (2, [], [(1 + F(11, 21)) / 2, F(8, 21) / 2, F(2, 21) / 2]),
+    (3, [0, 1], [F(179, 189), (F(8, 21) / 3) / 3, (F(2, 21) / 3) / 3]),
+]
+
+
+@pytest.mark.parametrize("order, context, expected", HAND)
+def test_hand_computed_witten_bell(order, context, expected):
+    probs = NgramModel.train(TOY, 3, order).next_token_probs(context)
+    assert probs.tolist() == pytest.approx([float(p) for p in expected], rel=1e-12)
+    assert sum(expected) == 1
+
+
+def test_evaluation_adds_the_hand_computed_losses():
+    # Trigram on one document [0, 1]: P(0 | start start) = P(0 | start) at the bigram level mixed
+    # once more: c(start start) = 1, T = 1, so (1 + (1 + 11/21)/2) / 2; then P(1 | start 0) =
+    # (1 + P(1 | 0)) / 2 = (1 + 50/63) / 2.
+    first = (1 + (1 + F(11, 21)) / 2) / 2
+    second = (1 + F(50, 63)) / 2
+    result = NgramModel.train(TOY, 3, 3).evaluate([[0, 1]], [5])
+    bits = -math.log2(first) - math.log2(second)
+    assert result.total_bits == pytest.approx(bits, rel=1e-12)
+    assert result.bits_per_byte == pytest.approx(bits / 5, rel=1e-12)
+    assert (result.tokens, result.bytes, result.documents) == (2, 5, 1)
+    assert result.seen == (2, 2, 2)
+
+
+# --- a naive reference: dicts of Fractions, straight from the formula ----------------------------
+
+
+def naive_probs(docs, vocab_size, order, context):
+    start = vocab_size
+    counts = defaultdict(lambda: defaultdict(int))  # history tuple -> next id -> count
+    for doc in docs:
+        padded = [start] * (order - 1) + list(doc)
+        for i, w in enumerate(doc):
+            for k in range(order):
+                counts[tuple(padded[i + order - 1 - k:i + order - 1])][w] += 1
+    padded = [start] * (order - 1) + list(context)
+    probs = [F(1, vocab_size)] * vocab_size
+    for k in range(order):
+        after = counts.get(tuple(padded[len(padded) - k:]), {})
+        c, t = sum(after.values()), len(after)
+        if c:
+            probs = [(after.get(w, 0) + t * p) / (c + t) for w, p in enumerate(probs)]
+    return probs
+
+
+corpora = st.integers(1, 6).flatmap(lambda v: st.tuples(
+    st.just(v),
+    st.lists(st.lists(st.integers(0, v - 1), max_size=8), min_size=1, max_size=5)
+    .filter(lambda docs: any(docs)),
+    st.lists(st.integers(0, v - 1), max_size=4),
+    st.sampled_from([1, 2, 3])))
+
+
+@settings(max_examples=150, deadline=None)
+@given(corpora)
+def test_distribution_sums_to_one_and_matches_the_naive_formula(corpus):
+    vocab_size, docs, context, order = corpus
+    probs = NgramModel.train(docs, vocab_size, order).next_token_probs(context)
+    assert probs.shape == (vocab_size,)
+    assert (probs > 0).all()  # every id of the vocabulary keeps some mass
+    assert math.fsum(probs) == pytest.approx(1, abs=1e-12)
+    assert probs.tolist() == pytest.approx(
+        [float(p) for p in naive_probs(docs, vocab_size, order, context)], rel=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(corpora, st.lists(st.lists(st.integers(0, 5), max_size=6), min_size=1, max_size=4)
+       .filter(lambda docs: any(docs)))
+def test_evaluate_scores_each_token_with_next_token_probs(corpus, eval_docs):
+    vocab_size, docs, _, order = corpus
+    eval_docs = [[i % vocab_size for i in doc] for doc in eval_docs]
+    model = NgramModel.train(docs, vocab_size, order)
+    result = model.evaluate(eval_docs, [len(doc) + 1 for doc in eval_docs])
+    expected = [-math.log2(model.next_token_probs(doc[:i])[w])
+                for doc in eval_docs for i, w in enumerate(doc)]
+    assert result.nll_bits.tolist() == pytest.approx(expected, rel=1e-12)
+
+
+def test_real_vocabulary_matches_the_naive_formula_and_sums_to_one(cl100k_segmenter):
+    """cl100k's 100k ids: packed keys far from the toy's, unseen ids and contexts."""
+    docs = data.tinystories_documents()
+    train, _ = encode_documents(cl100k_segmenter, docs[:3])
+    held, sizes = encode_documents(cl100k_segmenter, docs[3:4])
+    v = cl100k_segmenter.vocab_size
+    model = NgramModel.train(train, v, 3)
+    seen_context, unseen_context = train[0][:5], [v - 1, 0]  # v - 1: a special, never in text
+    for context in ([], seen_context, unseen_context, held[0][:7]):
+        probs = model.next_token_probs(context)
+        assert probs.shape == (v,) and (probs > 0).all()
+        assert math.fsum(probs) == pytest.approx(1, abs=1e-9)
+        tokens = sorted(set(held[0]) | set(train[0]))[:20]
+        naive = naive_probs(train, v, 3, context)
+        assert probs[tokens].tolist() == pytest.approx([float(naive[w]) for w in tokens],
+                                                       rel=1e-10)
+    result = model.evaluate(held, sizes)
+    assert result.tokens == len(held[0]) and result.bytes == len(docs[3].encode())
+    assert result.seen[2] < result.seen[1] < result.seen[0] <= result.tokens
+
+
+def test_each_document_starts_fresh():
+    """A document's first token is scored from the start state, whatever the last one ended with;
+    the model learned how documents begin (here: always with 2)."""
+    model = NgramModel.train([[2, 0, 1], [2, 1, 0]], 3, 3)
+    assert model.next_token_probs([]).argmax() == 2
+    one = model.evaluate([[0, 1, 2, 0]], [4]).nll_bits
+    two = model.evaluate([[0, 1], [2, 0]], [2, 2]).nll_bits
+    assert one[:2].tolist() == two[:2].tolist()
+    assert two[2] == -math.log2(model.next_token_probs([])[2])
+    assert two[2] != one[2]
+
+
+# --- what is invariant ----------------------------------------------------------------------------
+
+shards = st.tuples(
+    st.lists(st.lists(st.integers(0, 9), min_size=1, max_size=12), min_size=1, max_size=12),
+    st.lists(st.integers(0, 12), max_size=4), st.randoms(use_true_random=False),
+    st.sampled_from([1, 2, 3]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(shards)
+def test_combining_shards_gives_exactly_the_same_bits_per_byte(case):
+    """The same documents in one call, or in shards in any order combined: the same bpb, exactly."""
+    docs, cuts, rng, order = case
+    sizes = [3 * len(doc) + 1 for doc in docs]
+    model = NgramModel.train([[0, 1, 2, 3, 1, 5], [9, 9, 4, 4]], 10, order)
+    whole = model.evaluate(docs, sizes)
+    bounds = [0, *sorted(c % (len(docs) + 1) for c in cuts), len(docs)]
+    parts = [model.evaluate(docs[a:b], sizes[a:b]) for a, b in zip(bounds, bounds[1:]) if a < b]
+    rng.shuffle(parts)
+    joined = combine(parts)
+    assert joined.bits_per_byte == whole.bits_per_byte
+    assert joined.total_bits == whole.total_bits
+    assert (joined.tokens, joined.bytes, joined.documents, joined.seen) == \
+           (whole.tokens, whole.bytes, whole.documents, whole.seen)
+
+
+def test_one_call_equals_every_document_alone_combined_backwards(ours, luxun_lines):
+    """Hundreds of documents: a plain running sum would differ in its last bits between the orders,
+    the exact sum does not."""
+    train, _ = encode_documents(ours, luxun_lines[:300])
+    held, sizes = encode_documents(ours, luxun_lines[300:])
+    model = NgramModel.train(train, ours.vocab_size, 3)
+    whole = model.evaluate(held, sizes)
+    alone = [model.evaluate([doc], [size]) for doc, size in zip(held, sizes) if size]
+    joined = combine(alone[::-1])
+    assert (joined.bits_per_byte, joined.tokens, joined.bytes, joined.seen) == \
+           (whole.bits_per_byte, whole.tokens, whole.bytes, whole.seen)
+    assert joined.nll_bits.tolist() != whole.nll_bits.tolist()  # the same values, reordered
+
+
+def test_cutting_a_text_into_other_documents_changes_context_models_only():
+    """A unigram ignores context: any cut of the same ids gives the same bpb. A bigram or trigram
+    restarts at every cut, so the same ids cut differently are scored differently."""
+    text = [0, 1, 2, 3, 1, 2, 3, 0, 4, 1, 2]
+    train = [[0, 1, 2, 3], [4, 1, 2, 3, 0]]
+    cuts = [[text], [text[:5], text[5:]], [text[:1], text[1:8], text[8:]]]
+    for order in (1, 2, 3):
+        model = NgramModel.train(train, 5, order)
+        bpb = {model.evaluate(docs, [2 * len(d) for d in docs]).bits_per_byte for docs in cuts}
+        assert len(bpb) == (1 if order == 1 else 3)
+
+
+def test_bits_per_byte_is_loss_per_token_over_bytes_per_token():
+    model = NgramModel.train(TOY, 3, 2)
+    result = model.evaluate([[0, 1, 2], [1, 1]], [7, 4])
+    assert result.bits_per_byte == pytest.approx(result.bits_per_token / result.bytes_per_token)
+    assert result.nats_per_token == pytest.approx(result.bits_per_token * math.log(2))
+    assert result.bytes_per_token == 11 / 5
+
+
+def test_segmenter_path_agrees_with_measure(ours, luxun_lines):
+    """evaluate_tokenizer = encode, train, evaluate; its bytes per token is measure's."""
+    train, held = luxun_lines[:300], luxun_lines[300:]
+    result = evaluate_tokenizer(ours, train, held, order=2)
+    train_ids, _ = encode_documents(ours, train)
+    held_ids, sizes = encode_documents(ours, held)
+    again = NgramModel.train(train_ids, ours.vocab_size, 2).evaluate(held_ids, sizes)
+    assert result.bits_per_byte == again.bits_per_byte
+    size = measure.compression(ours.encode, held)
+    assert (result.tokens, result.bytes) == (size.tokens, size.bytes)
+
+
+# --- bad input ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("docs, vocab_size, order, error, words", [
+    ([], 3, 3, ValueError, "at least one token"),
+    ([[], []], 3, 3, ValueError, "at least one token"),
+    ([[0, 3]], 3, 3, ValueError, r"documents\[0\]\[1\]"),
+    ([[0, -1]], 3, 3, ValueError, r"documents\[0\]\[1\]"),
+    ([[0]], 0, 3, ValueError, "vocab_size"),
+    ([[0]], 2**21, 3, ValueError, "vocab_size"),
+    ([[0]], 3, 4, ValueError, "order must be one of"),
+    ([[0]], 3, 0, ValueError, "order must be one of"),
+    ([[0]], 3.0, 3, TypeError, "vocab_size"),
+    ([[0.0]], 3, 3, TypeError, r"documents\[0\]\[0\]"),
+    ([[True]], 3, 3, TypeError, r"documents\[0\]\[0\]"),
+    ("012", 3, 3, TypeError, "documents"),
+    ([{0, 1}], 3, 3, TypeError, r"documents\[0\]"),
+    ([np.array([[0, 1]])], 3, 3, ValueError, r"documents\[0\]"),
+])
+def test_training_refuses_bad_input(docs, vocab_size, order, error, words):
+    with pytest.raises(error, match=words):
+        NgramModel.train(docs, vocab_size, order)
+
+
+@pytest.mark.parametrize("docs, sizes, words", [
+    ([[0, 1]], [0], r"doc_bytes\[0\] must be >= 1"),
+    ([[]], [0], "at least one token"),
+    ([[], []], [3, 0], "at least one token"),
+    ([], [], "at least one token"),
+    ([[0, 1]], [-1], "doc_bytes"),
+    ([[0, 1]], [2, 2], "same length"),
+    ([[0, 5]], [2], r"documents\[0\]\[1\]"),
+])
+def test_evaluation_refuses_bad_input(docs, sizes, words):
+    with pytest.raises(ValueError, match=words):
+        NgramModel.train(TOY, 3, 3).evaluate(docs, sizes)
+
+
+def test_other_bad_input():
+    model = NgramModel.train(TOY, 3, 2)
+    with pytest.raises(ValueError, match=r"context\[1\]"):
+        model.next_token_probs([0, 3])
+    with pytest.raises(ValueError, match="at least one Evaluation"):
+        combine([])
+    with pytest.raises(TypeError, match=r"parts\[0\]"):
+        combine([model.evaluate([[0]], [1]).bits_per_byte])
+    with pytest.raises(ValueError, match="one order"):
+        combine([model.evaluate([[0]], [1]), NgramModel.train(TOY, 3, 3).evaluate([[0]], [1])])
+    with pytest.raises(TypeError, match="segmenter"):
+        evaluate_tokenizer(model, ["a"], ["b"])
+    assert isinstance(model.evaluate([[0], []], [1, 0]), Evaluation)  # an empty text is fine
+
+
+def test_an_evaluation_cannot_be_changed_under_its_cached_total():
+    model = NgramModel.train(TOY, 3, 2)
+    for result in (model.evaluate([[0, 1]], [2]), combine([model.evaluate([[2]], [1])] * 2)):
+        with pytest.raises(ValueError, match="read-only"):
+            result.nll_bits[0] = 0.0
