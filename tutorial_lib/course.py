@@ -85,7 +85,8 @@ CHAPTERS = [
         PARTS[1],
         "鲁迅小说的字符覆盖率、UTF-8 字节视角、GPT-2 正则对汉字的影响，与 sentencepiece、cl100k "
         "的压缩率对比",
-        ("tokenization.characters", "tokenization.pretokenize", "tokenization.unigram"),
+        ("tokenization.characters", "tokenization.pretokenize", "tokenization.unigram",
+         "tokenization.model_tokenizers"),
         ("tokenizer_comparison",),
     ),
     Chapter(
