@@ -76,8 +76,8 @@ NAME = "tutorial_lib.tokenization.superbpe.train_superbpe"
 def superword_allowed(token: bytes, max_words: int | None = MAX_WORDS,
                       forbidden: Iterable[str] = FORBIDDEN) -> bool:
     """May stage 2 make `token`? Not if it holds more than `max_words` pieces between spaces
-    (None: no cap) or one of the `forbidden` strings (SuperBPE: ": ", so that "Answer: B" keeps
-    the answer a token of its own). Only the space byte separates words, as in the fork."""
+    (None: no cap) or one of the `forbidden` strings (SuperBPE forbids ": "; the commit that adds
+    the rule gives no reason). Only the space byte separates words, as in the fork."""
     check_type(token, "token", bytes, "bytes")
     max_words, forbidden = _check_rules(max_words, forbidden)
     return _allowed(token, max_words, forbidden)
