@@ -22,7 +22,10 @@ Then the length of Chinese and English pre-tokens under GPT-2's pattern and of t
 first ones, and the ones held-out text uses most), and training time on the whole corpora at vocabulary 8192: our plain `train_bpe`, our
 SuperBPE at two transitions, and Hugging Face's BPE trainer (one thread, GPT-2 byte-level pre-tokenization;
 it runs out of pairs below 8192 on TinyStories, so it is timed there at 8000). Each time is the best of
-REPEATS runs. Ratio = our time / HF's time.
+REPEATS runs. Ratio = our time / HF's time. Last, encoding speed: the whole corpus in one call by a fresh
+(cold) BPE and SuperBPE `Tokenizer`, and by the same SuperBPE tokenizer in HF tokenizers (`hf_tokenizer`: a BPE
+model behind a Split on the stage-2 pattern, as SuperBPE's tokenizer.json encodes); "same ids" compares ours
+with HF's on the whole corpus.
 """
 
 import time
@@ -133,6 +136,38 @@ def timing():
                   f"ratio {s / hf:.1f}x, {s / plain_s:.1f}x train_bpe")
 
 
+def cold(make_encode, text):
+    """Best of REPEATS, each with an encoder made afresh, so that nothing is cached yet."""
+    times = []
+    for _ in range(REPEATS):
+        encode = make_encode()
+        start = time.perf_counter()
+        ids = encode(text)
+        times.append(time.perf_counter() - start)
+    return min(times), ids
+
+
+def encoding():
+    print("\nEncoding the whole corpus in one call at vocabulary 8192, t = 4096, cold (a fresh "
+          f"tokenizer, best of {REPEATS}); HF = the SuperBPE tokenizer in HF tokenizers (`hf_tokenizer`)")
+    corpora = {"TinyStories": data.tinystories_documents(), "Lu Xun": [data.load_text("luxun")]}
+    for name, texts in corpora.items():
+        text = "\n".join(texts)
+        mb = len(text.encode()) / 1e6
+        bpe = Tokenizer.train(texts, 8192)
+        tok = sb.train_superbpe(texts, 8192, 4096)
+        encoders = {
+            "BPE": lambda: Tokenizer(bpe.vocab, bpe.merges).encode_ordinary,
+            "SuperBPE": lambda: Tokenizer(tok.vocab, tok.merges, (), tok.pattern).encode_ordinary,
+            "HF SuperBPE": lambda: (lambda hf: lambda t: hf.encode(t).ids)(sb.hf_tokenizer(tok)),
+        }
+        runs = {label: cold(make, text) for label, make in encoders.items()}
+        rate = {label: mb / seconds for label, (seconds, _) in runs.items()}
+        same = runs["SuperBPE"][1] == runs["HF SuperBPE"][1]
+        print(f"  {name:11s} " + ", ".join(f"{label} {r:.2f} MB/s" for label, r in rate.items())
+              + f"; SuperBPE ours / HF {rate['SuperBPE'] / rate['HF SuperBPE']:.2f}x, same ids {same}")
+
+
 if __name__ == "__main__":
     found = {}
     for name, (train, held_out) in splits().items():
@@ -143,3 +178,4 @@ if __name__ == "__main__":
     for name, (_, held_out) in splits().items():
         examples(name, found[name][8192, 0.5], held_out)
     timing()
+    encoding()

@@ -13,6 +13,7 @@ from tutorial_lib.tokenization.trainer import merge_unchecked, train_bpe
 
 STORIES = tinystories_documents()[:40]
 LUXUN = [line for line in load_text("luxun").splitlines() if line.strip()][:60]
+LUXUN_TAIL = [line for line in load_text("luxun").splitlines() if line.strip()][-30:]
 SLICES = {"tinystories": STORIES, "luxun": LUXUN}
 
 
@@ -170,6 +171,13 @@ def test_encode_iterable_equals_encode_on_any_chunking(mixed, fragments, draw):
     cuts = sorted(draw.draw(st.lists(st.integers(0, len(text)), max_size=10)))
     chunks = [text[i:j] for i, j in zip([0, *cuts], [*cuts, len(text)])]
     assert list(mixed.encode_iterable(chunks, "all")) == mixed.encode(text, "all")
+
+
+def test_hugging_face_encodes_the_same_ids(mixed):
+    """SuperBPE's tokenizer.json runs in HF tokenizers: its BPE model, merges by rank, gives our ids."""
+    hf = sb.hf_tokenizer(mixed)
+    texts = [*tinystories_documents()[200:230], *LUXUN_TAIL, load_text("timemachine")[:20_000]]
+    assert [hf.encode(text).ids for text in texts] == [mixed.encode_ordinary(text) for text in texts]
 
 
 def test_superwords_shorten_english(mixed):

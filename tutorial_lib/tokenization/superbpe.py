@@ -6,9 +6,9 @@ amazingvince/superbpe, whose history holds the authors' commits; the trainer its
 Hugging Face tokenizers, github alisawuffles/tokenizers-superbpe):
 
 - Stage 1 is ordinary BPE within pre-tokens: BpeTrainer with the pre-tokenizers Digits (a run of
-  digits apart from everything else), a Split on GPT-2's pattern without the contractions (plus
-  digit runs cut in threes from the right) and ByteLevel, trained to the full vocabulary size;
-  then the first t merges are kept (`head -n $num_inherit_merges merges.txt`).
+  digits apart from everything else), a Split on GPT-2's pattern less its contractions and digit
+  runs (which are cut in threes from the right instead) and ByteLevel, trained to the full
+  vocabulary size; then the first t merges are kept (`head -n $num_inherit_merges merges.txt`).
 - Stage 2 trains again on the same text with the GPT-2 part of the regex left out: only digits are
   still cut apart. Punctuation and spaces are not, so ", I am" can become one token. Training reads
   the files line by line (tokenizers' `lines_with_ending`), so no piece spans a line break. The
@@ -37,14 +37,16 @@ the line breaks after it, and GPT-2's digit runs (" 2024"), as SuperBPE keeps di
 piece starts as its stage-1 ids (the merges in rank order, what `PieceEncoder` computes), and the
 merge loop of `train_bpe` (`PairIndex`, `pop_best`, the same tie-break) goes on over them, skipping
 the tokens `superword_allowed` refuses. The result is a `Tokenizer` whose pattern is the stage-2
-one, so it encodes as SuperBPE's tokenizer does. Two differences from the fork: every inherited
-merge is kept (the fork drops one whose pair no longer occurs in the stage-2 pieces), so that with
-`transition == vocab_size` the merges are exactly `train_bpe`'s; and ties go as in `train_bpe`,
-not to the smaller id. A stage-2 merge need not bridge anything (Chinese gets new in-word merges
-too): `bridges_pretokens` tells the real superwords apart. `train_superbpe_naive` recounts every
-pair after every merge: the reference the tests hold the fast one to. Whether the English gain
-carries over to Chinese, where GPT-2's pattern already keeps a run of Han characters in one
-pre-token, is measured in benchmarks/bench_superbpe.py.
+one, so it encodes as SuperBPE's tokenizer does (`hf_tokenizer` runs it in Hugging Face tokenizers,
+with the same ids). Where this differs from the fork: digit runs are GPT-2's (whole, with the
+space before them) rather than cut in threes; line breaks stay with the line before them; every
+inherited merge is kept (the fork drops one whose pair no longer occurs in the stage-2 pieces), so
+that with `transition == vocab_size` the merges are exactly `train_bpe`'s; and ties go as in
+`train_bpe`, not to the smaller id. A stage-2 merge need not bridge anything (Chinese gets new
+in-word merges too): `bridges_pretokens` tells the real superwords apart. `train_superbpe_naive`
+recounts every pair after every merge: the reference the tests hold the fast one to. Whether the
+English gain carries over to Chinese, where GPT-2's pattern already keeps a run of Han characters
+in one pre-token, is measured in benchmarks/bench_superbpe.py.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ from tutorial_lib._checks import check_bool, check_int, check_iterable, check_st
 from tutorial_lib.tokenization import corpus, trainer
 from tutorial_lib.tokenization.corpus import TextSource
 from tutorial_lib.tokenization.fast_encode import PieceEncoder
+from tutorial_lib.tokenization.formats import GPT2_BYTE_DECODER
 from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, check_special_tokens,
                                                    compile_pattern, pretokenize)
 from tutorial_lib.tokenization.tokenizer import Tokenizer
@@ -69,7 +72,7 @@ from tutorial_lib.tokenization.trainer import (ByteVocab, Merges, PairIndex, bes
 # "The". Spaces and punctuation no longer cut anything.
 SUPERWORD_PATTERN = r" ?\p{N}+|(?:(?! ?\p{N})[^\n])+\n*|\n+"
 MAX_WORDS = 4  # SuperBPE's cap: a token holds at most 4 space-separated pieces
-FORBIDDEN = (": ",)  # SuperBPE's one forbidden string: no token holds a colon and a space
+FORBIDDEN = (": ",)  # SuperBPE's one forbidden string: no stage-2 token holds ": "
 NAME = "tutorial_lib.tokenization.superbpe.train_superbpe"
 
 
@@ -99,7 +102,7 @@ def _check_rules(max_words: int | None, forbidden: Iterable[str]
     for i, text in enumerate(strings):
         if not check_str(text, f"forbidden[{i}]", utf8=True):
             raise ValueError(f"forbidden[{i}] must be a non-empty str (every token holds '')")
-    return max_words, tuple(text.encode("utf-8") for text in strings)
+    return max_words, tuple(sorted({text.encode("utf-8") for text in strings}))  # a set is fine
 
 
 def bridges_pretokens(token: bytes, pattern: str = GPT2_PATTERN) -> bool:
@@ -277,3 +280,25 @@ def stage_one_merges(tokenizer: Tokenizer) -> int:
 def superword_merges(tokenizer: Tokenizer) -> Merges:
     """The merges stage 2 learned, in order: those after `stage_one_merges(tokenizer)`."""
     return tokenizer.merges[stage_one_merges(tokenizer):]
+
+
+def hf_tokenizer(tokenizer: Tokenizer) -> Any:
+    """`tokenizer` in Hugging Face `tokenizers`, encoding as SuperBPE's own tokenizer.json does.
+
+    A BPE model with the same ids and merges (tokens written in GPT-2's byte alphabet) behind a
+    Split on the tokenizer's pattern and ByteLevel without its regex, as SuperBPE saves it (with
+    its own split, Digits). For ordinary text: special tokens are not registered.
+    """
+    from tokenizers import Regex, models, pre_tokenizers
+    from tokenizers import Tokenizer as HFTokenizer
+
+    check_type(tokenizer, "tokenizer", Tokenizer, "a Tokenizer")
+    char = {b: c for c, b in GPT2_BYTE_DECODER.items()}
+    text = lambda token: "".join(map(char.__getitem__, token))  # noqa: E731
+    specials = set(tokenizer.special_tokens.values())
+    vocab = {text(token): i for i, token in tokenizer.vocab.items() if i not in specials}
+    hf = HFTokenizer(models.BPE(vocab, [(text(a), text(b)) for a, b in tokenizer.merges]))
+    hf.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(tokenizer.pattern), "isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    return hf
