@@ -103,17 +103,26 @@ def test_transition_at_the_end_is_train_bpe_even_when_stage_one_runs_out():
     assert more.merges[:len(expected[1])] == expected[1] and len(more.vocab) == 3000
 
 
-@settings(max_examples=60, deadline=None)
-@given(texts=st.lists(st.text(alphabet="ab c.,:\n1", max_size=40), min_size=1, max_size=5),
-       extra=st.integers(0, 12), stage_one=st.integers(0, 12), max_words=st.sampled_from([None, 1, 2, 4]))
-def test_fast_equals_naive_on_random_texts(texts, extra, stage_one, max_words):
+@settings(max_examples=80, deadline=None)
+@given(texts=st.lists(st.text(alphabet="aab  c.,:\n1", max_size=40), min_size=1, max_size=5),
+       extra=st.integers(0, 12), stage_one=st.integers(0, 12), max_words=st.sampled_from([None, 1, 2, 4]),
+       pattern=st.sampled_from(["gpt2", "gpt4"]))
+def test_fast_equals_naive_on_random_texts(texts, extra, stage_one, max_words, pattern):
     if not "".join(texts):
         return
     vocab_size = 256 + stage_one + extra
     args = (texts, vocab_size, 256 + stage_one)
-    fast = sb.train_superbpe(*args, max_words=max_words)
-    assert fast.merges == sb.train_superbpe_naive(*args, max_words=max_words).merges
+    fast = sb.train_superbpe(*args, pattern=pattern, max_words=max_words)
+    assert fast.merges == sb.train_superbpe_naive(*args, pattern=pattern, max_words=max_words).merges
     assert all(sb.superword_allowed(a + b, max_words) for a, b in sb.superword_merges(fast))
+
+
+def test_fast_equals_naive_with_special_tokens():
+    texts = [ENDOFTEXT.join(STORIES[:15]) + "<|pad|>", *LUXUN[:15]]
+    args = (texts, 500, 380, [ENDOFTEXT, "<|pad|>"])
+    fast, naive = sb.train_superbpe(*args), sb.train_superbpe_naive(*args)
+    assert fast.merges == naive.merges and fast.vocab == naive.vocab
+    assert [fast.vocab[256], fast.vocab[257]] == [ENDOFTEXT.encode(), b"<|pad|>"]
 
 
 # --- SuperBPE's rules on real text -------------------------------------------------------------------------------
