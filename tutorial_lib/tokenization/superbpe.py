@@ -178,7 +178,7 @@ def train_superbpe_naive(texts_or_path: TextSource, vocab_size: int, transition:
     texts, settings = _start(texts_or_path, vocab_size, transition, special_tokens, pattern,
                              superword_pattern, max_words, forbidden, progress)
     vocab, merges = trainer.train_bpe_naive(texts, transition, settings["special_tokens"],
-                                            pattern)
+                                            pattern, progress=progress)
     settings["stage1_merges"] = len(merges)
     if transition < vocab_size:
         counts = _pieces(texts, settings)
