@@ -19,6 +19,7 @@
 - `corpus`: a training corpus streamed from a file or a list of texts, its pre-tokens counted;
 - `trainer`: byte-level BPE training, a naive reference and a fast trainer with identical merges;
 - `trainer_stages`: the trainers in between, one speed-up at a time (chapter 06);
+- `superbpe`: SuperBPE, BPE in two stages whose second merges across spaces (superwords);
 - `wordpiece`: BERT's pre-tokenizer and greedy longest-match encoder, beside Hugging Face's, and
   `wordpiece_train`: WordPiece training by the score freq(ab) / (freq(a) freq(b)) (chapter 11);
 - `sp_settings`: SentencePiece trained with one setting changed at a time, measured on held-out
