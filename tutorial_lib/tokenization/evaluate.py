@@ -43,7 +43,7 @@ from tutorial_lib._checks import (check_choice, check_int, check_int_list, check
                                   check_sequence, check_str, check_str_list, check_type,
                                   check_utf8)
 from tutorial_lib.tokenization.measure import (COLUMNS, Measurement, Segmenter, Utilization,
-                                               measure, utilization)
+                                               measure, measurement_table, utilization)
 
 RENYI_ALPHA = 2.5  # the order Zouhar et al. (2023) recommend
 WINDOW = 4096  # a context window, in tokens, for `effective_context`
@@ -187,13 +187,9 @@ EVALUATION_COLUMNS: dict[str, Callable[[Evaluation], object]] = {
 def evaluation_table(evaluations: Sequence[Evaluation], columns: Sequence[str]
                      ) -> tuple[list[str], list[tuple]]:
     """(header, rows) for `display.table`: a row per evaluation, the chosen EVALUATION_COLUMNS."""
-    columns = check_str_list(columns, "columns")
-    for column in columns:
-        check_choice(column, "columns item", EVALUATION_COLUMNS)
-    rows = check_sequence(evaluations, "evaluations", "a list of Evaluation")
-    for i, e in enumerate(rows):
+    for i, e in enumerate(check_sequence(evaluations, "evaluations", "a list of Evaluation")):
         check_type(e, f"evaluations[{i}]", Evaluation, "an Evaluation (evaluate)")
-    return columns, [tuple(EVALUATION_COLUMNS[c](e) for c in columns) for e in rows]
+    return measurement_table(evaluations, columns, EVALUATION_COLUMNS)
 
 
 # --- token premium -------------------------------------------------------------------------------

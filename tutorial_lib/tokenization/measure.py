@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from tutorial_lib._checks import (check_callable, check_choice, check_int, check_int_list,
                                   check_sequence, check_str, check_str_list, check_type,
@@ -333,11 +333,13 @@ COLUMNS: dict[str, Callable[[Measurement], object]] = {
 }
 
 
-def measurement_table(measurements: Sequence[Measurement], columns: Sequence[str]
+def measurement_table(measurements: Sequence[Measurement], columns: Sequence[str],
+                      table: Mapping[str, Callable[[Measurement], object]] = COLUMNS
                       ) -> tuple[list[str], list[tuple]]:
-    """(header, rows) for `display.table`: a row per measurement, the chosen `COLUMNS` in order."""
+    """(header, rows) for `display.table`: a row per measurement, the chosen columns of `table`
+    (`COLUMNS`, or a longer table such as evaluate's) in order."""
     columns = check_str_list(columns, "columns")
     for column in columns:
-        check_choice(column, "columns item", COLUMNS)
+        check_choice(column, "columns item", table)
     rows = check_sequence(measurements, "measurements")
-    return columns, [tuple(COLUMNS[c](m) for c in columns) for m in rows]
+    return columns, [tuple(table[c](m) for c in columns) for m in rows]
