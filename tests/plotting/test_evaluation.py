@@ -72,7 +72,7 @@ def test_labelled_panels_draws_one_line_per_series_and_labels_every_point():
     fig = labelled_panels(panels, title="t", xlabel="x", ylabels=["y1", "y2"])
     left, right = fig.axes
     assert len(left.lines) == 2 and len(right.lines) == 1
-    assert [t.get_text() for t in left.texts] == ["256", "512", "1024", "gpt2"]
+    assert [t.get_text() for t in left.texts] == ["256", "512", "1024"]  # gpt2 is in the legend
     assert left.lines[0].get_color() == right.lines[0].get_color()
 
 

@@ -107,7 +107,7 @@ def labelled_panels(panels: dict[str, dict[str, Points]], *, title: str, xlabel:
                     ylabels: Sequence[str]):
     """Panels side by side, each {series: (xs, ys, labels)}: a series of several points is a line
     through them (our BPE at growing vocabulary sizes, a quota moved step by step), a single
-    point a marker; every point carries its label. The same series keep the same colour in every
+    point a marker; every point carries its label unless it is the series' own name. The same series keep the same colour in every
     panel."""
     check_non_empty_dict(panels, "panels", "panel title -> {series: (xs, ys, labels)}")
     checked = {t: _points(series, f"panels[{t!r}]") for t, series in panels.items()}
@@ -124,8 +124,10 @@ def labelled_panels(panels: dict[str, dict[str, Points]], *, title: str, xlabel:
             ax.plot(xs, ys, marker="o", markersize=5, color=colour, label=name,
                     linestyle="-" if len(xs) > 1 else "none")
             for x, y, label in zip(xs, ys, labels):
-                ax.annotate(label, (x, y), textcoords="offset points", xytext=(4, 4),
-                            fontsize=7, color=colour)
+                if label != name:  # a lone point the legend already names is not labelled twice
+                    ax.annotate(label, (x, y), textcoords="offset points", xytext=(4, 4),
+                                fontsize=7, color=colour)
+        ax.margins(x=0.08, y=0.08)
         ax.set_title(panel, fontsize=10)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
