@@ -106,6 +106,8 @@ IMPORTS: dict[str, set[str]] = {
                                       'tokenization.vocab_size'},
     'tokenization.pretokenize': {'_checks'},
     'tokenization.sp_settings': {'_checks', 'data'},
+    'tokenization.superbpe': {'_checks', 'tokenization.corpus', 'tokenization.fast_encode',
+                              'tokenization.pretokenize', 'tokenization.tokenizer', 'tokenization.trainer'},
     'tokenization.token_healing': {'_checks'},
     'tokenization.tokenizer': {'_checks', 'tokenization.corpus', 'tokenization.fast_encode',
                                'tokenization.formats', 'tokenization.pretokenize', 'tokenization.trainer'},
