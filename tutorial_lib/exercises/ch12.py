@@ -142,7 +142,7 @@ def _bpb_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="12.bits_per_byte",
-    title="练习 2：从训练日志算每字节比特（bits per byte）",
+    title="练习 3：从训练日志算每字节比特（bits per byte）",
     concept="训练日志里的损失是每个 token 的平均负对数似然，用自然对数，单位是 nats。两个分词器"
             "把同一段文本切成的 token 数不同，每 token 的损失不能直接比：先还原成整段文本的"
             "总信息量，总 nats = 平均损失 × token 数；换成比特要除以 ln 2（1 比特 = ln 2 ≈ 0.693 "
@@ -200,7 +200,7 @@ def _script_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="12.token_script",
-    title="练习 3：一个词表条目属于哪种文字",
+    title="练习 2：一个词表条目属于哪种文字",
     concept="一个词表条目（token 的字节）按它的字符归类。先看这些字节单独是不是合法的 UTF-8："
             "不是（只是某个字符的一部分，比如“中”的前两个字节 b'\\xe4\\xb8'）就是 'partial'。"
             "是的话，去掉其中所有空白字符（ch.isspace() 为真的，不只开头的空格：' the' 和 "

@@ -107,8 +107,8 @@ def labelled_panels(panels: dict[str, dict[str, Points]], *, title: str, xlabel:
                     ylabels: Sequence[str]):
     """Panels side by side, each {series: (xs, ys, labels)}: a series of several points is a line
     through them (our BPE at growing vocabulary sizes, a quota moved step by step), a single
-    point a marker; every point carries its label unless it is the series' own name. The same series keep the same colour in every
-    panel."""
+    point a marker; every point carries its label unless it is the series' own name. The same
+    series keep the same colour in every panel."""
     check_non_empty_dict(panels, "panels", "panel title -> {series: (xs, ys, labels)}")
     checked = {t: _points(series, f"panels[{t!r}]") for t, series in panels.items()}
     ylabels = check_str_list(ylabels, "ylabels")
