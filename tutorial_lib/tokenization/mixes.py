@@ -34,7 +34,7 @@ from typing import Any, Sequence
 from tutorial_lib import data
 from tutorial_lib._checks import (check_int, check_number, check_sequence, check_str,
                                   check_str_list, check_type)
-from tutorial_lib.tokenization import compare
+from tutorial_lib.tokenization import compare, unigram_train
 from tutorial_lib.tokenization.evaluate import Premium, token_premium
 from tutorial_lib.tokenization.measure import Segmenter
 from tutorial_lib.tokenization.model_tokenizers import VocabScripts, vocab_scripts
@@ -152,13 +152,12 @@ def train_each(mix: Mix, vocab_size: int) -> tuple[Tokenizer, Tokenizer]:
                                                                           vocab_size)
 
 
-def train_unigram(mix: Mix, vocab_size: int) -> Any:
+def train_unigram(mix: Mix, vocab_size: int) -> unigram_train.UnigramResult:
     """Our Unigram (`unigram_train.train_unigram`) on the mix; every character is a piece, so
     `vocab_size` must be at least the mix's alphabet (a ValueError says how large that is)."""
-    from tutorial_lib.tokenization.unigram_train import train_unigram as train
-
     check_type(mix, "mix", Mix, "a Mix (make_mix)")
-    return train("\n".join(mix.texts), check_int(vocab_size, "vocab_size", low=2))
+    return unigram_train.train_unigram("\n".join(mix.texts),
+                                       check_int(vocab_size, "vocab_size", low=2))
 
 
 # --- what a mix buys each language ---------------------------------------------------------------
