@@ -201,6 +201,21 @@ CHAPTERS = [
          "tokenization.unigram_compare"),
         ("pruning_explorer",),
     ),
+    Chapter(
+        "12",
+        "12_evaluating_tokenizers",
+        "评估分词器",
+        "Judging a tokenizer",
+        PARTS[3],
+        "为什么“每词 token 数”跨语言不公平、该用什么单位；FLORES 上 gpt2、cl100k、Qwen、"
+        "DeepSeek 和课程 BPE 的 token 溢价分布（中位数、P90、最大值）与它对成本和上下文的意义；"
+        "中英混合比例训练的 BPE 与 Unigram、词表按文字的构成与固定配额的代价；bits per byte "
+        "与每 token 损失的对照；SuperBPE 的超词在中文上是否省 token；按领域的压缩表；"
+        "大词表的嵌入参数；亲手写溢价统计、token 的文字分类和每字节比特",
+        ("tokenization.evaluate", "tokenization.mixes", "tokenization.bits_per_byte",
+         "tokenization.superbpe"),
+        (),
+    ),
 ]
 
 

@@ -119,6 +119,14 @@ CORPORA: dict[str, Corpus] = {
             "CC-BY 2.0 FR (Tatoeba.org)",
             "per-sentence attribution for tatoeba_cmn",
         ),
+        Corpus(
+            "code_sample",
+            "code_sample.txt",
+            "e54b9fad10507efc149571d744b6e29f9f8069f2ab1d829c14b672f12e69c559",
+            "code",
+            "MIT (this course's own code)",
+            "a snapshot of three of the course's Python source files",
+        ),
     ]
     + [
         Corpus(

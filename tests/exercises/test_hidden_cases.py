@@ -68,6 +68,9 @@ PUBLIC_DIGESTS = {
     "11.expected_counts": "5020e4dac5edb708",
     "11.viterbi": "dd34c17b91fd6def",
     "11.wordpiece_score": "c56d41ca0c733156",
+    "12.bits_per_byte": "df9289b01d5db632",
+    "12.premium_summary": "c575e7afa3dc4dc9",
+    "12.token_script": "cc292826d35309ee",
 }
 
 

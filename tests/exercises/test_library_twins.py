@@ -22,10 +22,13 @@ from tutorial_lib.exercises.ch07 import _pad_expected
 from tutorial_lib.exercises.ch09 import TOLERANCE
 from tutorial_lib.packing import attention, batch, gpt_samples, masks, megatron, strategies
 from tutorial_lib.tokenization import (
+    bits_per_byte,
     bpe_toy,
     characters,
     d2l,
+    evaluate,
     measure,
+    model_tokenizers,
     trainer,
     unigram,
     unigram_train,
@@ -147,7 +150,15 @@ CHEATS = {
         word, vocab, max_input_chars_per_word=n),
     "11.viterbi": lambda text, log_probs: unigram.viterbi(text, log_probs)[0],
     "11.expected_counts": lambda words, log_probs: unigram_train.em_step(words, log_probs)[1],
+    "12.premium_summary": lambda lang, eng: _summary(evaluate.Premium.from_counts("", "", lang,
+                                                                                  eng)),
+    "12.bits_per_byte": bits_per_byte.from_loss,
+    "12.token_script": model_tokenizers.token_script,
 }
+
+
+def _summary(premium):
+    return premium.median, premium.p90, premium.max, premium.corpus
 
 
 def reference(key: str):

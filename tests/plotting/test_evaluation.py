@@ -61,3 +61,28 @@ def test_premium_boxes_refuse_bad_options(refused_before_drawing):
     refused_before_drawing(lambda: premium_boxes(SERIES, title="t", logy="yes"), TypeError, "logy")
     refused_before_drawing(lambda: premium_boxes(SERIES, title="t", reference=0), ValueError,
                            "reference")
+
+
+def test_labelled_panels_draws_one_line_per_series_and_labels_every_point():
+    from tutorial_lib.plotting.evaluation import labelled_panels
+
+    panels = {"a": {"ours": ([1, 2, 3], [3, 2, 1], ["256", "512", "1024"]),
+                    "gpt2": ([1.5], [2.5], ["gpt2"])},
+              "b": {"ours": ([1, 2, 3], [1, 1, 1], ["x", "y", "z"])}}
+    fig = labelled_panels(panels, title="t", xlabel="x", ylabels=["y1", "y2"])
+    left, right = fig.axes
+    assert len(left.lines) == 2 and len(right.lines) == 1
+    assert [t.get_text() for t in left.texts] == ["256", "512", "1024"]  # gpt2 is in the legend
+    assert left.lines[0].get_color() == right.lines[0].get_color()
+
+
+def test_labelled_panels_refuses_ragged_series():
+    import pytest
+
+    from tutorial_lib.plotting.evaluation import labelled_panels
+
+    with pytest.raises(ValueError, match="as many"):
+        labelled_panels({"a": {"s": ([1, 2], [1], ["p", "q"])}}, title="t", xlabel="x",
+                        ylabels=["y"])
+    with pytest.raises(ValueError, match="ylabels"):
+        labelled_panels({"a": {"s": ([1], [1], ["p"])}}, title="t", xlabel="x", ylabels=[])

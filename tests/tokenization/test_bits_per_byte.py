@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from tutorial_lib import data
 from tutorial_lib.tokenization import measure
 from tutorial_lib.tokenization.bits_per_byte import (Evaluation, NgramModel, combine,
-                                                     encode_documents, evaluate_tokenizer)
+                                                     encode_documents, evaluate_tokenizer,
+                                                     from_loss)
 
 TOY = [[0, 1, 0, 1, 0]]  # V = 3: id 2 never occurs
 
@@ -201,6 +202,24 @@ def test_bits_per_byte_is_loss_per_token_over_bytes_per_token():
     assert result.bits_per_byte == pytest.approx(result.bits_per_token / result.bytes_per_token)
     assert result.nats_per_token == pytest.approx(result.bits_per_token * math.log(2))
     assert result.bytes_per_token == 11 / 5
+
+
+def test_from_loss_is_the_evaluations_bits_per_byte():
+    """A training log's mean loss in nats, its tokens and bytes give the same bpb."""
+    assert from_loss(math.log(2), 5, 5) == 1.0  # one bit per token, one byte per token
+    assert from_loss(2 * math.log(2), 3, 6) == pytest.approx(1.0)
+    model = NgramModel.train(TOY, 3, 3)
+    result = model.evaluate([[0, 1, 2], [1, 1]], [7, 4])
+    assert result.bits_per_byte == from_loss(result.nats_per_token, result.tokens, result.bytes)
+    assert result.bits_per_byte == pytest.approx(result.total_bits / result.bytes, rel=1e-15)
+    with pytest.raises(ValueError, match="n_bytes"):
+        from_loss(1.0, 3, 0)
+    with pytest.raises(ValueError, match="tokens"):
+        from_loss(1.0, 0, 3)
+    with pytest.raises(ValueError, match="mean_loss_nats"):
+        from_loss(-1.0, 3, 3)
+    with pytest.raises(TypeError, match="tokens"):
+        from_loss(1.0, 3.0, 3)
 
 
 def test_segmenter_path_agrees_with_measure(ours, luxun_lines):

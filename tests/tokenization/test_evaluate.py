@@ -201,6 +201,21 @@ def test_corpus_ratio_weighs_long_sentences_more_than_the_median():
     assert p.corpus == pytest.approx(34 / 12)
 
 
+def test_a_premium_from_counts_alone_is_the_premium_of_the_lines():
+    lines, english = ["aaaa", "b" * 9, "c"], ["aa", "bbb", "cc"]
+    p = evaluate.Premium.from_counts("chars", "toy", [4, 9, 1], [2, 3, 2])
+    assert p == evaluate.token_premium(CHARS, lines, english, "toy")
+    assert p.ratios == (2.0, 3.0, 0.5) and p.corpus == 2.0
+    with pytest.raises(ValueError, match="same sentences.*2 and 1"):
+        evaluate.Premium.from_counts("t", "x", [1, 2], [1])
+    with pytest.raises(ValueError, match="at least one"):
+        evaluate.Premium.from_counts("t", "x", [], [])
+    with pytest.raises(ValueError, match=r"english_counts\[1\]"):
+        evaluate.Premium.from_counts("t", "x", [1, 2], [1, 0])
+    with pytest.raises(TypeError, match=r"counts\[0\]"):
+        evaluate.Premium.from_counts("t", "x", [1.5], [1])
+
+
 def test_effective_context():
     assert evaluate.effective_context(2.0) == 2048
     assert evaluate.effective_context(0.5, 100) == 200

@@ -55,6 +55,9 @@ POINTS: dict[str, int] = {
     "11.expected_counts": 3,
     "11.wordpiece_score": 2,
     "11.encode_word": 3,
+    "12.premium_summary": 3,
+    "12.token_script": 2,
+    "12.bits_per_byte": 2,
 }
 
 

@@ -1,4 +1,5 @@
-"""The figures of chapter 12 (judging a tokenizer): the distribution of the token premium."""
+"""The figures of chapter 12 (judging a tokenizer): the distribution of the token premium, and
+points labelled one by one (bits per byte against bytes per token, a quota's frontier)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from matplotlib.ticker import NullFormatter
 
 from tutorial_lib import palette
 from tutorial_lib._checks import (check_bool, check_non_empty_dict, check_number,
-                                  check_number_list, check_type)
+                                  check_number_list, check_str_list, check_type)
 
 LOG_TICKS = (0.25, 0.5, 1, 2, 3, 5, 10, 20, 30, 50, 100)  # a log axis's labels: round premiums
 
@@ -81,5 +82,57 @@ def premium_boxes(series: dict[str, dict[str, Sequence[float]]], *, title: str,
     ax.grid(True, axis="y", linestyle=":", linewidth=0.6)
     ax.legend([Patch(facecolor=palette.DOCUMENTS[j % len(palette.DOCUMENTS)], alpha=0.75)
                for j in range(len(series))], list(series), fontsize=8, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+Points = tuple[Sequence[float], Sequence[float], Sequence[str]]  # xs, ys, a label per point
+
+
+def _points(series: object, where: str) -> dict[str, Points]:
+    check_non_empty_dict(series, where, "series name -> (xs, ys, labels)")
+    checked = {}
+    for name, value in series.items():
+        xs, ys, labels = value
+        xs = check_number_list(xs, f"{where}[{name!r}] xs")
+        ys = check_number_list(ys, f"{where}[{name!r}] ys")
+        labels = check_str_list(labels, f"{where}[{name!r}] labels")
+        if not len(xs) == len(ys) == len(labels) or not xs:
+            raise ValueError(f"{where}[{name!r}] must hold as many xs, ys and labels, at least one")
+        checked[name] = (xs, ys, labels)
+    return checked
+
+
+def labelled_panels(panels: dict[str, dict[str, Points]], *, title: str, xlabel: str,
+                    ylabels: Sequence[str]):
+    """Panels side by side, each {series: (xs, ys, labels)}: a series of several points is a line
+    through them (our BPE at growing vocabulary sizes, a quota moved step by step), a single
+    point a marker; every point carries its label unless it is the series' own name. The same
+    series keep the same colour in every panel."""
+    check_non_empty_dict(panels, "panels", "panel title -> {series: (xs, ys, labels)}")
+    checked = {t: _points(series, f"panels[{t!r}]") for t, series in panels.items()}
+    ylabels = check_str_list(ylabels, "ylabels")
+    if len(ylabels) != len(checked):
+        raise ValueError(f"ylabels must give one label per panel ({len(checked)}), "
+                         f"got {len(ylabels)}")
+    check_type(title, "title", str, "a str")
+    names = list(dict.fromkeys(name for series in checked.values() for name in series))
+    fig, axes = plt.subplots(1, len(checked), figsize=(6.2 * len(checked), 4.2), squeeze=False)
+    for ax, (panel, series), ylabel in zip(axes[0], checked.items(), ylabels):
+        for name, (xs, ys, labels) in series.items():
+            colour = palette.DOCUMENTS[names.index(name) % len(palette.DOCUMENTS)]
+            ax.plot(xs, ys, marker="o", markersize=5, color=colour, label=name,
+                    linestyle="-" if len(xs) > 1 else "none")
+            for x, y, label in zip(xs, ys, labels):
+                if label != name:  # a lone point the legend already names is not labelled twice
+                    ax.annotate(label, (x, y), textcoords="offset points", xytext=(4, 4),
+                                fontsize=7, color=colour)
+        ax.margins(x=0.08, y=0.08)
+        ax.set_title(panel, fontsize=10)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, linestyle=":", linewidth=0.6)
+        ax.legend(fontsize=7)
+    fig.suptitle(title)
     fig.tight_layout()
     return fig

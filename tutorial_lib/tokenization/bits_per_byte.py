@@ -12,7 +12,8 @@ predict, but each one is a bigger guess, so its loss per token goes *up* while i
 down: the two move in opposite directions, and neither alone says which model knows the text
 better. Divided by the text's UTF-8 bytes, which every tokenizer shares, the total becomes a
 comparison on one scale: bits per byte (bpb). `Evaluation` keeps the parts (`tokens`, `bytes`,
-`nll_bits`) so the identity above can be checked and each side of it shown.
+`nll_bits`) so the identity above can be checked and each side of it shown; `from_loss` computes
+bpb from the three numbers a training log has (mean loss in nats, tokens, bytes).
 
 The model. Interpolated Witten-Bell smoothing (Witten & Bell 1991; the form of Chen & Goodman's
 1998 survey), of order 1 (unigram), 2 (bigram) or 3 (trigram). With h a history, h' the history
@@ -64,8 +65,8 @@ from typing import Sequence
 
 import numpy as np
 
-from tutorial_lib._checks import (check_int, check_int_list, check_int_rows, check_same_length,
-                                  check_sequence, check_str_list, check_type)
+from tutorial_lib._checks import (check_int, check_int_list, check_int_rows, check_number,
+                                  check_same_length, check_sequence, check_str_list, check_type)
 from tutorial_lib.tokenization.measure import Segmenter
 
 ORDERS = (1, 2, 3)
@@ -121,7 +122,21 @@ class Evaluation:
     @property
     def bits_per_byte(self) -> float:
         """Total bits / total UTF-8 bytes: the one number comparable across tokenizers."""
-        return self.total_bits / self.bytes
+        return from_loss(self.nats_per_token, self.tokens, self.bytes)
+
+
+def from_loss(mean_loss_nats: float, tokens: int, n_bytes: int) -> float:
+    """Bits per byte from what a training run reports: its mean loss per token (natural log, as
+    cross-entropy losses are), how many tokens that mean is over, and the UTF-8 bytes of their text.
+
+    The total is mean_loss_nats * tokens nats, / ln 2 bits; per byte it is in a unit every
+    tokenizer shares. The loss alone is not: a tokenizer with longer tokens has a higher loss per
+    token on the same text.
+    """
+    mean_loss_nats = check_number(mean_loss_nats, "mean_loss_nats", low=0)
+    tokens = check_int(tokens, "tokens", low=1)
+    n_bytes = check_int(n_bytes, "n_bytes", low=1)
+    return mean_loss_nats * tokens / math.log(2) / n_bytes
 
 
 def combine(parts: Sequence[Evaluation]) -> Evaluation:

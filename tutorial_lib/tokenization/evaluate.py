@@ -11,7 +11,8 @@ also needs, in units every tokenizer shares:
   them beside measure's columns;
 - `renyi_entropy`, `renyi_efficiency`: Zouhar et al. (2023), below;
 - `token_premium` -> `Premium`: per parallel sentence tokens(lang) / tokens(English), its median,
-  90th percentile and maximum, the corpus ratio, and `effective_context` of a window;
+  90th percentile and maximum, the corpus ratio, and `effective_context` of a window
+  (`Premium.from_counts` makes one from token counts alone);
 - `flores_premiums`, `premium_table`, `premium_series`: the same over many tokenizers and the
   bundled FLORES-200 devtest languages, as table rows and as per-sentence data for a box plot.
 
@@ -212,6 +213,20 @@ class Premium:
     tokens: int  # all the language's tokens
     english_tokens: int
 
+    @classmethod
+    def from_counts(cls, tokenizer: str, lang: str, counts: Sequence[int],
+                    english_counts: Sequence[int]) -> Premium:
+        """The premium from tokens per sentence: counts[i] of the language's sentence i,
+        english_counts[i] of the same sentence in English (each at least 1)."""
+        counts = check_int_list(counts, "counts", low=1)
+        english_counts = check_int_list(english_counts, "english_counts", low=1)
+        if len(counts) != len(english_counts) or not counts:
+            raise ValueError(f"counts and english_counts must be tokens of the same sentences, at "
+                             f"least one: got {len(counts)} and {len(english_counts)} counts")
+        ratios = tuple(n / e for n, e in zip(counts, english_counts))
+        return cls(check_str(tokenizer, "tokenizer"), check_str(lang, "lang"), ratios,
+                   sum(counts), sum(english_counts))
+
     @property
     def median(self) -> float:
         return float(np.median(self.ratios))
@@ -265,9 +280,7 @@ def token_premium(segmenter: Segmenter, lines: Sequence[str], english_lines: Seq
     if len(counts) != len(english_counts):
         raise ValueError(f"lines and english_lines must be parallel (line i the same sentence), "
                          f"got {len(counts)} and {len(english_counts)} lines")
-    ratios = tuple(n / e for n, e in zip(counts, english_counts))
-    return Premium(segmenter.name, check_str(lang, "lang"), ratios, sum(counts),
-                   sum(english_counts))
+    return Premium.from_counts(segmenter.name, lang, counts, english_counts)
 
 
 def flores_premiums(segmenters: Sequence[Segmenter], langs: Sequence[str] | None = None,
