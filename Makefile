@@ -45,9 +45,10 @@ submit:
 	$(PYTHON) tools/workspace.py submit --student $(STUDENT) $(NB)
 
 # ruff first (tutorial_lib/: lines within 100 columns, no unused names; pyproject.toml configures it).
+# Two pytest workers, one per core; loadscope keeps each notebook (and each test module) on one worker.
 test: $(STAMP)
 	$(BIN)/ruff check
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 --dist loadscope $(PYTEST_ARGS)
 
 notebooks: $(STAMP)
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
