@@ -30,6 +30,8 @@ with HF's on the whole corpus.
 
 import time
 
+from timing import best_of
+
 from tutorial_lib import data
 from tutorial_lib.tokenization import superbpe as sb
 from tutorial_lib.tokenization.characters import length_summary, pretoken_lengths
@@ -110,15 +112,6 @@ def examples(name, tokenizer, held_out):
           + ", ".join(f"{shown(t)} x{n}" for n, t in used[:EXAMPLES]))
 
 
-def best_of(fn):
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), result
-
-
 def timing():
     print("\nTraining time on the whole corpus, vocabulary 8192, one core (best of "
           f"{REPEATS}); ratio = ours / HF")
@@ -127,11 +120,11 @@ def timing():
     for name, (texts, hf_size) in corpora.items():
         hf = min(hf_train_seconds(texts, hf_size, threads=1) for _ in range(REPEATS))
         print(f"  {name:11s} HF BpeTrainer at {hf_size}, 1 thread: {hf:6.2f} s")
-        plain_s, (vocab, _) = best_of(lambda: train_bpe(texts, 8192))
+        plain_s, (vocab, _) = best_of(REPEATS, lambda: train_bpe(texts, 8192))
         print(f"  {name:11s} our train_bpe ({len(vocab)} entries): {plain_s:6.2f} s, "
               f"ratio {plain_s / hf:.1f}x")
         for t in (4096, 7373):
-            s, tok = best_of(lambda: sb.train_superbpe(texts, 8192, t))
+            s, tok = best_of(REPEATS, lambda: sb.train_superbpe(texts, 8192, t))
             print(f"  {name:11s} our train_superbpe t={t} ({len(tok.vocab)} entries): {s:6.2f} s, "
                   f"ratio {s / hf:.1f}x, {s / plain_s:.1f}x train_bpe")
 

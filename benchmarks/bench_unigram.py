@@ -10,7 +10,7 @@ The LL/char on the training lines is printed too: ours maximises it (plain EM); 
 shrinks rare pieces.
 """
 
-import time
+from timing import best_of
 
 from tutorial_lib.data import load_text
 from tutorial_lib.tokenization import sp_settings, unigram_compare, unigram_train
@@ -23,15 +23,6 @@ CORPORA = {"luxun": 4000, "tinystories": 4000}
 SPEED = ("luxun", 8000)
 
 
-def best_time(train):
-    times, result = [], None
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        result = train()
-        times.append(time.perf_counter() - start)
-    return min(times), result
-
-
 def main():
     rows = []
     for name, vocab in CORPORA.items():
@@ -40,10 +31,10 @@ def main():
         t_ours, t_sp1 = (min(r.seconds[i] for r in runs) for i in (0, 1))
         train, _ = unigram_compare.split_lines(name)
         text = "\n".join(train)
-        t_vit, _ = best_time(lambda: unigram_train.train_unigram(
+        t_vit, _ = best_of(REPEATS, lambda: unigram_train.train_unigram(
             text, vocab - unigram_compare.EXTRA_IDS, counts="viterbi"))
         options = {**unigram_compare.SENTENCEPIECE_OPTIONS, "vocab_size": vocab, "num_threads": 16}
-        t_sp, _ = best_time(lambda: sp_settings.train(train, options))
+        t_sp, _ = best_of(REPEATS, lambda: sp_settings.train(train, options))
         fit = [unigram_train.corpus_log_likelihood(text, table)
                for table in (c.ours.log_probs, unigram_compare.sentencepiece_table(c.sentencepiece))]
         rows.append((name, vocab, len(text), t_ours, t_vit, t_sp1, t_sp, c, [ll / n for ll, n, _ in fit]))
@@ -63,7 +54,7 @@ def main():
     name, vocab = SPEED
     text = load_text(name)
     for counts in ("expected", "viterbi"):
-        seconds, result = best_time(lambda: unigram_train.train_unigram(text, vocab, counts=counts))
+        seconds, result = best_of(REPEATS, lambda: unigram_train.train_unigram(text, vocab, counts=counts))
         print(f"speed target: ours on all of {name} ({len(text):,} characters) at {vocab} pieces, "
               f"counts={counts}: {seconds:.2f} s (target: about a minute), {len(result.log_probs)} pieces")
 

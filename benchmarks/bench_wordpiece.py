@@ -16,7 +16,7 @@ ours is. Encoding ratio = HF's time / ours (above 1: ours faster; one `encode` c
 HF's fast path, its batch API is). Target: training within 10x of HF, the same ids everywhere.
 """
 
-import time
+from timing import best_of
 
 from tutorial_lib import data
 from tutorial_lib.tokenization import wordpiece as wp
@@ -26,23 +26,14 @@ VOCAB_SIZES = (4000, 6000, 8000, 12000)
 REPEATS = 3
 
 
-def best_of(fn, repeats=REPEATS):
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), result
-
-
 def speed(texts, size):
-    ours_s, trained = best_of(lambda: wt.train_wordpiece(texts, size))
-    hf_s, _ = best_of(lambda: wt.hf_train(texts, size))
+    ours_s, trained = best_of(REPEATS, lambda: wt.train_wordpiece(texts, size))
+    hf_s, _ = best_of(REPEATS, lambda: wt.hf_train(texts, size))
     print(f"train at {size}: ours {ours_s:.2f} s, HF {hf_s:.2f} s, ratio {ours_s / hf_s:.1f}x")
     text = "\n".join(texts)
-    enc_s, ids = best_of(lambda: trained.model().encode(text))
+    enc_s, ids = best_of(REPEATS, lambda: trained.model().encode(text))
     hf = wp.hf_tokenizer(trained.model())
-    hf_enc_s, hf_ids = best_of(lambda: hf.encode(text).ids)
+    hf_enc_s, hf_ids = best_of(REPEATS, lambda: hf.encode(text).ids)
     mb = len(text.encode()) / 1e6
     print(f"encode {mb:.2f} MB: ours {mb / enc_s:.2f} MB/s, HF {mb / hf_enc_s:.2f} MB/s, ratio "
           f"{hf_enc_s / enc_s:.2f}x, same ids {ids == hf_ids}")
