@@ -15,6 +15,7 @@
 - `tokenizer`: `Tokenizer`: build, encode by merge rank, decode (chapter 05), on top of
   `fast_encode` (the merge loops, the piece cache, exact cuts) and `formats` (tiktoken and GPT-2
   files, save/load, the manifest and its digests);
+- `normalize`: the normalization forms a tokenizer may apply before BPE (chapter 13);
 - `chat`: a conversation rendered with role tokens and a supervision mask (chapter 05);
 - `corpus`: a training corpus streamed from a file or a list of texts, its pre-tokens counted;
 - `trainer`: byte-level BPE training, a naive reference and a fast trainer with identical merges;

@@ -24,18 +24,20 @@ from typing import Any, NamedTuple, Protocol
 from tutorial_lib._checks import check_has, check_path, check_regular_file, check_type, describe
 from tutorial_lib._files import write_atomically
 from tutorial_lib.tokenization.fast_encode import apply_merges
+from tutorial_lib.tokenization.normalize import FORMS
 from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, check_special_tokens
 
 SCHEMA_VERSION = 1
 # How this code treats text, written into every manifest so that the file states its own contract.
 POLICIES = {
-    "normalization": "none: decode(encode_ordinary(x)) == x",
+    "normalization": "decode(encode_ordinary(x)) == N(x), N the manifest's normalization form",
     "invalid_input": "a str holding a lone surrogate is refused (ValueError)",
     "special_token_text": "encode refuses it unless allowed_special names it; "
                           "encode_ordinary keeps it as text",
     "decode_errors": "replace by default; strict or backslashreplace on request",
 }
-_MANIFEST_KEYS = ("schema_version", "vocab_sha256", "merges_sha256", "settings_sha256", "policies")
+_MANIFEST_KEYS = ("schema_version", "tokenizer_sha256", "vocab_sha256", "merges_sha256",
+                  "settings_sha256", "normalization", "policies")
 
 
 class Parts(NamedTuple):
@@ -46,6 +48,7 @@ class Parts(NamedTuple):
     special_tokens: list[str]
     pattern: str
     metadata: dict
+    normalization: str = "none"
 
 
 class Contract(Protocol):
@@ -56,6 +59,7 @@ class Contract(Protocol):
     special_tokens: dict[str, int]
     pattern: str
     metadata: dict
+    normalization: str
 
 
 # ------------------------------------------------------------------------------- tiktoken, GPT-2
@@ -161,15 +165,25 @@ def _gpt2_bytes(token: str, path: Path) -> bytes:
 
 
 def manifest(tokenizer: Contract) -> dict:
-    """What a saved file promises: schema, digests of the contract, policies, then the metadata."""
+    """What a saved file promises: schema, the tokenizer's digest and the digests it is made of,
+    the normalization form, the policies, then the metadata."""
+    digests = _digests(tokenizer.vocab, tokenizer.merges, tokenizer.pattern,
+                       tokenizer.special_tokens, tokenizer.normalization)
     return {
         "schema_version": SCHEMA_VERSION,
-        "vocab_sha256": vocab_sha256(tokenizer.vocab),
-        "merges_sha256": merges_sha256(tokenizer.merges),
-        "settings_sha256": settings_sha256(tokenizer.pattern, tokenizer.special_tokens),
+        "tokenizer_sha256": tokenizer_sha256(digests),
+        **digests,
+        "normalization": tokenizer.normalization,
         "policies": POLICIES,
         **tokenizer.metadata,
     }
+
+
+def contract_sha256(tokenizer: Contract) -> str:
+    """The tokenizer's digest: one sha256 that changes with any merge, id, pattern, special token or
+    normalization form, and nothing else (metadata such as the training corpus does not count).
+    It is what a dataset, a model config or an evaluation report records of the tokenizer."""
+    return manifest(tokenizer)["tokenizer_sha256"]
 
 
 def save(tokenizer: Contract, path: str | os.PathLike) -> Path:
@@ -188,6 +202,7 @@ def save(tokenizer: Contract, path: str | os.PathLike) -> Path:
         "{",
         f'"manifest": {_dumps(manifest(tokenizer))},',
         f'"pattern": {_dumps(tokenizer.pattern)},',
+        f'"normalization": {_dumps(tokenizer.normalization)},',
         f'"special_tokens": {_dumps(tokenizer.special_tokens)},',
         '"merges": [',
         ",\n".join(merges),
@@ -225,16 +240,19 @@ def load(path: str | os.PathLike) -> Parts:
     except (TypeError, ValueError, AttributeError) as e:
         raise ValueError(f"{path} has a malformed vocab, merges or special_tokens entry: {e}"
                          ) from None
-    # The content must give the digests the manifest promises.
-    digests = {"vocab_sha256": vocab_sha256(vocab), "merges_sha256": merges_sha256(merges),
-               "settings_sha256": settings_sha256(doc["pattern"], specials)}
+    normalization = doc.get("normalization", "none")  # files from before it was recorded
+    if normalization not in FORMS:
+        raise ValueError(f"{path} has the normalization {normalization!r}; this code knows "
+                         f"{list(FORMS)}")
+    # The content must give the digests the manifest promises (tokenizer_sha256 is made of them).
+    digests = _digests(vocab, merges, doc["pattern"], specials, normalization)
     for key, digest in digests.items():
         if digest != header.get(key):
             raise ValueError(f"{path} was edited or damaged: its content gives {key} {digest}, but "
                              f"the manifest says {header.get(key)}")
     metadata = {key: value for key, value in header.items() if key not in _MANIFEST_KEYS}
     return Parts(vocab, merges, sorted(specials, key=specials.__getitem__), doc["pattern"],
-                 metadata)
+                 metadata, normalization)
 
 
 # --------------------------------------------------------------------------------------- digests
@@ -253,11 +271,27 @@ def merges_sha256(merges: list[tuple[bytes, bytes]]) -> str:
     return hashlib.sha256(lines.encode()).hexdigest()
 
 
-def settings_sha256(pattern: str, special_tokens: dict[str, int]) -> str:
-    """sha256 of the JSON [pattern, [[id, special token], ...] in id order]: the rest of the
-    contract."""
+def settings_sha256(pattern: str, special_tokens: dict[str, int], normalization: str = "none"
+                    ) -> str:
+    """sha256 of the JSON [pattern, [[id, special token], ...] in id order, normalization]: the
+    rest of the contract. "none" is left out of the list, so that a tokenizer saved before the
+    normalization form was part of the contract keeps its digest."""
     settings = [pattern, sorted([i, token] for token, i in special_tokens.items())]
+    if normalization != "none":
+        settings.append(normalization)
     return hashlib.sha256(json.dumps(settings).encode()).hexdigest()
+
+
+def tokenizer_sha256(digests: dict[str, str]) -> str:
+    """sha256 of the line "<vocab_sha256> <merges_sha256> <settings_sha256>": the whole contract."""
+    line = " ".join(digests[key] for key in ("vocab_sha256", "merges_sha256", "settings_sha256"))
+    return hashlib.sha256(line.encode()).hexdigest()
+
+
+def _digests(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]], pattern: str,
+             special_tokens: dict[str, int], normalization: str) -> dict[str, str]:
+    return {"vocab_sha256": vocab_sha256(vocab), "merges_sha256": merges_sha256(merges),
+            "settings_sha256": settings_sha256(pattern, special_tokens, normalization)}
 
 
 # -------------------------------------------------------------------------------------- metadata

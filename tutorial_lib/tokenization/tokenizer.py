@@ -17,8 +17,10 @@ What makes that fast in pure Python (the cache, exact cuts of long pieces, a hea
 ones) lives in `fast_encode`, and gives the plain merge loop's ids; the files (tiktoken, GPT-2,
 save/load with a manifest of digests) live in `formats`.
 
-Text is never normalized, so decode(encode_ordinary(x)) == x for every str x that has a UTF-8 form.
-A str holding a lone surrogate has none and is refused (tiktoken would silently make it U+FFFD).
+By default text is not normalized, so decode(encode_ordinary(x)) == x for every str x that has a
+UTF-8 form; a tokenizer built with `normalization="NFKC"` (or another of `normalize.FORMS`) applies
+it to the ordinary text between special tokens, and then decode(encode_ordinary(x)) == N(x). A str
+holding a lone surrogate has no UTF-8 form and is refused (tiktoken would silently make it U+FFFD).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Callable, Iterable, Iterator
+from functools import cached_property
 from itertools import accumulate, chain
 from pathlib import Path
 from typing import Any
@@ -36,6 +39,7 @@ from tutorial_lib._checks import (check_choice, check_int, check_int_list, check
                                   check_sequence, check_str, check_type)
 from tutorial_lib.tokenization import corpus, formats, trainer
 from tutorial_lib.tokenization.fast_encode import PieceEncoder
+from tutorial_lib.tokenization.normalize import check_form, normalizer
 from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, check_special_tokens,
                                                    compile_pattern, find_pretokens, special_regex)
 
@@ -49,7 +53,8 @@ class Tokenizer:
 
     `special_tokens` are strs whose UTF-8 bytes are in `vocab`; `pattern` is a split regex or a name
     from pretokenize.PATTERNS; `metadata` (plain JSON: it must load back unchanged) is kept in the
-    saved manifest. A vocab id that is neither a byte, a merge result nor a named special token
+    saved manifest; `normalization` is one of `normalize.FORMS`, applied by every encode method to
+    the text between special tokens (special tokens are matched in the text as given). A vocab id that is neither a byte, a merge result nor a named special token
     (GPT-2's <|endoftext|> when it is not named special) is listed in `decode_only_ids`: it decodes,
     but encoding never produces it.
     """
@@ -61,6 +66,7 @@ class Tokenizer:
         special_tokens: Iterable[str] = (),
         pattern: str = GPT2_PATTERN,
         metadata: dict | None = None,
+        normalization: str = "none",
     ) -> None:
         self.vocab, self.merges = _check_vocab_and_merges(vocab, merges)
         self._id_of = {token: i for i, token in self.vocab.items()}
@@ -72,6 +78,8 @@ class Tokenizer:
         self._regex = compile_pattern(pattern)
         self.pattern = self._regex.pattern  # a name such as "gpt4" stands for its full regex
         self.metadata = formats.check_metadata(metadata)
+        self.normalization = check_form(normalization)
+        self._normalize = normalizer(normalization)  # None for "none": nothing to do
         self.vocab_size = max(self.vocab) + 1  # embedding rows a model needs (cl100k skips ids)
         names = tuple(self.special_tokens)
         self._special_regex = special_regex(names) if names else None
@@ -94,12 +102,14 @@ class Tokenizer:
     def __repr__(self) -> str:
         n = len(self.decode_only_ids)
         decode_only = f", decode_only_ids={n}" if n else ""
+        form = f", normalization={self.normalization!r}" if self._normalize else ""
         return (f"Tokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
-                f"special_tokens={list(self.special_tokens)}{decode_only})")
+                f"special_tokens={list(self.special_tokens)}{form}{decode_only})")
 
     def __reduce__(self) -> tuple:
         # For pickling (e.g. to worker processes): the piece cache is not worth sending, so rebuild.
-        args = (self.vocab, self.merges, list(self.special_tokens), self.pattern, self.metadata)
+        args = (self.vocab, self.merges, list(self.special_tokens), self.pattern, self.metadata,
+                self.normalization)
         return type(self), args
 
     # ------------------------------------------------------------------------------------ encoding
@@ -141,11 +151,13 @@ class Tokenizer:
         yield self._pretoken_ids(text[start:], offset + start)
 
     def _pretoken_ids(self, text: str, offset: int = 0) -> IdTuples:
-        """Steps 2 and 3: `text` cut into pre-tokens, each looked up in the piece cache.
+        """Steps 2 and 3: `text` normalized, cut into pre-tokens, each looked up in the piece cache.
 
         Only a pre-token the cache does not hold goes on to step 4, the merge loop
         (`PieceEncoder.__missing__`).
         """
+        if self._normalize is not None:
+            text = self._normalize(text)
         return map(self._pieces.__getitem__, find_pretokens(self._regex, text, offset))
 
     def _check_allowed(self, allowed_special: Iterable[str] | str) -> frozenset[str]:
@@ -323,6 +335,12 @@ class Tokenizer:
     def manifest(self) -> dict:
         """What a saved file promises (schema, digests, policies, metadata): `formats.manifest`."""
         return formats.manifest(self)
+
+    @cached_property
+    def digest(self) -> str:
+        """The tokenizer's sha256, over its whole contract (`formats.contract_sha256`): what a
+        dataset built with it, a model config or an evaluation report records."""
+        return formats.contract_sha256(self)
 
 
 # ------------------------------------------------------------------------------------------ helpers
