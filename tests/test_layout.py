@@ -117,7 +117,7 @@ IMPORTS: dict[str, set[str]] = {
                               'tokenization.formats', 'tokenization.pretokenize', 'tokenization.tokenizer',
                               'tokenization.trainer'},
     'tokenization.token_healing': {'_checks'},
-    'tokenization.normalize': {'_checks'},
+    'tokenization.normalize': {'_checks', 'tokenization.pretokenize'},
     'tokenization.offsets': {'_checks', 'tokenization.normalize', 'tokenization.pretokenize'},
     'tokenization.stream_encode': {'_checks', 'tokenization.normalize', 'tokenization.pretokenize'},
     'tokenization.tokenizer': {'_checks', 'tokenization.corpus', 'tokenization.fast_encode',
