@@ -91,7 +91,7 @@ IMPORTS: dict[str, set[str]] = {
     'tokenization': set(),
     'tokenization.bits_per_byte': {'_checks', 'tokenization.measure'},
     'tokenization.bpe_toy': {'_checks', 'tokenization.d2l', 'tokenization.trainer'},
-    'tokenization.characters': {'_checks', 'tokenization.pretokenize'},
+    'tokenization.characters': {'_checks', 'tokenization.normalize', 'tokenization.pretokenize'},
     # chat builds training labels, so it takes IGNORE_INDEX from the packing half (never the reverse)
     'tokenization.chat': {'_checks', 'packing.batch'},
     'tokenization.compare': {'_checks', 'tokenization.d2l', 'tokenization.measure',
@@ -117,6 +117,8 @@ IMPORTS: dict[str, set[str]] = {
                               'tokenization.formats', 'tokenization.pretokenize', 'tokenization.tokenizer',
                               'tokenization.trainer'},
     'tokenization.token_healing': {'_checks'},
+    'tokenization.normalization_effect': {'_checks', 'tokenization.measure', 'tokenization.normalize',
+                                          'tokenization.tokenizer'},
     'tokenization.normalize': {'_checks', 'tokenization.pretokenize'},
     'tokenization.offsets': {'_checks', 'tokenization.normalize', 'tokenization.pretokenize'},
     'tokenization.stream_encode': {'_checks', 'tokenization.normalize', 'tokenization.pretokenize'},
