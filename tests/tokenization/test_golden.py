@@ -265,3 +265,36 @@ def test_vector_refuses_bad_arguments():
         golden.vector(None, "digits", "12")
     with pytest.raises(ValueError, match="category"):
         golden.vector(COURSE, "", "12")
+
+
+def test_gpt2_writes_its_own_file_and_the_course_tokenizer_fails_it(tmp_path):
+    gpt2 = golden.load_tokenizer("gpt2")
+    path = golden.write(gpt2, tmp_path / "gpt2.jsonl")
+    assert golden.read(path)[0]["tokenizer_sha256"] == gpt2.digest
+    assert golden.check(gpt2, path) == []
+    # another tokenizer altogether: every category that encodes text differs
+    assert len(golden.failing_categories(golden.check(COURSE, path))) == len(CATEGORIES)
+
+
+def test_a_tokenizer_with_nfkc_records_and_passes_its_own_form(tmp_path):
+    nfkc = rebuilt(COURSE, normalization="NFKC")
+    path = golden.write(nfkc, tmp_path / "nfkc.jsonl")
+    header, vectors = golden.read(path)
+    assert header["normalization"] == "NFKC" and golden.check(nfkc, path) == []
+    look_alike = next(v for v in vectors if v.get("input") == "＜｜endoftext｜＞")
+    # N(x) spells the control token, yet its ids stay ordinary even with every special allowed
+    assert look_alike["normalized"] == data.ENDOFTEXT
+    assert 256 not in look_alike["ids_allowed_special"]
+
+
+def test_a_failed_write_leaves_the_old_file(tmp_path, monkeypatch, bundled):
+    path = tmp_path / "g.jsonl"
+    path.write_bytes(bundled.read_bytes())
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(golden, "vector", broken)
+    with pytest.raises(RuntimeError):
+        golden.write(COURSE, path)
+    assert path.read_bytes() == bundled.read_bytes() and len(list(tmp_path.iterdir())) == 1
