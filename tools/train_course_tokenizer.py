@@ -1,14 +1,21 @@
-"""Write data/tokenizers/course_bpe_4096.json, the packing chapters' tokenizer, and print its sha256.
+"""Write data/tokenizers/course_bpe_4096.json, the packing chapters' tokenizer, with its golden vectors
+beside it (course_bpe_4096.golden.jsonl, whose sha256 the tokenizer's manifest records), and print both
+sha256s.
 
-Run from the repository root after changing the recipe in tutorial_lib/tokenization/course_tokenizer.py,
-then record the printed sha256 in tutorial_lib/data.py (COURSE_TOKENIZER) and data/PROVENANCE.md.
+Run from the repository root after changing the recipe in tutorial_lib/tokenization/course_tokenizer.py or
+the inputs of tutorial_lib/tokenization/golden.py, then record the printed sha256s in tutorial_lib/data.py
+(COURSE_TOKENIZER, COURSE_GOLDEN) and data/PROVENANCE.md.
 """
 
 import hashlib
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import course_tokenizer
+from tutorial_lib.tokenization import course_tokenizer, golden
 
 if __name__ == "__main__":
-    path = course_tokenizer.train().save(data.DATA_DIR / data.COURSE_TOKENIZER[0])
-    print(path, path.stat().st_size, "bytes, sha256", hashlib.sha256(path.read_bytes()).hexdigest())
+    tokenizer = course_tokenizer.train()
+    vectors = golden.write(tokenizer, data.DATA_DIR / data.COURSE_GOLDEN[0])
+    path = golden.with_golden_vectors(tokenizer, vectors).save(data.DATA_DIR / data.COURSE_TOKENIZER[0])
+    for written in (vectors, path):
+        print(written, written.stat().st_size, "bytes, sha256",
+              hashlib.sha256(written.read_bytes()).hexdigest())

@@ -154,7 +154,7 @@ GPT2_FILES = {
 # The packing chapters' tokenizer (tokenization/course_tokenizer.py), written by
 # tools/train_course_tokenizer.py.
 COURSE_TOKENIZER = ("tokenizers/course_bpe_4096.json",
-                    "9e32c71b87aaa67c1361887abfc33fe15144a4da5a4cf7d6bccaa6fc45fdb0b7")
+                    "9abb711fbc7fd94d63880c4a243633cffb97f032ccc54cf68e7c5ce9d7d25920")
 # Its golden vectors (tokenization/golden.py), written by
 # `python -m tutorial_lib.tokenization.golden write --tokenizer course <path>`.
 COURSE_GOLDEN = ("tokenizers/course_bpe_4096.golden.jsonl",

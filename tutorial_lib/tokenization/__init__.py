@@ -15,7 +15,12 @@
 - `tokenizer`: `Tokenizer`: build, encode by merge rank, decode (chapter 05), on top of
   `fast_encode` (the merge loops, the piece cache, exact cuts) and `formats` (tiktoken and GPT-2
   files, save/load, the manifest and its digests);
-- `normalize`: the normalization forms a tokenizer may apply before BPE (chapter 13);
+- `normalize`: the normalization forms a tokenizer may apply before BPE, aligned to the original
+  text; `normalization_effect` measures what a form does to compression and ids (chapter 13);
+- `stream_encode`: `Tokenizer.encode_iterable`'s streaming encoder; `stream_decode` the streaming
+  decoder a serving loop needs (whole characters only);
+- `offsets`: each token's character span in the original text (chapter 13);
+- `golden`: golden vectors, the tokenizer's contract as a file of inputs and expected outputs;
 - `chat`: a conversation rendered with role tokens and a supervision mask (chapter 05);
 - `corpus`: a training corpus streamed from a file or a list of texts, its pre-tokens counted;
 - `trainer`: byte-level BPE training, a naive reference and a fast trainer with identical merges;
