@@ -224,8 +224,9 @@ def check_sha256(file: Path, actual: str, expected: str) -> None:
 
 
 def no_manifest(prefix: str | os.PathLike, why: str) -> str:
-    return (f"{prefix} has no manifest ({manifest_path(prefix)}), so {why}: a dataset "
-            "megatron-core wrote, or one copied without its manifest")
+    """What to say of a dataset without a manifest: megatron-core writes none, a copy may lose it."""
+    return (f"{prefix} has no manifest ({manifest_path(prefix)}: a dataset megatron-core wrote, or "
+            f"one copied without its manifest), so {why}")
 
 
 MISSING = ("nothing says which tokenizer made its ids; merge it only if you know they are the "
