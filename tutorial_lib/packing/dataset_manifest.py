@@ -224,7 +224,8 @@ def check_sha256(file: Path, actual: str, expected: str) -> None:
 
 
 def no_manifest(prefix: str | os.PathLike, why: str) -> str:
-    """What to say of a dataset without a manifest: megatron-core writes none, a copy may lose it."""
+    """What to say of a dataset without a manifest (megatron-core writes none; a copy can lose one)
+    and `why` that matters."""
     return (f"{prefix} has no manifest ({manifest_path(prefix)}: a dataset megatron-core wrote, or "
             f"one copied without its manifest), so {why}")
 
