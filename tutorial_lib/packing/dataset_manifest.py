@@ -85,7 +85,9 @@ def _check_tokenizer_fields(tokenizer: object, name: str) -> None:
     for key, kind in TOKENIZER_FIELDS.items():
         value = tokenizer.get(key) if isinstance(tokenizer, dict) else None
         if not isinstance(value, kind) or isinstance(value, bool):
-            raise ValueError(f"{name}[{key!r}] must be a {kind.__name__}, got {describe(value)}")
+            article = "an" if kind is int else "a"
+            raise ValueError(f"{name}[{key!r}] must be {article} {kind.__name__}, got "
+                             f"{describe(value)}")
     if not 0 <= tokenizer["eod_id"] < tokenizer["vocab_size"]:
         raise ValueError(f"{name}: eod_id {tokenizer['eod_id']} is not an id of a vocabulary of "
                          f"{tokenizer['vocab_size']}")
