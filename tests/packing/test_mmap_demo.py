@@ -131,5 +131,6 @@ def test_copy_in_writes_copies_the_pair_byte_for_byte(tmp_path, write_bytes):
     for path in (megatron.bin_path, megatron.idx_path):
         assert path(tmp_path / "b").read_bytes() == path(tmp_path / "a").read_bytes()
     assert megatron.IndexedDataset(tmp_path / "b")[2].tolist() == [4, 5, 6, 7]  # the record matches too
+    assert megatron.verify_dataset(tmp_path / "b") == megatron.verify_dataset(tmp_path / "a")  # and the manifest
     with pytest.raises(ValueError, match="write_bytes"):
         mmap_demo.copy_in_writes(source.prefix, tmp_path / "c", 0)

@@ -32,7 +32,7 @@ import numpy as np
 from tutorial_lib._checks import (check_callable, check_choice, check_int, check_number, check_path,
                                   check_type)
 from tutorial_lib._files import AtomicFile
-from tutorial_lib.packing import megatron, pair
+from tutorial_lib.packing import dataset_manifest, megatron, pair
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 MEMORY_FIELDS = ("VmRSS", "RssAnon", "RssFile", "RssShmem")
@@ -140,7 +140,9 @@ def copy_in_writes(prefix: str | os.PathLike, out_prefix: str | os.PathLike,
     a few random reads make resident."""
     # from a copy in this process's own memory: writing straight from the source's mapping would
     # fault its pages in during the copy, and the kernel then fills the page cache in smaller runs
-    raw = memoryview(megatron.IndexedDataset(prefix).tokens.tobytes())
+    source = megatron.IndexedDataset(prefix)
+    raw = memoryview(source.tokens.tobytes())
+    manifest = None if source.manifest is None else dataset_manifest.dumps(source.manifest)
     step = len(raw) if write_bytes is None else check_int(write_bytes, "write_bytes", low=1)
     bin_file = AtomicFile(megatron.bin_path(out_prefix))
     idx_file = AtomicFile(megatron.idx_path(out_prefix))
@@ -150,7 +152,7 @@ def copy_in_writes(prefix: str | os.PathLike, out_prefix: str | os.PathLike,
         idx_file.file.write(megatron.idx_path(prefix).read_bytes())
         bin_file.sync()
         idx_file.sync()
-        pair.commit(out_prefix, bin_file, idx_file)
+        pair.commit(out_prefix, bin_file, idx_file, manifest)  # the same bytes: the same manifest
     except BaseException:
         bin_file.discard()
         idx_file.discard()
