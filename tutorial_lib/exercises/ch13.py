@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import random
+import re
 
 from tutorial_lib import data
 from tutorial_lib.exercises import Case, Exercise, draw, register
@@ -49,11 +50,8 @@ MAX_CHARS = 120  # lines of at most this many characters: a failing case stays r
 
 @functools.lru_cache(maxsize=None)
 def corpus_lines(name: str) -> tuple[str, ...]:
-    """The short non-blank lines of a corpus: "luxun", "tatoeba_cmn" or "flores/<lang>"."""
-    if name.startswith("flores/"):
-        lines = data.load_parallel(name.removeprefix("flores/"))
-    else:
-        lines = data.load_text(name).splitlines()
+    """The short non-blank lines of corpus `name` ("luxun", "flores/zho_Hans", ...)."""
+    lines = data.load_text(name).splitlines()
     return tuple(line for line in lines if line.strip() and len(line) <= MAX_CHARS)
 
 
@@ -184,12 +182,6 @@ OFFSET_SLICES = [("course", "luxun", 40), ("gpt2", "luxun", 30), ("course", "tat
 AROUND_EOT = 25  # characters of TinyStories on each side of a drawn <|endoftext|>
 
 
-def _corpus_text(name: str) -> str:
-    if name.startswith("flores/"):
-        return "\n".join(data.load_parallel(name.removeprefix("flores/")))
-    return data.load_text(name)
-
-
 def _offsets_cases(seed: int | None = None) -> list[Case]:
     """Hand texts under both tokenizers, the code sample's line of Han and emoji, slices of the
     corpora, and TinyStories across the end of a story."""
@@ -198,11 +190,11 @@ def _offsets_cases(seed: int | None = None) -> list[Case]:
     runs += [("course", probe), ("gpt2", probe)]
     rng = draw(seed, SEED + 1)
     for name, corpus, n in OFFSET_SLICES:
-        text = _corpus_text(corpus)
+        text = data.load_text(corpus)
         start = rng.randrange(len(text) - n)
         runs.append((name, text[start:start + n]))
     stories = data.load_text("tinystories")
-    ends = [i for i in range(len(stories)) if stories.startswith(data.ENDOFTEXT, i)]
+    ends = [m.start() for m in re.finditer(re.escape(data.ENDOFTEXT), stories)]
     for name in ("course", "gpt2"):
         at = rng.choice(ends[1:])
         runs.append((name, stories[at - AROUND_EOT:at + len(data.ENDOFTEXT) + AROUND_EOT]))
