@@ -37,7 +37,7 @@ import numpy as np
 
 from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_iterable,
                                   check_sequence, check_str, check_type)
-from tutorial_lib.tokenization import corpus, formats, trainer
+from tutorial_lib.tokenization import corpus, formats, stream_encode, trainer
 from tutorial_lib.tokenization.fast_encode import PieceEncoder
 from tutorial_lib.tokenization.normalize import check_form, normalizer
 from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, check_special_tokens,
@@ -54,9 +54,10 @@ class Tokenizer:
     `special_tokens` are strs whose UTF-8 bytes are in `vocab`; `pattern` is a split regex or a name
     from pretokenize.PATTERNS; `metadata` (plain JSON: it must load back unchanged) is kept in the
     saved manifest; `normalization` is one of `normalize.FORMS`, applied by every encode method to
-    the text between special tokens (special tokens are matched in the text as given). A vocab id that is neither a byte, a merge result nor a named special token
-    (GPT-2's <|endoftext|> when it is not named special) is listed in `decode_only_ids`: it decodes,
-    but encoding never produces it.
+    the text between special tokens (special tokens are matched in the text as given). A vocab id
+    that is neither a byte, a merge result nor a named special token (GPT-2's <|endoftext|> when it
+    is not named special) is listed in `decode_only_ids`: it decodes, but encoding never produces
+    it.
     """
 
     def __init__(
@@ -203,48 +204,11 @@ class Tokenizer:
 
     def encode_iterable(self, chunks: Iterable[str],
                         allowed_special: Iterable[str] | str = frozenset()) -> Iterator[int]:
-        """Lazily yield the ids of ``"".join(chunks)``, the same as `encode`, in little memory.
-
-        Text at the end of what has arrived may still split differently: a letter or digit run can
-        grow, ``\\s+(?!\\S)`` and ``\\s++$`` depend on what follows, ``'l`` may become ``'ll``, a
-        special token may be cut in two. So the tail is held back: the last (longest special token
-        - 1) characters, where a special token could still begin, and the last two pre-tokens before
-        them (two, because ``'`` + ``l`` may still become ``'ll``; enough for the bundled patterns,
-        tests/tokenization/test_tokenizer.py tries them on adversarial chunkings). Memory is bounded
-        by the longest pre-token plus one chunk, not by the input. A disallowed special token raises
-        when it is reached, after the ids before it were yielded.
-        """
+        """Lazily yield the ids of ``"".join(chunks)``, the same as `encode` (normalization
+        included, however the chunks are cut), in little memory: `stream_encode` says how."""
         check_iterable(chunks, "chunks", "an iterable of str (a list, a file, ...)")
-        return self._encode_chunks(iter(chunks), self._check_allowed(allowed_special))
-
-    def _encode_chunks(self, chunks: Iterator[str], allowed: frozenset[str]) -> Iterator[int]:
-        hold = max(map(len, self.special_tokens), default=1) - 1
-        pending = ""
-        offset = 0  # where `pending` starts in the whole stream
-        for chunk in chunks:
-            check_str(chunk, "each chunk")
-            pending += chunk
-            settled = len(pending) - hold  # a special token starting before here is complete
-            segment_start = 0  # end of the last settled special token: text before it is final
-            if self._special_regex is not None:
-                for match in self._special_regex.finditer(pending):
-                    if match.start() >= settled:
-                        break
-                    segment_start = match.end()
-            # The pre-tokens after the last special token, but for the two that may still change.
-            pieces = (find_pretokens(self._regex, pending[segment_start:settled],
-                                     offset + segment_start, hold_back=2)
-                      if settled > segment_start else [])
-            done = segment_start + sum(map(len, pieces))
-            if done:
-                yield from self._encode(pending[:segment_start], allowed, offset)
-                yield from _joined(list, map(self._pieces.__getitem__, pieces))
-                pending = pending[done:]
-                offset += done
-        yield from self._encode(pending, allowed, offset)
-
-    def _encode(self, text: str, allowed: frozenset[str], offset: int) -> list[int]:
-        return _joined(list, self._id_tuples(text, allowed, offset))
+        batches = stream_encode.id_batches(self, iter(chunks), self._check_allowed(allowed_special))
+        return (i for batch in batches for i in _joined(list, batch))
 
     # ------------------------------------------------------------------------------------ decoding
 
@@ -344,7 +308,6 @@ class Tokenizer:
 
 
 # ------------------------------------------------------------------------------------------ helpers
-
 
 
 def _check_vocab_and_merges(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]
