@@ -85,6 +85,7 @@ IMPORTS: dict[str, set[str]] = {
     'palette': set(),
     'pipeline': {'_checks', '_files', '_parallel', 'data', 'packing.megatron', 'tokenization.tokenizer'},
     'plotting': {'_checks', 'palette'},
+    'plotting.contract': {'_checks', 'palette'},
     'plotting.evaluation': {'_checks', 'palette'},
     'plotting.packing': {'_checks', 'packing.masks', 'packing.megatron', 'palette', 'plotting'},
     'plotting.tokenization': {'_checks', 'palette'},
