@@ -29,6 +29,7 @@ from tutorial_lib.tokenization import (
     evaluate,
     measure,
     model_tokenizers,
+    normalize,
     trainer,
     unigram,
     unigram_train,
@@ -154,6 +155,9 @@ CHEATS = {
                                                                                   eng)),
     "12.bits_per_byte": bits_per_byte.from_loss,
     "12.token_script": model_tokenizers.token_script,
+    "13.invariant_failures": lambda tokenizer, texts, form: [
+        i for i, x in enumerate(texts)
+        if tokenizer.decode(tokenizer.encode_ordinary(x)) != normalize.normalize(x, form)],
 }
 
 
