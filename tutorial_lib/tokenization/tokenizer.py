@@ -37,7 +37,7 @@ import numpy as np
 
 from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_iterable,
                                   check_sequence, check_str, check_type)
-from tutorial_lib.tokenization import corpus, formats, stream_encode, trainer
+from tutorial_lib.tokenization import corpus, formats, offsets, stream_encode, trainer
 from tutorial_lib.tokenization.fast_encode import PieceEncoder
 from tutorial_lib.tokenization.normalize import check_form, normalizer
 from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, check_special_tokens,
@@ -209,6 +209,11 @@ class Tokenizer:
         check_iterable(chunks, "chunks", "an iterable of str (a list, a file, ...)")
         batches = stream_encode.id_batches(self, iter(chunks), self._check_allowed(allowed_special))
         return (i for batch in batches for i in _joined(list, batch))
+
+    def encode_with_offsets(self, text: str, allowed_special: Iterable[str] | str = frozenset()
+                            ) -> offsets.TokenOffsets:
+        """`encode`'s ids with each token's span in the original text: `offsets`."""
+        return offsets.encode_with_offsets(self, text, allowed_special)
 
     # ------------------------------------------------------------------------------------ decoding
 
