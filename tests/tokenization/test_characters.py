@@ -60,6 +60,24 @@ def test_han_utf8_lengths_and_nfkc_changes():
     assert characters.han_utf8_lengths("中文，\U00020000a") == {3: 2, 4: 1}
     assert characters.han_utf8_lengths("abc") == {}
     assert characters.nfkc_changes("你好，世界！，。") == [("，", ",", 2), ("！", "!", 1)]
+    # other forms: NFC changes only the compatibility ideograph, NFKC_casefold also folds "A"
+    assert characters.nfkc_changes("，\uf900A", "NFC") == [("\uf900", "\u8c48", 1)]
+    assert {b for _, b, _ in characters.nfkc_changes("，A", "NFKC_casefold")} == {",", "a"}
+    assert characters.nfkc_changes("，", "none") == []
+
+
+def test_change_summary_sorts_changes_by_kind():
+    text = "你好，世界！ＡＢ１２…ﬁ\uf900½。\u3000"
+    rows = {row.kind: row for row in characters.change_summary(text)}
+    assert list(rows) == [*characters.CHANGE_KINDS, "total"]
+    counts = {kind: (row.chars, row.distinct) for kind, row in rows.items()}
+    assert counts == {"full-width punctuation": (3, 3), "full-width digits and Latin": (4, 4),
+                      "compatibility ideographs": (1, 1), "ellipsis and ligatures": (2, 2),
+                      "other": (1, 1), "total": (11, 11)}
+    assert rows["total"].share == 11 / len(text)
+    assert rows["ellipsis and ligatures"].examples == "…->... ﬁ->fi"
+    # the ideographic full stop has no NFKC form: "。" stays, "，" becomes ","
+    assert "。" not in {ch for ch, _, _ in characters.nfkc_changes(text)}
 
 
 def test_length_summary():

@@ -7,8 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tutorial_lib import data
+from tutorial_lib.tokenization import corpus
 from tutorial_lib.tokenization.normalize import (FORMS, normalize, normalize_aligned,
-                                                 settled_length, starts_fresh)
+                                                 normalize_texts, settled_length, starts_fresh)
 from tutorial_lib.tokenization.pretokenize import PATTERNS
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
@@ -99,3 +101,32 @@ def test_aligned_normalization_by_hand():
     assert normalize_aligned("Straße", "NFKC_casefold").text == "strasse"
     assert normalize_aligned("ab", "none") == ("ab", [(0, 1), (1, 2)])
     assert unicodedata.normalize("NFC", "e\u0301") == "é"
+
+
+# ------------------------------------------------------------------------- training on a form
+
+EOT = "<|endoftext|>"
+
+
+def test_training_with_a_form_trains_on_normalized_text_and_records_it():
+    texts = [data.load_text("luxun")[:6_000], "ＡＢＣ１２３，ﬁ" + EOT + "e\u0301" * 20]
+    nfkc = Tokenizer.train(texts, 300, [EOT], "gpt4", normalization="NFKC")
+    by_hand = Tokenizer.train(list(normalize_texts(texts, "NFKC", [EOT])), 300, [EOT], "gpt4")
+    assert (nfkc.vocab, nfkc.merges) == (by_hand.vocab, by_hand.merges)
+    assert nfkc.normalization == "NFKC" and nfkc.metadata["trainer"]["normalization"] == "NFKC"
+    assert nfkc.metadata["corpus_digest"] == corpus.corpus_digest(texts)  # the text as given
+    assert "normalization" not in by_hand.metadata["trainer"]  # "none": digests as before
+    assert nfkc.digest != by_hand.digest
+    assert normalize_texts(["＜" + EOT + "＞"], "NFKC", [EOT]).__next__() == "<" + EOT + ">"
+
+
+def test_training_on_a_file_with_a_form_equals_training_on_its_normalized_text(tmp_path,
+                                                                              monkeypatch):
+    text = (data.load_text("luxun")[:3_000] + "\n\u00b4x\n\u0301y ＡＢ\n" + EOT + "ﬁ\n") * 3
+    path = tmp_path / "corpus.txt"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(corpus, "CHUNK_SIZE", 200)  # many cuts, each checked to be harmless
+    for form in FORMS:
+        from_file = Tokenizer.train(path, 300, [EOT], "gpt2", normalization=form)
+        whole = Tokenizer.train(list(normalize_texts([text], form, [EOT])), 300, [EOT], "gpt2")
+        assert from_file.merges == whole.merges, form

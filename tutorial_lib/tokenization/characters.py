@@ -19,6 +19,7 @@ from typing import Iterable
 import regex
 
 from tutorial_lib._checks import check_int_list, check_number, check_str, describe
+from tutorial_lib.tokenization.normalize import normalize
 from tutorial_lib.tokenization.pretokenize import pretokenize
 
 _HAN = regex.compile(r"\p{Han}")
@@ -122,16 +123,66 @@ def han_utf8_lengths(text: str) -> dict[int, int]:
     return dict(sorted(lengths.items()))
 
 
-def nfkc_changes(text: str) -> list[tuple[str, str, int]]:
-    """(character, its NFKC form, count) for every character NFKC changes, most frequent first.
+def nfkc_changes(text: str, form: str = "NFKC") -> list[tuple[str, str, int]]:
+    """(character, its normalized form, count) for every character `form` changes, most frequent
+    first; `form` is one of normalize.FORMS (NFKC by default).
 
     SentencePiece's default normalization (nmt_nfkc) applies NFKC, which turns full-width Chinese
     punctuation such as "，" into ASCII ",": the decoded text is then no longer the input text.
+    Characters are looked at one by one, so what only a sequence changes (NFC composing "e" +
+    U+0301) is not listed; on Chinese text NFKC acts character by character.
     """
     counts = Counter(check_str(text, "text"))
-    changed = [(ch, unicodedata.normalize("NFKC", ch), n) for ch, n in counts.items()
-               if unicodedata.normalize("NFKC", ch) != ch]
+    forms = {ch: normalize(ch, form) for ch in counts}
+    changed = [(ch, forms[ch], n) for ch, n in counts.items() if forms[ch] != ch]
     return sorted(changed, key=lambda row: (-row[2], row[0]))
+
+
+# What NFKC changes in Chinese text, by kind, in the order `change_kind` tries them.
+CHANGE_KINDS = ("full-width punctuation", "full-width digits and Latin",
+                "compatibility ideographs", "ellipsis and ligatures", "other")
+
+
+def change_kind(ch: str, normalized: str) -> str:
+    """Which of CHANGE_KINDS the change `ch` -> `normalized` is, from the character's Unicode
+    decomposition: <wide> to an ASCII letter or digit, other <wide> (punctuation, symbols, the
+    ideographic space U+3000), a CJK compatibility ideograph (a duplicate of a unified one, e.g.
+    U+F900 -> U+8C48), <compat> to several characters ("…" -> "...", "ﬁ" -> "fi"), or other
+    (fractions, circled numbers, small forms, letterlike symbols, ...)."""
+    tag = unicodedata.decomposition(ch).split(" ")[0]
+    if tag == "<wide>":
+        return CHANGE_KINDS[1] if normalized.isascii() and normalized.isalnum() else CHANGE_KINDS[0]
+    if unicodedata.name(ch, "").startswith("CJK COMPATIBILITY IDEOGRAPH"):
+        return CHANGE_KINDS[2]
+    if tag == "<compat>" and len(normalized) > 1:
+        return CHANGE_KINDS[3]
+    return CHANGE_KINDS[4]
+
+
+@dataclass(frozen=True)
+class ChangeCount:
+    """One kind of change in a text: characters changed (with repetition), their share of all the
+    text's characters, how many different characters, and the most frequent few as "，->," ."""
+
+    kind: str
+    chars: int
+    share: float
+    distinct: int
+    examples: str
+
+
+def change_summary(text: str, form: str = "NFKC", examples: int = 4) -> list[ChangeCount]:
+    """What `form` changes in `text`, one row per kind of CHANGE_KINDS (every kind, zeros too),
+    then a "total" row: the table chapter 13 shows for Lu Xun, Tatoeba and FLORES Chinese."""
+    rows = []
+    changes = nfkc_changes(text, form)
+    total = max(len(text), 1)
+    for kind in (*CHANGE_KINDS, "total"):
+        mine = [row for row in changes if kind in ("total", change_kind(row[0], row[1]))]
+        shown = " ".join(f"{a}->{b}" for a, b, _ in mine[:examples])
+        chars = sum(n for *_, n in mine)
+        rows.append(ChangeCount(kind, chars, chars / total, len(mine), shown))
+    return rows
 
 
 # --- pre-tokens ----------------------------------------------------------------------------------

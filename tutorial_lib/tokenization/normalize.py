@@ -19,11 +19,12 @@ The forms (`FORMS`):
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from typing import NamedTuple
 
 from tutorial_lib._checks import check_choice, check_str
+from tutorial_lib.tokenization.pretokenize import split_special
 
 FORMS = ("none", "NFC", "NFKC", "NFKC_casefold")
 
@@ -54,6 +55,24 @@ def normalize(text: str, form: str) -> str:
     check_str(text, "text")
     apply = normalizer(form)
     return text if apply is None else apply(text)
+
+
+def normalize_texts(texts: Iterable[str], form: str, special_tokens: Iterable[str] = ()
+                    ) -> Iterator[str]:
+    """Each text in `form`, its special tokens kept as given: what a tokenizer with this form is
+    trained on, so that training sees the text that `encode` will see.
+
+    (One case stays apart: text that normalizes into a special token, such as full-width
+    "＜|endoftext|＞" under NFKC, is cut out as that special token in training, while `encode`
+    keeps it as ordinary text.)
+    """
+    apply = normalizer(form)
+    for text in texts:
+        if apply is None:
+            yield text
+        else:
+            yield "".join(piece if special else apply(piece)
+                          for piece, special in split_special(text, special_tokens))
 
 
 # ------------------------------------------------------------------ where normalization can be cut

@@ -39,7 +39,7 @@ from tutorial_lib._checks import (check_choice, check_int, check_int_list, check
                                   check_sequence, check_str, check_type)
 from tutorial_lib.tokenization import corpus, formats, offsets, stream_encode, trainer
 from tutorial_lib.tokenization.fast_encode import PieceEncoder
-from tutorial_lib.tokenization.normalize import check_form, normalizer
+from tutorial_lib.tokenization.normalize import check_form, normalize_texts, normalizer
 from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, check_special_tokens,
                                                    compile_pattern, find_pretokens, special_regex)
 
@@ -259,26 +259,35 @@ class Tokenizer:
 
     @classmethod
     def train(cls, texts_or_path: Any, vocab_size: int, special_tokens: Iterable[str] = (),
-              pattern: str = GPT2_PATTERN, **trainer_kwargs: Any) -> Tokenizer:
+              pattern: str = GPT2_PATTERN, normalization: str = "none", **trainer_kwargs: Any
+              ) -> Tokenizer:
         """Train with `trainer.train_bpe`; the metadata records everything the result depends on.
 
         `texts_or_path` is a path to a UTF-8 text file, an iterable of str, or a dict of word ->
         count (the classic BPE example, {"low": 5, "lower": 2, ...}): each word counts as that many
         texts (`corpus.WordCounts`), so the result equals training on the list with each word
-        repeated count times.
+        repeated count times. With a `normalization` other than "none" the trainer sees each text
+        (or each chunk of the file, cut where normalization cannot change) normalized between its
+        special tokens, as `encode` will; the corpus digest stays that of the text as given.
         """
         if isinstance(texts_or_path, Iterator):
             texts_or_path = list(texts_or_path)  # it is read twice: for the digest and for training
         special_tokens = check_special_tokens(special_tokens)
         pattern = compile_pattern(pattern).pattern  # a name such as "gpt4" is kept as its regex
         vocab_size = check_int(vocab_size, "vocab_size", low=256 + len(special_tokens))
-        vocab, merges = trainer.train_bpe(texts_or_path, vocab_size, special_tokens, pattern,
+        texts = texts_or_path
+        if check_form(normalization) != "none":
+            chunks = corpus.iter_texts(texts_or_path, special_tokens, corpus.CHUNK_SIZE, pattern)
+            texts = normalize_texts(chunks, normalization, special_tokens)
+        vocab, merges = trainer.train_bpe(texts, vocab_size, special_tokens, pattern,
                                           **trainer_kwargs)
         settings = {"name": "tutorial_lib.tokenization.trainer.train_bpe", "vocab_size": vocab_size,
                     "pattern": pattern, "special_tokens": list(special_tokens),
                     "tie_break": trainer.TIE_BREAK}
+        if normalization != "none":  # only then, so that the digests of earlier tokenizers stay
+            settings["normalization"] = normalization
         metadata = {"trainer": settings, "corpus_digest": corpus.corpus_digest(texts_or_path)}
-        return cls(vocab, merges, special_tokens, pattern, metadata)
+        return cls(vocab, merges, special_tokens, pattern, metadata, normalization)
 
     @classmethod
     def from_tiktoken(cls, encoding: Any) -> Tokenizer:
