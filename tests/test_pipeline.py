@@ -5,17 +5,14 @@ import signal
 import subprocess
 import sys
 import time
-from itertools import repeat
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from tutorial_lib import data, pipeline
 from tutorial_lib.packing.megatron import IndexedDataset
-from tutorial_lib.pipeline import build, iter_documents, separator_of
+from tutorial_lib.pipeline import build
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 EOT = data.ENDOFTEXT
@@ -46,30 +43,6 @@ def read_dataset(prefix):
 
 def files_in(directory):
     return sorted(p.name for p in directory.iterdir())
-
-
-# ------------------------------------------------------------------------------------------------ documents
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="ab \n<|>", max_size=60), st.sampled_from(["line", "blank", "<|>", "aa", "|", "\n \n"]),
-       st.data())
-def test_streamed_documents_equal_split_documents_on_the_whole_text(text, split, draw):
-    cuts = sorted(draw.draw(st.lists(st.integers(0, len(text)), max_size=10)))
-    pieces = [text[i:j] for i, j in zip([0, *cuts], [*cuts, len(text)])]
-    assert list(iter_documents(pieces, split)) == data.split_documents(text, separator_of(split))
-
-
-def test_the_three_kinds_of_split():
-    text = "one\ntwo\n\n\nthree\n  \nfour<|endoftext|>\nfive\n"
-    assert list(iter_documents([text], "line")) == ["one", "two", "three", "four<|endoftext|>", "five"]
-    assert list(iter_documents([text], "blank")) == ["one\ntwo", "three\n  \nfour<|endoftext|>\nfive"]
-    assert list(iter_documents([text], EOT)) == ["one\ntwo\n\n\nthree\n  \nfour", "five"]
-
-
-def test_documents_are_streamed_not_collected():
-    endless = repeat("a line\n")  # never ends: only a lazy reader can give the first document
-    assert next(iter_documents(endless, "line")) == "a line"
 
 
 # -------------------------------------------------------------------------------------------------- build
@@ -114,7 +87,7 @@ def test_an_empty_file_gives_an_empty_dataset(gpt2, tmp_path, content):
     summary = build(path, gpt2, tmp_path / "empty", progress=False)
     assert (summary.documents, summary.tokens) == (0, 0)
     assert IndexedDataset(tmp_path / "empty").num_documents == 0
-    assert files_in(tmp_path) == ["empty.bin", "empty.idx", "empty.pair.json", "empty.txt"]
+    assert files_in(tmp_path) == ["empty.bin", "empty.idx", "empty.manifest.json", "empty.pair.json", "empty.txt"]
 
 
 def test_a_file_that_is_not_utf8_leaves_no_output_and_the_old_dataset_intact(gpt2, tmp_path):
@@ -125,7 +98,7 @@ def test_a_file_that_is_not_utf8_leaves_no_output_and_the_old_dataset_intact(gpt
     bad.write_bytes("fine\n".encode() * 1000 + "caf\xe9\n".encode("latin-1"))
     with pytest.raises(ValueError, match=r"bad.txt is not UTF-8 text: byte 5003 \(b'\\xe9'\)"):
         build([good, bad], gpt2, tmp_path / "out", progress=False)
-    assert files_in(tmp_path) == ["bad.txt", "good.txt", "out.bin", "out.idx", "out.pair.json"]
+    assert files_in(tmp_path) == ["bad.txt", "good.txt", "out.bin", "out.idx", "out.manifest.json", "out.pair.json"]
     assert ((tmp_path / "out.bin").read_bytes(), (tmp_path / "out.idx").read_bytes()) == old
 
 

@@ -284,13 +284,14 @@ def write_atomically(path: str | os.PathLike, text: str) -> None:
 
 
 def read_utf8(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES,
-              on_read: Callable[[int], object] | None = None) -> Iterator[str]:
+              on_read: Callable[[bytes], object] | None = None) -> Iterator[str]:
     """The text of `path` in pieces, decoded as strict UTF-8, `chunk_bytes` bytes read at a time.
 
     A character cut between two reads is completed by the next one (an incremental decoder). A byte
     that is not UTF-8 raises ValueError naming the file and the byte's offset: guessing an encoding
-    would put wrong text into a tokenizer or a dataset. `on_read(n)` is told the size of each read
-    (a progress bar's `update`).
+    would put wrong text into a tokenizer or a dataset. `on_read(chunk)` is given the bytes of each
+    read, once they decoded: a progress bar counts them, a checksum hashes them, and the file is
+    still read only once.
     """
     path = check_path(path, "path")
     chunk_bytes = check_int(chunk_bytes, "chunk_bytes", low=1)
@@ -308,7 +309,7 @@ def read_utf8(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES,
                                  ) from None
             offset += len(chunk)
             if on_read is not None:
-                on_read(len(chunk))
+                on_read(chunk)
         try:
             decoder.decode(b"", final=True)
         except UnicodeDecodeError as e:  # e.object = the bytes of the cut character

@@ -2,26 +2,26 @@
 
     python -m tutorial_lib.pipeline build --tokenizer gpt2 --output out/tinystories \\
         --split '<|endoftext|>' --workers 2 data/tinystories_v2_sample.txt
+    python -m tutorial_lib.pipeline verify out/tinystories
 
 The steps, each a generator, so that only a few batches of text are ever in memory, whatever
 the corpus size:
 
-1. `_files.read_utf8` reads a file in chunks of bytes and decodes them as UTF-8, refusing a file
-   that is not UTF-8 (with the byte where it goes wrong) instead of guessing. `plain_text` then
-   drops a byte-order mark at the start and turns Windows line ends ("\\r\\n") into "\\n", so
-   that a file saved on Windows gives the same documents as the same text saved elsewhere.
-2. `iter_documents` cuts the text into documents at a separator: "line" (one document per line),
-   "blank" (paragraphs between empty lines) or any other string, such as TinyStories'
-   `<|endoftext|>`. Each document is trimmed as `data.split_documents` does it for a whole text;
-   empty or whitespace-only ones are dropped.
-3. Batches of about BATCH_CHARS characters (a document counts DOC_CHARS more, so that a batch of
+1. `corpus_files.read_documents` reads each file as strict UTF-8 (a BOM dropped, "\\r\\n" made
+   "\\n"), hashing its bytes as they go by, and cuts it into documents at a separator: "line",
+   "blank" (paragraphs) or any string, such as TinyStories' `<|endoftext|>`.
+2. Batches of about BATCH_CHARS characters (a document counts DOC_CHARS more, so that a batch of
    tiny documents stays small too) are encoded with `Tokenizer.encode_to_numpy` and the EOD id is
    appended to each document, in this process or in `workers` processes (`_parallel`, the pool the
    trainer uses too); either way the results come back in order, so the files are byte-identical
    for any number of workers. Workers start only for WORKERS_FROM_BYTES of text or more: each one
    starts a Python and loads the tokenizer, which costs more than it saves on a small corpus.
-4. `IndexedDatasetBuilder` writes one sequence per document to temporary files and renames them into
-   place only when everything worked: an error or Ctrl-C leaves no half-written dataset.
+3. `IndexedDatasetBuilder` writes one sequence per document to temporary files and renames them into
+   place only when everything worked: an error or Ctrl-C leaves no half-written dataset. Beside
+   the pair goes its manifest (`packing.dataset_manifest`): the tokenizer's digest and fields
+   (`tokenizer_fields`), each corpus file's size and sha256 (hashed in step 1: no file is read
+   twice), the counts, and the sha256 of `.bin` and `.idx`. The `verify` command checks a
+   dataset against it.
 
 This module sits at the top of the library because it joins the two halves: `packing.megatron` works
 on ids, whatever made them, and `tokenization` knows nothing of file formats.
@@ -45,27 +45,26 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from tutorial_lib import data
-from tutorial_lib._checks import (check_bool, check_choice, check_int, check_iterable, check_path,
+from tutorial_lib._checks import (check_bool, check_choice, check_int, check_path,
                                   check_regular_file, check_str, check_type)
-from tutorial_lib._files import read_utf8
 from tutorial_lib._parallel import MAX_WORKERS, batches, map_in_workers
-from tutorial_lib.packing.megatron import IndexedDatasetBuilder, optimal_dtype
+from tutorial_lib.corpus_files import Document, check_paths, read_documents, separator_of
+from tutorial_lib.packing import dataset_manifest
+from tutorial_lib.packing.megatron import (IndexedDatasetBuilder, bin_path, idx_path, optimal_dtype,
+                                           verify_dataset)
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
-SPLITS = {"line": "\n", "blank": "\n\n"}  # named separators; any other non-empty str is itself one
 DTYPE_NAMES = {"uint16": np.uint16, "int32": np.int32}  # Megatron's token dtypes (optimal_dtype)
 BATCH_CHARS = 1 << 20  # characters of text per batch handed to a worker
 DOC_CHARS = 64  # what a document adds to its batch's size besides its text: its Python objects
-WORKERS_FROM_BYTES = 1 << 24  # smaller corpora are encoded in this process: see step 3 above
-
-# (file, number of the document in its file, text): the file and number are for error messages
-Document = tuple[str, int, str]
+WORKERS_FROM_BYTES = 1 << 24  # smaller corpora are encoded in this process: see step 2 above
 
 
 @dataclass(frozen=True)
 class BuildSummary:
-    """What `build` wrote: prefix, documents and tokens (EOD included), bytes of text read, and
-    how many processes encoded them (1 below WORKERS_FROM_BYTES, whatever `workers` asked)."""
+    """What `build` wrote: prefix, documents and tokens (EOD included), bytes of text read, how
+    many processes encoded them (1 below WORKERS_FROM_BYTES, whatever `workers` asked), and the
+    manifest beside the pair."""
 
     prefix: Path
     documents: int
@@ -73,6 +72,7 @@ class BuildSummary:
     text_bytes: int
     seconds: float
     workers: int
+    manifest: Path
 
     @property
     def mb_per_second(self) -> float:
@@ -86,50 +86,6 @@ class BuildSummary:
                 f"process{'es' if self.workers > 1 else ''})")
 
 
-def iter_documents(pieces: Iterable[str], split: str = "line") -> Iterator[str]:
-    """The documents of the text `"".join(pieces)`, lazily: what `data.split_documents` gives.
-
-    `split` is "line" (each line), "blank" (paragraphs: text between empty lines) or the separator
-    itself. Only the text after the last separator seen is held, and documents are cut out one at a
-    time (not split into a list: a piece of tiny lines would make a million strings at once), so
-    memory is one piece plus one document.
-    """
-    separator = separator_of(split)
-    pending = ""
-    for piece in pieces:
-        searched = max(0, len(pending) - len(separator) + 1)  # a separator ends in the new piece
-        pending += piece
-        start, end = 0, pending.find(separator, searched)
-        # Each occurrence, left to right as str.split finds them, ends one document.
-        while end >= 0:
-            yield from data.split_documents(pending[start:end], separator)  # trimmed, or dropped
-            start = end + len(separator)
-            end = pending.find(separator, start)
-        pending = pending[start:]
-    yield from data.split_documents(pending, separator)
-
-
-def plain_text(pieces: Iterable[str]) -> Iterator[str]:
-    """The pieces of a file's text, without a byte-order mark at its start, "\\r\\n" made "\\n".
-
-    A "\\r" at the end of a piece is held until the next piece shows whether a "\\n" follows it.
-    """
-    started, held = False, ""
-    for piece in pieces:
-        if not started and piece:  # a BOM is one only at the very start of the file
-            piece, started = piece.removeprefix("\ufeff"), True
-        piece = held + piece
-        held = "\r" if piece.endswith("\r") else ""
-        yield piece[: len(piece) - len(held)].replace("\r\n", "\n")
-    yield held
-
-
-def separator_of(split: str) -> str:
-    """The separator of a `split`: "line" -> "\\n", "blank" -> "\\n\\n", any other str -> itself."""
-    check_str(split, "split", non_empty=True)
-    return SPLITS.get(split, split)
-
-
 def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tokenizer,
           prefix: str | os.PathLike, *, split: str = "line", eod: str = data.ENDOFTEXT,
           dtype: str = "auto", workers: int = 1, progress: bool = True) -> BuildSummary:
@@ -138,16 +94,17 @@ def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tok
     Each document becomes one sequence: its ids, then the id of the special token `eod`. A
     special-token string inside a document is an error (encode's rule): split on it instead. `dtype`
     is "auto" (uint16 when the vocabulary fits, else int32: Megatron's rule), "uint16" or "int32".
-    `workers` > 1 (at most `_parallel.MAX_WORKERS`) encodes in that many processes with the same
-    output, once the files hold WORKERS_FROM_BYTES or more (below that, in this process: starting
-    the workers would cost more); a script that calls this at its top level then needs the
-    `if __name__ == "__main__":` guard (see `_parallel`).
+    A dtype that cannot hold every id of the vocabulary is refused, even when this corpus's ids
+    would fit. `workers` > 1 (at most `_parallel.MAX_WORKERS`) encodes in that many processes with
+    the same output, once the files hold WORKERS_FROM_BYTES or more (below that, in this process:
+    starting the workers would cost more); a script that calls this at its top level then needs
+    the `if __name__ == "__main__":` guard (see `_parallel`).
     """
-    paths = _check_paths(paths)
+    paths = check_paths(paths)
     check_type(tokenizer, "tokenizer", Tokenizer, "a tutorial_lib Tokenizer")
     prefix = check_path(prefix, "prefix")
     separator_of(split)  # checked now, not once the output is open
-    eod_id = _eod_id(tokenizer, eod)
+    fields = tokenizer_fields(tokenizer, eod)
     dtype = _dtype(dtype, tokenizer)
     workers = check_int(workers, "workers", low=1, high=MAX_WORKERS)
     check_bool(progress, "progress")
@@ -156,40 +113,32 @@ def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tok
     if total < WORKERS_FROM_BYTES:
         workers = 1
     bar = tqdm(total=total, unit="B", unit_scale=True, desc="tokenizing", disable=not progress)
+    corpus: list[dict] = []  # each file's size and sha256, once it has been read
     with bar:
-        tasks = batches(_documents(paths, split, bar), BATCH_CHARS,
+        tasks = batches(read_documents(paths, split, corpus, lambda chunk: bar.update(len(chunk))),
+                        BATCH_CHARS,
                         size=lambda doc: len(doc[2]) + DOC_CHARS)
+        eod_id = fields["eod_id"]
         if workers == 1:
             results = (_encode_batch(tokenizer, eod_id, batch) for batch in tasks)
         else:
             results = _encode_in_workers(tasks, tokenizer, eod_id, workers)
-        documents, tokens = _write(prefix, dtype, results)
-    return BuildSummary(prefix, documents, tokens, total, time.perf_counter() - start, workers)
+        documents, tokens = _write(prefix, dtype, results, fields, corpus)
+    return BuildSummary(prefix, documents, tokens, total, time.perf_counter() - start, workers,
+                        dataset_manifest.manifest_path(prefix))
 
 
-def _check_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[Path]:
-    """One path or several, each a regular file: checked before anything is written."""
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [_regular_or_missing(paths, "paths")]
-    else:
-        check_iterable(paths, "paths", "a path (str or pathlib.Path) or a list of paths",
-                       ordered=True)
-        paths = [_regular_or_missing(path, f"paths[{i}]")
-                 for i, path in enumerate(paths)]
-    if not paths:
-        raise ValueError("paths must name at least one corpus file, got none")
-    missing = [str(path) for path in paths if not path.exists()]
-    if missing:
-        raise FileNotFoundError(f"no such corpus file: {', '.join(missing)}")
-    return paths
-
-
-def _regular_or_missing(path: object, name: str) -> Path:
-    """`check_regular_file`, but a missing file is left to the caller, which names all of them."""
-    try:
-        return check_regular_file(path, name)
-    except FileNotFoundError:
-        return Path(path)
+def tokenizer_fields(tokenizer: Tokenizer, eod: str = data.ENDOFTEXT) -> dict:
+    """What a dataset's manifest records of the tokenizer that made its ids: the digest (its whole
+    contract), vocab_size, the `eod` token and its id, the normalization, and the digests its own
+    manifest is made of (vocab, merges, settings, ...), which say what changed when the digest did.
+    """
+    check_type(tokenizer, "tokenizer", Tokenizer, "a tutorial_lib Tokenizer")
+    digests = {key: value for key, value in tokenizer.manifest().items()
+               if key.endswith("_sha256") and key != "tokenizer_sha256"}  # that one is the digest
+    return {"digest": tokenizer.digest, "vocab_size": tokenizer.vocab_size, "eod": eod,
+            "eod_id": _eod_id(tokenizer, eod), "normalization": tokenizer.normalization,
+            "digests": digests}
 
 
 def _eod_id(tokenizer: Tokenizer, eod: str) -> int:
@@ -204,15 +153,8 @@ def _eod_id(tokenizer: Tokenizer, eod: str) -> int:
 def _dtype(dtype: str, tokenizer: Tokenizer) -> np.dtype:
     if check_choice(dtype, "dtype", ["auto", *DTYPE_NAMES]) == "auto":
         return optimal_dtype(tokenizer.vocab_size)
+    dataset_manifest.check_holds(DTYPE_NAMES[dtype], tokenizer.vocab_size, f"dtype={dtype!r}")
     return np.dtype(DTYPE_NAMES[dtype])
-
-
-def _documents(paths: list[Path], split: str, bar: tqdm) -> Iterator[Document]:
-    for path in paths:
-        name = str(path)
-        text = plain_text(read_utf8(path, on_read=bar.update))
-        for number, text in enumerate(iter_documents(text, split)):
-            yield name, number, text
 
 
 def _encode_batch(tokenizer: Tokenizer, eod_id: int, batch: list[Document]
@@ -264,16 +206,18 @@ def _encode_in_workers(batches: Iterable[list[Document]], tokenizer: Tokenizer, 
                               initargs=(tokenizer, eod_id))
 
 
-def _write(prefix: Path, dtype: np.dtype, results: Iterable[tuple[np.ndarray, np.ndarray]]
-           ) -> tuple[int, int]:
-    """Write each document of each batch as one sequence; return how many documents and tokens."""
+def _write(prefix: Path, dtype: np.dtype, results: Iterable[tuple[np.ndarray, np.ndarray]],
+           tokenizer: dict, corpus: list[dict]) -> tuple[int, int]:
+    """Write each document of each batch as one sequence, and the manifest with the `corpus` files
+    (all read by the time the last batch is written); return how many documents and tokens."""
     documents = tokens = 0
-    with IndexedDatasetBuilder(prefix, dtype) as builder:
+    with IndexedDatasetBuilder(prefix, dtype, tokenizer) as builder:
         for ids, lengths in results:
             for document in np.split(ids, np.cumsum(lengths[:-1])):
                 builder.add_document(document)
             documents += len(lengths)
             tokens += len(ids)
+        builder.corpus.extend(corpus)
     return documents, tokens
 
 
@@ -281,9 +225,10 @@ def _write(prefix: Path, dtype: np.dtype, results: Iterable[tuple[np.ndarray, np
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`build` from the command line: bad usage exits with 2 (argparse), a bad input with 1.
+    """`build` and `verify` from the command line: bad usage exits with 2 (argparse), a bad input
+    or a dataset that does not match its manifest with 1.
 
-    Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the build the same way: nothing is written, and the
+    Ctrl-C (SIGINT), SIGTERM and SIGHUP stop a command the same way: a build writes nothing, and the
     exit code is 128 + the signal's number, as a shell reports a process killed by it. A signal that
     was ignored when the command started (a background job, nohup) stays ignored.
     """
@@ -294,9 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         with warnings.catch_warnings():  # e.g. stale temporary files removed: one line, no source
             warnings.showwarning = lambda message, *_: print(f"{parser.prog}: warning: {message}",
                                                              file=sys.stderr)
-            tokenizer = _load_tokenizer(args.tokenizer)
-            summary = build(args.files, tokenizer, args.output, split=args.split, eod=args.eod,
-                            dtype=args.dtype, workers=args.workers, progress=not args.quiet)
+            report = _build(args) if args.command == "build" else _verify(args)
     except FileNotFoundError as e:
         parser.error(str(e))  # a file that is not there is bad usage: exit code 2
     except (OSError, ValueError, RuntimeError) as e:
@@ -305,13 +248,40 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         signum = received[0] if received else signal.SIGINT
         how = "interrupted" if signum == signal.SIGINT else f"stopped by {signum.name}"
-        print(f"{parser.prog}: {how}; nothing was written", file=sys.stderr)
+        done = "nothing was written" if args.command == "build" else "not verified"
+        print(f"{parser.prog}: {how}; {done}", file=sys.stderr)
         return 128 + signum
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    print(summary)
+    print(report)
     return 0
+
+
+def _build(args: argparse.Namespace) -> BuildSummary:
+    tokenizer = _load_tokenizer(args.tokenizer)
+    return build(args.files, tokenizer, args.output, split=args.split, eod=args.eod,
+                 dtype=args.dtype, workers=args.workers, progress=not args.quiet)
+
+
+def _verify(args: argparse.Namespace) -> str:
+    """Print the manifest of `args.prefix` (before the checksums, which take a while), then check
+    the dataset against it. Nothing at the prefix is bad usage; a missing part, a bad manifest or
+    a checksum that differs is a bad dataset."""
+    prefix = args.prefix
+    parts = (bin_path(prefix), idx_path(prefix), dataset_manifest.manifest_path(prefix))
+    if not any(os.path.lexists(path) for path in parts):
+        raise FileNotFoundError(f"no dataset at {prefix}: none of {', '.join(map(str, parts))}")
+    try:
+        manifest = dataset_manifest.read(prefix)
+        if manifest is not None:
+            print(dataset_manifest.describe_manifest(manifest), flush=True)
+        verify_dataset(prefix, checksums=not args.no_checksums, progress=not args.quiet)
+    except FileNotFoundError as e:
+        raise ValueError(str(e)) from None
+    if args.no_checksums:
+        return f"{prefix}: dtype, counts and sizes match the manifest (checksums not read)"
+    return f"{prefix}: every check and both sha256 match the manifest"
 
 
 def _stop_on_signals() -> tuple[list[signal.Signals], dict[signal.Signals, object]]:
@@ -338,16 +308,17 @@ def _stop_on_signals() -> tuple[list[signal.Signals], dict[signal.Signals, objec
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tutorial-megatron",
-        description="Tokenize corpus files into a Megatron .bin/.idx dataset.")
+        description="Tokenize corpus files into a Megatron .bin/.idx dataset with its manifest, "
+                    "or verify a dataset against its manifest.")
     commands = parser.add_subparsers(dest="command", required=True)
     command = commands.add_parser(
-        "build", help="corpus files -> PREFIX.bin and PREFIX.idx",
+        "build", help="corpus files -> PREFIX.bin, PREFIX.idx and PREFIX.manifest.json",
         description="Each document becomes one sequence: its token ids, then EOD.")
     command.add_argument("--tokenizer", required=True,
                          help="a tokenizer file written by Tokenizer.save, or 'gpt2' for the "
                               "bundled GPT-2 files")
     command.add_argument("--output", required=True, metavar="PREFIX",
-                         help="writes PREFIX.bin and PREFIX.idx")
+                         help="writes PREFIX.bin, PREFIX.idx and PREFIX.manifest.json")
     command.add_argument("--workers", type=_worker_count, default=1,
                          help=f"encoding processes, at most {MAX_WORKERS} (default 1); files "
                               f"of less than {WORKERS_FROM_BYTES >> 20} MiB in all are encoded in "
@@ -363,6 +334,15 @@ def _parser() -> argparse.ArgumentParser:
                          help=f"the special token ending each document (default {data.ENDOFTEXT})")
     command.add_argument("--quiet", action="store_true", help="no progress bar")
     command.add_argument("files", nargs="+", metavar="FILES", help="UTF-8 text files")
+    command = commands.add_parser(
+        "verify", help="print PREFIX.manifest.json and check the dataset against it",
+        description="Prints the manifest, then checks the dataset against it: the dtype (and that "
+                    "it holds the vocabulary), the counts, the sizes and the sha256 of every byte "
+                    "of .bin and .idx. Exits with 0 when all match, 1 with the reason when not.")
+    command.add_argument("prefix", metavar="PREFIX", help="reads PREFIX.bin, .idx, .manifest.json")
+    command.add_argument("--no-checksums", action="store_true",
+                         help="the cheap checks only: nothing is read but the manifest and headers")
+    command.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 

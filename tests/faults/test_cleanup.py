@@ -108,7 +108,7 @@ def test_the_next_builder_removes_what_a_killed_build_left_and_says_so(tmp_path,
     with pytest.warns(UserWarning, match=rf"removed 1 temporary file\(s\) of 'd' left by builds that were killed: "
                                          rf"\.d\.bin\.{child.pid}-"):
         write_dataset("d", [[7]])
-    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.pair.json"]
+    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.manifest.json", "d.pair.json"]
 
 
 def test_a_live_builders_temporary_file_is_never_removed(tmp_path, monkeypatch):
@@ -198,4 +198,4 @@ def test_the_command_line_says_in_one_line_what_it_removed(tmp_path, monkeypatch
     assert run.stderr.startswith("tutorial-megatron: warning: removed 1 temporary file(s) of 'd' left by builds "
                                  f"that were killed: .d.bin.{child.pid}-")
     assert "UserWarning" not in run.stderr and len(run.stderr.splitlines()) == 1
-    assert sorted(os.listdir(tmp_path)) == ["c.txt", "d.bin", "d.idx", "d.pair.json"]
+    assert sorted(os.listdir(tmp_path)) == ["c.txt", "d.bin", "d.idx", "d.manifest.json", "d.pair.json"]

@@ -140,8 +140,9 @@ def test_interleaved_renames_without_the_lock_are_refused_by_the_record(tmp_path
         thread.join(DEADLINE)
     assert not errors
     assert [f"{who}.{name.split('.', 1)[1]}" for who, name in log] == [
-        "A.bin", "MainThread.bin", "MainThread.idx", "MainThread.pair.json", "A.idx", "A.pair.json"]
-    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.pair.json"]  # opens without a size error...
+        "A.bin", "MainThread.bin", "MainThread.idx", "MainThread.manifest.json", "MainThread.pair.json", "A.idx",
+        "A.manifest.json", "A.pair.json"]
+    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.manifest.json", "d.pair.json"]  # opens, sizes fine...
     with pytest.raises(ValueError, match=r"d\.bin is not the file .* the pair is torn"):
         IndexedDataset(prefix)  # ...but B's tokens under A's index are refused
 
@@ -176,9 +177,9 @@ def test_the_lock_makes_a_second_builder_wait_for_the_first_ones_renames(tmp_pat
         if thread_b is not None:
             thread_b.join(DEADLINE)
     assert not errors_a and not errors_b
-    assert [who for who, _ in log] == ["A"] * 3 + ["B"] * 3  # one commit, then the other: never mixed
+    assert [who for who, _ in log] == ["A"] * 4 + ["B"] * 4  # one commit, then the other: never mixed
     assert [s.tolist() for s in IndexedDataset(prefix)] == NEW
-    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.pair.json"]  # the lock file went with it
+    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.manifest.json", "d.pair.json"]  # the lock went too
 
 
 CRASH = """
@@ -200,14 +201,14 @@ def test_a_build_killed_between_its_renames_is_refused_then_cleaned_up(tmp_path,
     child = subprocess.run([sys.executable, "-c", CRASH % (NEW,)], cwd=tmp_path, timeout=DEADLINE,
                            env=os.environ | {"PYTHONPATH": str(ROOT)})
     assert child.returncode == -signal.SIGKILL
-    left = sorted(os.listdir(tmp_path))  # the new .bin, the old .idx and record, the lock, and 5 temporaries:
-    assert left[-4:] == ["d.bin", "d.idx", "d.lock", "d.pair.json"] and len(left) == 9  # 3 links of the old
-    # files (the undo a crash never ran) and the new .idx and record
+    left = sorted(os.listdir(tmp_path))  # the new .bin, the old .idx, manifest and record, the lock, and 7
+    assert left[-5:] == ["d.bin", "d.idx", "d.lock", "d.manifest.json", "d.pair.json"] and len(left) == 12
+    # temporaries: 4 links of the old files (the undo a crash never ran) and the new .idx, manifest and record
     with pytest.raises(ValueError, match="the pair is torn"):
         IndexedDataset("d")
-    with pytest.warns(UserWarning, match="removed 5 temporary file"):
+    with pytest.warns(UserWarning, match="removed 7 temporary file"):
         write_dataset("d", NEW)
-    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.pair.json"]
+    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.manifest.json", "d.pair.json"]
     assert [s.tolist() for s in IndexedDataset("d")] == NEW
 
 

@@ -9,7 +9,8 @@ import pytest
 
 from tutorial_lib import data, pipeline
 from tutorial_lib.packing.megatron import IndexedDataset
-from tutorial_lib.pipeline import build, plain_text
+from tutorial_lib.corpus_files import plain_text
+from tutorial_lib.pipeline import build
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 EOT = data.ENDOFTEXT

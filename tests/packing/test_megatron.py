@@ -162,7 +162,7 @@ def test_missing_dataset(tmp_path):
         IndexedDataset(b"x")
 
 
-def test_syncs_all_three_then_renames_bin_idx_and_record(tmp_path, monkeypatch):
+def test_syncs_all_four_then_renames_bin_idx_manifest_and_record(tmp_path, monkeypatch):
     events = []
     real_fsync, real_replace = os.fsync, os.replace
     monkeypatch.setattr(os, "fsync", lambda fd: (events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")
@@ -172,8 +172,8 @@ def test_syncs_all_three_then_renames_bin_idx_and_record(tmp_path, monkeypatch):
     write_dataset(tmp_path / "d", [[1]])
     file_events = [e for e in events if e[1] != tmp_path.name]  # the directory's own fsyncs aside
     kinds = [(kind, name.split(".")[2] if kind == "fsync" else name) for kind, name in file_events]  # .d.bin.<hex>.tmp
-    assert kinds == [("fsync", "bin"), ("fsync", "idx"), ("fsync", "pair"), ("replace", "d.bin"), ("replace", "d.idx"),
-                     ("replace", "d.pair.json")]
+    assert kinds == [("fsync", "bin"), ("fsync", "idx"), ("fsync", "manifest"), ("fsync", "pair"), ("replace", "d.bin"),
+                     ("replace", "d.idx"), ("replace", "d.manifest.json"), ("replace", "d.pair.json")]
 
 
 def test_finalize_inside_the_block_is_not_repeated(tmp_path):
@@ -192,7 +192,7 @@ def test_interrupted_build_keeps_the_old_pair(tmp_path):
             b.add_document([3, 4, 5])
             raise KeyboardInterrupt
     assert (bin_path(prefix).read_bytes(), idx_path(prefix).read_bytes()) == before
-    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.pair.json"]
+    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.manifest.json", "d.pair.json"]
 
 
 def test_a_mapped_reader_keeps_the_old_data_after_a_replace(tmp_path):
@@ -252,7 +252,7 @@ def test_builder_refuses_unfinished_documents_and_reuse(tmp_path):
         b.finalize()
     b.end_document()  # the builder is still usable after the mistake
     b.finalize()
-    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.pair.json"] and IndexedDataset(tmp_path / "d")[0].tolist() == [1]
+    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.manifest.json", "d.pair.json"] and IndexedDataset(tmp_path / "d")[0].tolist() == [1]
     with pytest.raises(ValueError, match="finished"):
         b.add_item([2])
 

@@ -2,21 +2,9 @@
 mmap.
 
 The layout is megatron-core's (`megatron/core/datasets/indexed_dataset.py`), byte for byte, so
-files written here train a Megatron model unchanged and files Megatron writes are read here:
-
-- `<prefix>.bin`: every sequence's token ids, one after another, in one dtype; nothing else.
-- `<prefix>.idx`, little-endian:
-
-  | bytes | field |
-  |---|---|
-  | 9 | magic `b"MMIDIDX\\x00\\x00"` |
-  | 8 | `<Q` version, always 1 |
-  | 1 | `<B` dtype code (`DTYPES`) |
-  | 8 | `<Q` S, the number of sequences |
-  | 8 | `<Q` D, the number of document indices (documents + 1) |
-  | 4·S | int32 length of each sequence, in tokens |
-  | 8·S | int64 byte offset of each sequence in `.bin` |
-  | 8·D | int64 document indices: document k is sequences `[d[k], d[k+1])`; `d[0] == 0` |
+files written here train a Megatron model unchanged and files Megatron writes are read here: a
+`.bin` of every sequence's token ids back to back in one dtype, and an `.idx` of a header, the
+sequence lengths, their byte offsets and the document indices (`megatron_format` has the table).
 
 A document is usually one sequence (one text plus its end-of-document id); Megatron's sentence
 splitting makes documents of several. Reading maps both files with `np.memmap`: opening costs the
@@ -24,97 +12,35 @@ same for 1 MB or 1 TB, a sample read touches only its own pages, and every proce
 file shares the page cache.
 
 Writing never touches the live files: both go to temporary names, are synced, and are renamed into
-place as one group with a record of the pair, under a lock on the prefix (see `pair`): a process
-that has the old pair mapped keeps reading it, a failed rename leaves it readable, two builders
-never mix their files, and a torn pair is refused. The reader refuses anything but regular files
-(a FIFO would block it).
+place as one group with the dataset's manifest and a record of the pair, under a lock on the prefix
+(see `pair`): a process that has the old pair mapped keeps reading it, a failed rename leaves it
+readable, two builders never mix their files, and a torn pair is refused. The manifest
+(`dataset_manifest`) says which tokenizer made the ids and holds a sha256 of each file, hashed as
+it was written; a merge refuses shards of two tokenizers. The reader refuses anything but regular
+files (a FIFO would block it).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import struct
 from array import array
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import (check_choice, check_int, check_int_rows, check_iterable,
-                                  check_path, check_regular_file, check_type, describe)
-from tutorial_lib._files import AtomicFile
-from tutorial_lib.packing import pair
+from tutorial_lib._checks import (check_bool, check_int, check_iterable, check_path,
+                                  check_regular_file, check_type, describe)
+from tutorial_lib._files import CHUNK_BYTES, AtomicFile
+from tutorial_lib.packing import dataset_manifest, pair
 from tutorial_lib.packing.bin_ids import as_dtype
+from tutorial_lib.packing.megatron_format import (DTYPES, HEADER, MAGIC, VERSION, Header, bin_path,
+                                                  byte_offsets, dtype_code, idx_path,
+                                                  optimal_dtype, read_header)
 
-MAGIC = b"MMIDIDX\x00\x00"
-VERSION = 1
-DTYPES: dict[int, np.dtype] = {code: np.dtype(name) for code, name in {
-    1: "uint8", 2: "int8", 3: "int16", 4: "int32", 5: "int64", 6: "float64", 7: "float32",
-    8: "uint16"}.items()}
-_HEADER = struct.Struct("<9sQBQQ")  # magic, version, dtype code, sequences, document indices
-
-
-def dtype_code(dtype: object) -> int:
-    """The `.idx` code of `dtype` (a numpy dtype, a type such as `np.uint16`, or its name)."""
-    try:
-        name = repr(dtype) if dtype is None else str(np.dtype(dtype))  # np.dtype(None): float64
-    except TypeError:
-        name = repr(dtype)
-    codes = {str(d): code for code, d in DTYPES.items()}
-    return codes[check_choice(name, "dtype", codes)]
-
-
-def optimal_dtype(vocab_size: int) -> np.dtype:
-    """Megatron's rule: uint16 (2 bytes a token) when every id is below 65,500, else int32."""
-    small = check_int(vocab_size, "vocab_size", low=1) < 65500
-    return np.dtype(np.uint16) if small else np.dtype(np.int32)
-
-
-def bin_path(prefix: str | os.PathLike) -> Path:
-    return Path(f"{os.fspath(check_path(prefix, 'prefix'))}.bin")
-
-
-def idx_path(prefix: str | os.PathLike) -> Path:
-    return Path(f"{os.fspath(check_path(prefix, 'prefix'))}.idx")
-
-
-def byte_offsets(lengths: object, itemsize: int) -> np.ndarray:
-    """Where each sequence of these lengths starts in `.bin`, in bytes, and where the last ends:
-    n + 1 int64 offsets. The first n are the `.idx` pointers, the last is the size of `.bin`."""
-    lengths = check_int_rows(lengths, "lengths", low=0, ndim=(1,))
-    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    return offsets * check_int(itemsize, "itemsize", low=1)
-
-
-class Header(NamedTuple):
-    """The fixed fields at the start of an `.idx` file; `size` is where the arrays begin (34)."""
-    version: int
-    dtype: np.dtype
-    sequence_count: int
-    document_count: int
-    size: int = _HEADER.size
-
-
-def read_header(path: str | os.PathLike) -> Header:
-    """Read and check the header of the `.idx` file at `path`; a ValueError says what is wrong."""
-    path = check_regular_file(path, "path")
-    with open(path, "rb") as f:
-        raw = f.read(_HEADER.size)
-    if len(raw) < len(MAGIC) or raw[:len(MAGIC)] != MAGIC:
-        raise ValueError(f"{path} is not a Megatron .idx file: it starts with "
-                         f"{raw[:len(MAGIC)]!r}, not {MAGIC!r}")
-    if len(raw) < _HEADER.size:
-        raise ValueError(f"{path} is truncated: {len(raw)} bytes, a header needs {_HEADER.size}")
-    _, version, code, sequences, documents = _HEADER.unpack(raw)
-    if version != VERSION:
-        raise ValueError(f"{path} has version {version}; this reader knows version {VERSION} only")
-    if code not in DTYPES:
-        raise ValueError(f"{path} has dtype code {code}; known codes are "
-                         + ", ".join(f"{c} {d}" for c, d in DTYPES.items()))
-    return Header(version, DTYPES[code], sequences, documents)
+__all__ = ["DTYPES", "MAGIC", "VERSION", "Header", "IndexedDataset", "IndexedDatasetBuilder",
+           "bin_path", "byte_offsets", "dtype_code", "idx_path", "merge_datasets",
+           "optimal_dtype", "read_header", "verify_dataset", "write_dataset"]
 
 
 class IndexedDataset:
@@ -127,10 +53,13 @@ class IndexedDataset:
     sizes, that the pointers are exactly the running sum of the lengths, that document indices are
     in order) and, when the pair has a record (`pair`), that the two are the files it records, so
     a truncated, torn or mismatched pair fails here with a clear message instead of returning
-    garbage later.
+    garbage later. When it has a manifest (`.manifest`, else None), the dtype, that the dtype holds
+    the vocabulary, the counts and the sizes must be the manifest's; `verify=True` also reads every
+    byte of both files and compares their sha256 (a bar shows the progress for big files).
     """
 
-    def __init__(self, prefix: str | os.PathLike) -> None:
+    def __init__(self, prefix: str | os.PathLike, *, verify: bool = False,
+                 progress: bool = False) -> None:
         self.prefix = check_path(prefix, "prefix")
         bin_file, idx_file = bin_path(prefix), idx_path(prefix)
         if not os.path.lexists(idx_file):  # a symlink loop: refused below
@@ -161,6 +90,10 @@ class IndexedDataset:
         self.tokens = _map(bin_file, self.dtype)
         self._check_arrays(idx_file, bin_file)
         pair.check_record(prefix, bin_file, idx_file)  # what the structure cannot tell: a torn pair
+        counts = {"sequences": s, "documents": self.num_documents, "tokens": self.num_tokens}
+        self.manifest = dataset_manifest.check(prefix, self.dtype, counts, {
+            "bin": bin_file, "idx": idx_file}, check_bool(verify, "verify"),
+            check_bool(progress, "progress"))
 
     def _check_arrays(self, idx_file: Path, bin_file: Path) -> None:
         lengths, itemsize = self.sequence_lengths, self.dtype.itemsize
@@ -243,20 +176,30 @@ class IndexedDatasetBuilder:
     """Writes a `.bin`/`.idx` pair the way megatron-core's builder does, but never in place.
 
     Tokens stream to a temporary `.bin` as they come (memory holds only 12 bytes per sequence for
-    the index); `finalize()` syncs it, writes the `.idx` and the pair record beside it, syncs them,
-    and renames the three over their targets as a group, under the prefix's lock. Used as a context
-    manager it finalizes on success and deletes its temporary files on an exception, so an
-    interrupted build leaves the old dataset (or nothing), never half of a new one; a builder
-    dropped unfinished deletes them when it is collected.
+    the index), hashed on the way; `finalize()` syncs it, writes the `.idx`, the manifest and the
+    pair record beside it, syncs them, and renames the four over their targets as a group, under
+    the prefix's lock. Used as a context manager it finalizes on success and deletes its temporary
+    files on an exception, so an interrupted build leaves the old dataset (or nothing), never half
+    of a new one; a builder dropped unfinished deletes them when it is collected.
+
+    `tokenizer` is what the manifest records of the tokenizer that made the ids
+    (`pipeline.tokenizer_fields`; None: ids from elsewhere), and `dtype` must hold every id of its
+    vocabulary. `corpus` lists the text files the ids came from, in order, as the manifest does
+    (`{"path", "bytes", "sha256"}`: the pipeline appends one per file it read).
     """
 
-    def __init__(self, prefix: str | os.PathLike, dtype: object = np.uint16) -> None:
+    def __init__(self, prefix: str | os.PathLike, dtype: object = np.uint16,
+                 tokenizer: dict | None = None) -> None:
         self.prefix = check_path(prefix, "prefix")
         self.dtype = DTYPES[dtype_code(dtype)]
+        self.tokenizer = dataset_manifest.check_tokenizer(tokenizer, self.dtype)
+        self.corpus: list[dict] | None = []  # None once a shard of unknown origin is added
         self.sequence_lengths = array("q")
         self.document_indices = array("q", [0])
+        self._shards: list[dict] | None = None  # what add_index appended (a merge)
         pair.remove_stale_files(prefix, (bin_path(prefix), idx_path(prefix)))
         self._bin = AtomicFile(bin_path(prefix))
+        self._bin_checksum = dataset_manifest.Checksum()
         self._done = False
 
     def __enter__(self) -> IndexedDatasetBuilder:
@@ -274,8 +217,12 @@ class IndexedDatasetBuilder:
         silent wrap."""
         self._check_open()
         tokens = as_dtype(ids, self.dtype)
-        self._bin.file.write(tokens.tobytes())
+        self._write_bin(tokens.tobytes())
         self.sequence_lengths.append(len(tokens))
+
+    def _write_bin(self, raw: bytes) -> None:
+        self._bin.file.write(raw)
+        self._bin_checksum.update(raw)
 
     def end_document(self) -> None:
         """Close the current document: the sequences added since the last call belong to it."""
@@ -288,9 +235,11 @@ class IndexedDatasetBuilder:
         self.add_item(ids)
         self.end_document()
 
-    def add_index(self, prefix: str | os.PathLike) -> None:
+    def add_index(self, prefix: str | os.PathLike, allow_missing_manifest: bool = False) -> None:
         """Append a whole existing dataset: copy its `.bin`, shift its document indices (a shard
-        merge)."""
+        merge). Its manifest must record this builder's tokenizer; a dataset without a manifest is
+        refused unless `allow_missing_manifest` (see `merge_datasets`). The copy checks the
+        shard's `.bin` against its manifest's sha256 on the way, at no cost of its own."""
         self._check_open()
         if self.document_indices[-1] != len(self.sequence_lengths):
             raise ValueError("add_index: the current document is not finished; call "
@@ -299,15 +248,27 @@ class IndexedDatasetBuilder:
         if other.dtype != self.dtype:
             raise ValueError(f"add_index: {prefix} holds {other.dtype}, this dataset {self.dtype}; "
                              "merge only datasets of one dtype")
+        dataset_manifest.check_shard(self.prefix, self.tokenizer, prefix, other.manifest,
+                                     check_bool(allow_missing_manifest, "allow_missing_manifest"))
         offset = len(self.sequence_lengths)
         self.sequence_lengths.frombytes(other.sequence_lengths.astype(np.int64).tobytes())
         self.document_indices.frombytes((other.document_indices[1:] + offset).tobytes())
+        copied = dataset_manifest.Checksum()
         with open(bin_path(prefix), "rb") as f:
-            shutil.copyfileobj(f, self._bin.file, 1 << 20)
+            while chunk := f.read(CHUNK_BYTES):
+                self._write_bin(chunk)
+                copied.update(chunk)
+        if other.manifest is not None:  # the copy read every byte: they are checked for nothing
+            dataset_manifest.check_sha256(bin_path(prefix), copied.fields()["sha256"],
+                                          other.manifest["bin"]["sha256"])
+        corpus = None if other.manifest is None else other.manifest["corpus"]
+        self.corpus = None if self.corpus is None or corpus is None else self.corpus + corpus
+        self._shards = (self._shards or []) + [dataset_manifest.shard(
+            prefix, other.num_documents, other.num_tokens, copied.fields()["sha256"])]
 
     def finalize(self) -> None:
-        """Sync the tokens, write and sync the index, then rename `.bin` and `.idx` into place, in
-        that order."""
+        """Sync the tokens, write and sync the index (hashed as it is written), then put `.bin`,
+        `.idx`, the manifest and the pair record in place, in that order (`pair.commit`)."""
         self._check_open()
         if self.document_indices[-1] != len(self.sequence_lengths):
             raise ValueError("finalize: sequences were added after the last end_document(); "
@@ -320,18 +281,31 @@ class IndexedDatasetBuilder:
                 raise ValueError("a sequence longer than 2**31 - 1 tokens does not fit the int32 "
                                  "length field")
             pointers = byte_offsets(lengths, self.dtype.itemsize)[:-1]
-            idx.file.write(_HEADER.pack(MAGIC, VERSION, dtype_code(self.dtype), len(lengths),
-                                        len(self.document_indices)))
-            idx.file.write(lengths.astype(np.int32).tobytes())
-            idx.file.write(pointers.astype(np.int64).tobytes())
-            idx.file.write(np.frombuffer(self.document_indices, np.int64).tobytes())
+            idx_checksum = dataset_manifest.Checksum()
+            for part in (HEADER.pack(MAGIC, VERSION, dtype_code(self.dtype), len(lengths),
+                                      len(self.document_indices)),
+                         lengths.astype(np.int32).tobytes(), pointers.astype(np.int64).tobytes(),
+                         np.frombuffer(self.document_indices, np.int64).tobytes()):
+                idx.file.write(part)
+                idx_checksum.update(part)
             idx.sync()
-            pair.commit(self.prefix, self._bin, idx)
+            pair.commit(self.prefix, self._bin, idx, self._manifest(idx_checksum))
         except BaseException:
             idx.discard()
             self.discard()
             raise
         self._done = True
+
+    def _manifest(self, idx_checksum: dataset_manifest.Checksum) -> str:
+        """The manifest's text. A shard of unknown origin (corpus None) leaves the tokenizer
+        unknown too: the manifest does not vouch for tokens it knows nothing of."""
+        counts = {"sequences": len(self.sequence_lengths),
+                  "documents": len(self.document_indices) - 1,
+                  "tokens": self._bin_checksum.bytes // self.dtype.itemsize}
+        tokenizer = None if self.corpus is None else self.tokenizer
+        return dataset_manifest.dumps(dataset_manifest.make(
+            self.dtype, tokenizer, self.corpus, counts, self._bin_checksum.fields(),
+            idx_checksum.fields(), self._shards))
 
     def discard(self) -> None:
         """Drop everything written so far; the target files are untouched."""
@@ -357,17 +331,42 @@ def write_dataset(prefix: str | os.PathLike, documents: Iterable[object],
     return IndexedDataset(prefix)
 
 
-def merge_datasets(prefixes: Sequence[str | os.PathLike],
-                   out_prefix: str | os.PathLike) -> IndexedDataset:
-    """Concatenate datasets of one dtype in order: `.bin` files back to back, `.idx` arrays offset.
+def merge_datasets(prefixes: Sequence[str | os.PathLike], out_prefix: str | os.PathLike, *,
+                   allow_missing_manifest: bool = False) -> IndexedDataset:
+    """Concatenate datasets of one dtype and one tokenizer in order: `.bin` files back to back,
+    `.idx` arrays offset, and a manifest that lists the shards (by file name: where they were
+    built does not matter) with the counts summed and the corpus files one after another.
+
+    Shards whose manifests record different tokenizers are refused before anything is written:
+    the same id would mean two tokens. A shard without a manifest (megatron-core wrote it, or it
+    was copied without one) is refused too, since nothing says what its ids mean: merging it
+    silently would give a manifest that vouches for tokens it knows nothing of. A caller who knows
+    passes `allow_missing_manifest=True`; the merged manifest then records the tokenizer and the
+    corpus as null (unknown) rather than claim them for every token.
     """
     prefixes = list(check_type(prefixes, "prefixes", (list, tuple), "a list of dataset prefixes"))
     if not prefixes:
         raise ValueError("prefixes is empty: give at least one dataset to merge")
-    with IndexedDatasetBuilder(out_prefix, IndexedDataset(prefixes[0]).dtype) as builder:
+    shards = [IndexedDataset(prefix) for prefix in prefixes]  # cheap: headers and manifests
+    tokenizer = dataset_manifest.common_tokenizer(  # or refused, before anything is written
+        [(prefix, shard.manifest) for prefix, shard in zip(prefixes, shards)],
+        check_bool(allow_missing_manifest, "allow_missing_manifest"))
+    with IndexedDatasetBuilder(out_prefix, shards[0].dtype, tokenizer) as builder:
         for prefix in prefixes:
-            builder.add_index(prefix)
+            builder.add_index(prefix, allow_missing_manifest)
     return IndexedDataset(out_prefix)
+
+
+def verify_dataset(prefix: str | os.PathLike, *, checksums: bool = True,
+                   progress: bool = False) -> dict:
+    """Check the dataset at `prefix` against its manifest and return the manifest: what a script
+    runs before training. `checksums=False` keeps to the cheap checks. A ValueError says what does
+    not match; a dataset without a manifest is one too (there is nothing to verify against)."""
+    dataset = IndexedDataset(prefix, verify=checksums, progress=progress)
+    if dataset.manifest is None:
+        raise ValueError(dataset_manifest.no_manifest(prefix, "there is nothing to check it "
+                                                              "against"))
+    return dataset.manifest
 
 
 def _map(path: Path, dtype: object) -> np.ndarray:

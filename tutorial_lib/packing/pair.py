@@ -15,14 +15,18 @@ after this one wrote it no longer matches its record, and the error says to dele
 What the sample cannot see: a change that keeps the size and misses every sampled block (a
 checksum of the whole file, as a manifest keeps, catches that at the price of reading it).
 
-`commit` renames the builder's `.bin`, `.idx` and the record as one group (`_files.
-replace_together`: a rename that fails undoes those before it, so the old pair stays readable)
-while it holds `<prefix>.lock`, so that two builders of one prefix take turns instead of mixing
-their files. A reader that opens the prefix during those few renames can see a mix for that moment
-and is refused; opening again succeeds. What a killed build leaves (temporary files named after its
-pid) is removed by the next builder of the prefix, with a warning (`remove_stale_files`); a lock
-file it left is taken and removed by the next commit. Opening a dataset never deletes anything (a
-reader may be on a read-only mount): it refuses a torn pair and says to build it again.
+A fourth file, the dataset's manifest (`dataset_manifest`: tokenizer, corpus files, checksums of
+every byte), joins the group: the record holds the manifest's sha256 (null when a pair was
+committed without one), so a manifest left from another build is refused too.
+
+`commit` renames the builder's `.bin`, `.idx`, the manifest and the record as one group, the record
+last (`_files.replace_together`: a rename that fails undoes those before it, so the old pair stays
+readable) while it holds `<prefix>.lock`, so that two builders of one prefix take turns instead of
+mixing their files. A reader that opens the prefix during those few renames can see a mix for that
+moment and is refused; opening again succeeds. What a killed build leaves (temporary files named
+after its pid) is removed by the next builder of the prefix, with a warning (`remove_stale_files`);
+a lock file it left is taken and removed by the next commit. Opening a dataset never deletes
+anything (a reader may be on a read-only mount): it refuses a torn pair and says to build it again.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from pathlib import Path
 
 from tutorial_lib._checks import check_path
 from tutorial_lib._files import AtomicFile, locked, remove_stale_temporaries, replace_together
+from tutorial_lib.packing.dataset_manifest import manifest_path
 
 FORMAT = "tutorial_lib .bin/.idx pair record 1"
 SAMPLE_BLOCKS, BLOCK_BYTES = 16, 4096
@@ -66,10 +71,12 @@ def fingerprint(path: Path) -> dict[str, object]:
     return {"bytes": size, "sample": digest.hexdigest()}
 
 
-def record_text(bin_file: Path, idx_file: Path) -> str:
-    """The record of the pair now in these two files (the builder's temporary files)."""
+def record_text(bin_file: Path, idx_file: Path, manifest: str | None = None) -> str:
+    """The record of the pair now in these two files (the builder's temporary files) and of the
+    text of its manifest (None: the pair has none)."""
+    digest = None if manifest is None else hashlib.sha256(manifest.encode()).hexdigest()
     return json.dumps({"format": FORMAT, "bin": fingerprint(bin_file),
-                       "idx": fingerprint(idx_file)}, indent=1) + "\n"
+                       "idx": fingerprint(idx_file), "manifest": digest}, indent=1) + "\n"
 
 
 def check_record(prefix: str | os.PathLike, bin_file: Path, idx_file: Path) -> None:
@@ -95,25 +102,56 @@ def check_record(prefix: str | os.PathLike, bin_file: Path, idx_file: Path) -> N
             f"{'' if len(wrong) == 1 else 's'} {path} records: the pair is torn (a build stopped "
             "between its renames, or two builds mixed their files) or was changed since; build "
             f"it again. If another tool rewrote the pair on purpose, delete {path}")
+    if "manifest" in record:  # a record written before manifests existed says nothing of one
+        _check_manifest(prefix, path, record["manifest"])
 
 
-def commit(prefix: str | os.PathLike, bin_file: AtomicFile, idx_file: AtomicFile) -> None:
-    """Put two synced files and their record in place as one group, under the prefix's lock."""
-    record = AtomicFile(record_path(prefix), "w", encoding="utf-8")
+def _check_manifest(prefix: str | os.PathLike, path: Path, digest: str | None) -> None:
+    """Refuse a manifest that is not the one the record at `path` names (`digest`, None: none)."""
+    manifest = manifest_path(prefix)
     try:
-        record.file.write(record_text(bin_file.tmp, idx_file.tmp))
+        actual = hashlib.sha256(manifest.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        actual = None
+    if actual == digest:
+        return
+    if actual is None:
+        raise ValueError(f"{path} records a manifest, but there is no {manifest}: it was deleted "
+                         "or not copied with the pair; copy it, or delete the record too to read "
+                         "the pair without either")
+    raise ValueError(f"{manifest} is not the manifest {path} records "
+                     + ("(it records none: the manifest is left from an earlier build); delete it"
+                        if digest is None else "(it was edited, or is another build's); build the "
+                        "dataset again"))
+
+
+def commit(prefix: str | os.PathLike, bin_file: AtomicFile, idx_file: AtomicFile,
+           manifest: str | None = None) -> None:
+    """Put two synced files, the `manifest` text and their record in place as one group, under the
+    prefix's lock. Without a manifest, one an earlier build left is removed after the renames (a
+    crash between the two leaves it refused: the record names none)."""
+    record = AtomicFile(record_path(prefix), "w", encoding="utf-8")
+    extra = [] if manifest is None else [AtomicFile(manifest_path(prefix), "w", encoding="utf-8")]
+    try:
+        for file in extra:
+            file.file.write(manifest)
+            file.sync()
+        record.file.write(record_text(bin_file.tmp, idx_file.tmp, manifest))
         record.sync()
         with locked(lock_path(prefix)):  # another builder's renames wait for ours
-            replace_together([bin_file, idx_file, record])
+            replace_together([bin_file, idx_file, *extra, record])
+            if manifest is None:
+                manifest_path(prefix).unlink(missing_ok=True)
     except BaseException:
-        record.discard()
+        for file in (*extra, record):
+            file.discard()
         raise
 
 
 def remove_stale_files(prefix: str | os.PathLike, files: Iterable[Path]) -> list[Path]:
-    """Remove the temporary files of `files` and of the prefix's record that killed builders left
-    (never a live builder's), warn about them, and return them."""
-    removed = [path for target in (*files, record_path(prefix))
+    """Remove the temporary files of `files`, of the prefix's manifest and of its record that
+    killed builders left (never a live builder's), warn about them, and return them."""
+    removed = [path for target in (*files, manifest_path(prefix), record_path(prefix))
                for path in remove_stale_temporaries(target)]
     if removed:
         warnings.warn(f"removed {len(removed)} temporary file(s) of {os.fspath(prefix)!r} left by "
