@@ -155,6 +155,10 @@ GPT2_FILES = {
 # tools/train_course_tokenizer.py.
 COURSE_TOKENIZER = ("tokenizers/course_bpe_4096.json",
                     "9e32c71b87aaa67c1361887abfc33fe15144a4da5a4cf7d6bccaa6fc45fdb0b7")
+# Its golden vectors (tokenization/golden.py), written by
+# `python -m tutorial_lib.tokenization.golden write --tokenizer course <path>`.
+COURSE_GOLDEN = ("tokenizers/course_bpe_4096.golden.jsonl",
+                 "f5b7a2d2c41967fa55041ec4252018a36231730aaa8212538b4edbc2143b9a42")
 
 
 def list_corpora() -> list[Corpus]:
@@ -191,6 +195,13 @@ def course_tokenizer_path() -> Path:
     """Path of the packing chapters' tokenizer file, after checking its sha256."""
     filename, digest = COURSE_TOKENIZER
     _checked_bytes(DATA_DIR / filename, digest, f"tokenizer file {filename!r}")
+    return DATA_DIR / filename
+
+
+def course_golden_path() -> Path:
+    """Path of the course tokenizer's golden vectors file, after checking its sha256."""
+    filename, digest = COURSE_GOLDEN
+    _checked_bytes(DATA_DIR / filename, digest, f"golden vectors file {filename!r}")
     return DATA_DIR / filename
 
 
