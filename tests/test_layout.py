@@ -154,6 +154,7 @@ IMPORTS: dict[str, set[str]] = {
                                 'tokenization.tokenizer', 'tokenization.trainer'},
     'tutorial_lib': set(),
     'widgets': set(),
+    'widgets.contract': {'_checks', 'display', 'widgets'},
     'widgets.packing': {'_checks', 'display', 'packing.batch', 'packing.masks', 'packing.megatron',
                         'packing.strategies', 'palette', 'tokenization.tokenizer', 'widgets'},
     'widgets.tokenization': {'_checks', 'display', 'tokenization.bpe_toy', 'tokenization.characters',
