@@ -9,7 +9,7 @@ from tokenizers import models, normalizers, pre_tokenizers
 
 from tutorial_lib import data
 from tutorial_lib.tokenization.normalize import FORMS, normalize
-from tutorial_lib.tokenization.offsets import encode_with_offsets
+from tutorial_lib.tokenization.offsets import encode_with_offsets, offset_rows
 from tutorial_lib.tokenization.pretokenize import PATTERNS
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
@@ -83,6 +83,11 @@ def test_hand_computed_spans(gpt2, gpt2_forms):
     # NFC composes e + U+0301 into one character: the token spans both original characters
     assert gpt2_forms["NFC"].encode_with_offsets("e\u0301a").offsets[0] == (0, 2)
     assert gpt2.encode_with_offsets("").offsets == []
+    rows = offset_rows(gpt2, "Hi 世")
+    assert [row[0] for row in rows] == gpt2.encode("Hi 世")
+    assert [row[1:] for row in rows] == [(b"Hi", (0, 2), "Hi", False), (b" ", (2, 3), " ", False),
+                                         (b"\xe4\xb8", (3, 4), "世", True),
+                                         (b"\x96", (3, 4), "世", True)]
 
 
 def test_special_tokens_get_the_span_of_their_text(trained):

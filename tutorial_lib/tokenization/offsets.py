@@ -79,3 +79,12 @@ def _ordinary(tokenizer: Any, stretch: str, base: int, result: TokenOffsets) -> 
             result.partial.append(starts_inside or char_ends[last] != end)
             byte = end
         at += len(piece)
+
+
+def offset_rows(tokenizer: Any, text: str, allowed_special: Any = frozenset()
+                ) -> list[tuple[int, bytes, tuple[int, int], str, bool]]:
+    """One row per token of `text`: (id, its bytes, its span, text[start:end], partial), the table
+    to read offsets from: a partial token's bytes are only part of the characters in its span."""
+    ids, spans, partial = encode_with_offsets(tokenizer, text, allowed_special)
+    return [(i, tokenizer.vocab[i], (s, e), text[s:e], p)
+            for i, (s, e), p in zip(ids, spans, partial)]
