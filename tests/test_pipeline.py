@@ -1,5 +1,8 @@
 """The streaming pipeline: corpus files -> documents -> ids + EOD -> a Megatron dataset, and its command line."""
 
+import hashlib
+import io
+import json
 import os
 import signal
 import subprocess
@@ -11,7 +14,9 @@ import numpy as np
 import pytest
 
 from tutorial_lib import data, pipeline
-from tutorial_lib.packing.megatron import IndexedDataset
+from tutorial_lib.packing import dataset_manifest, pair
+from tutorial_lib.packing.megatron import IndexedDataset, bin_path, idx_path
+from tutorial_lib.tokenization import course_tokenizer
 from tutorial_lib.pipeline import build
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
@@ -153,6 +158,82 @@ def test_summary_reads_as_one_line(gpt2, tmp_path):
     assert summary.mb_per_second > 0
 
 
+# ------------------------------------------------------------------------------------------------ the manifest
+
+
+def sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def course():
+    return course_tokenizer.load()
+
+
+def test_the_manifest_of_a_build_is_the_dataset_its_tokenizer_and_its_corpus(course, tmp_path, small_batches):
+    corpus = [TINYSTORIES, data.corpus_path("luxun")]
+    summary = build(corpus, course, tmp_path / "d", split=EOT, progress=False)
+    dataset = IndexedDataset(tmp_path / "d")
+    manifest = json.loads(summary.manifest.read_text())
+    assert summary.manifest == dataset_manifest.manifest_path(tmp_path / "d") and manifest == dataset.manifest
+    assert (manifest["documents"], manifest["sequences"], manifest["tokens"]) == (
+        summary.documents, len(dataset), dataset.num_tokens) == (dataset.num_documents, dataset.num_documents,
+                                                                 summary.tokens)
+    for key, path in (("bin", bin_path), ("idx", idx_path)):
+        assert manifest[key] == {"bytes": path(tmp_path / "d").stat().st_size, "sha256": sha256(path(tmp_path / "d"))}
+    assert manifest["corpus"] == [{"path": str(p), "bytes": p.stat().st_size, "sha256": sha256(p)} for p in corpus]
+    digests = {key: value for key, value in course.manifest().items()  # what the tokenizer's own manifest lists
+               if key.endswith("_sha256") and key != "tokenizer_sha256"}
+    assert {"vocab_sha256", "merges_sha256", "settings_sha256"} <= set(digests)
+    assert manifest["tokenizer"] == {"digest": course.digest, "vocab_size": 4096, "eod": EOT,
+                                     "eod_id": course.special_tokens[EOT], "normalization": "none",
+                                     "digests": digests}
+    assert manifest["dtype"] == "uint16"
+
+
+def test_two_builds_and_any_number_of_workers_write_the_same_manifest(course, tmp_path, small_batches,
+                                                                      workers_on_small_files):
+    for name, workers in (("one", 1), ("two", 2)):
+        build(TINYSTORIES, course, tmp_path / name, split=EOT, workers=workers, progress=False)
+    assert (tmp_path / "one.manifest.json").read_bytes() == (tmp_path / "two.manifest.json").read_bytes()
+
+
+def test_the_corpus_is_read_once(course, tmp_path, monkeypatch):
+    opened, real_open = [], io.open
+
+    def counting_open(path, *args, **kwargs):
+        if not isinstance(path, int) and Path(path).name == TINYSTORIES.name:
+            opened.append(path)
+        return real_open(path, *args, **kwargs)
+
+    for where in ("builtins.open", "io.open"):  # open() and Path.open / read_bytes
+        monkeypatch.setattr(where, counting_open)
+    build(TINYSTORIES, course, tmp_path / "d", split=EOT, progress=False)
+    assert len(opened) == 1  # hashed while it was tokenized, not read again for the manifest
+
+
+def test_a_dtype_that_cannot_hold_the_vocabulary_is_refused_before_anything_is_written(gpt2, tmp_path):
+    big = Tokenizer(gpt2.vocab | {70_000: b"<|big|>"}, gpt2.merges, [EOT, "<|big|>"])  # 70,001 ids
+    path = tmp_path / "c.txt"
+    path.write_text("every id of this text fits uint16\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"dtype='uint16': uint16 holds ids up to 65,535, but the tokenizer has "
+                                         r"70,001 ids \(0\.\.70,000\); use a wider dtype"):
+        build(path, big, tmp_path / "out", dtype="uint16", progress=False)
+    assert files_in(tmp_path) == ["c.txt"]
+    build(path, big, tmp_path / "out", progress=False)  # auto: int32
+    assert IndexedDataset(tmp_path / "out").manifest["dtype"] == "int32"
+
+
+def test_tokenizer_fields_follow_the_contract(gpt2):
+    fields = pipeline.tokenizer_fields(gpt2)
+    assert fields["digest"] == gpt2.digest and fields["eod_id"] == EOD and "tokenizer_sha256" not in fields["digests"]
+    nfkc = Tokenizer(gpt2.vocab, gpt2.merges, [EOT], normalization="NFKC")
+    assert pipeline.tokenizer_fields(nfkc)["normalization"] == "NFKC"
+    assert pipeline.tokenizer_fields(nfkc)["digest"] != fields["digest"]
+    with pytest.raises(ValueError, match="eod must be a special token"):
+        pipeline.tokenizer_fields(gpt2, "<|pad|>")
+
+
 SCRIPT = ("from tutorial_lib import data, pipeline\n"
           "pipeline.WORKERS_FROM_BYTES = 0  # workers even for a small corpus\n"
           "from tutorial_lib.tokenization.tokenizer import Tokenizer\n"
@@ -246,3 +327,75 @@ def test_the_console_script_is_the_same_command(tmp_path):
     script = Path(sys.executable).with_name("tutorial-megatron")  # installed from pyproject's [project.scripts]
     run = subprocess.run([str(script), "build", "--tokenizer", "gpt2"], capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode == 2 and "usage: tutorial-megatron build" in run.stderr
+    run = subprocess.run([str(script), "verify"], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 2 and "usage: tutorial-megatron verify" in run.stderr
+
+
+# ------------------------------------------------------------------------------------------------ verify
+
+
+@pytest.fixture
+def built(course, tmp_path):
+    (tmp_path / "c.txt").write_text("Once upon a time\nthere was a cat\n", encoding="utf-8")
+    build(tmp_path / "c.txt", course, tmp_path / "d", progress=False)
+    return tmp_path / "d"
+
+
+def test_cli_verify_prints_the_manifest_and_exits_with_0_when_everything_matches(course, built):
+    run = cli("verify", "d", cwd=built.parent)
+    assert (run.returncode, run.stderr) == (0, ""), run.stderr
+    manifest = IndexedDataset(built).manifest
+    lines = run.stdout.splitlines()
+    assert lines[0] == "format     tutorial_lib dataset manifest, version 1"
+    assert lines[1] == f"tokenizer  {course.digest}"
+    assert lines[2] == f"           vocab_size 4,096, eod '{EOT}' = id 256, normalization none"
+    assert "dtype      uint16" in lines and "counts     2 sequences, 2 documents, " \
+        f"{manifest['tokens']} tokens" in lines
+    corpus = built.parent / "c.txt"
+    assert lines[lines.index("corpus     1 file, 33 bytes") + 1] == f"           {corpus}  33 bytes  sha256 {sha256(corpus)}"
+    assert f".bin       {manifest['bin']['bytes']:,} bytes  sha256 {sha256(bin_path(built))}" in lines
+    assert lines[-1] == "d: the dtype, the counts, the sizes and the sha256 of .bin and .idx match the manifest"
+    quick = cli("verify", "--no-checksums", "d", cwd=built.parent)
+    assert quick.returncode == 0 and quick.stdout.splitlines()[-1] == (
+        "d: the dtype, the counts and the sizes match the manifest (checksums not read: --no-checksums)")
+
+
+def test_cli_verify_exits_with_1_and_the_reason_when_a_byte_changed(built):
+    pair.record_path(built).unlink()  # so that only the manifest can tell
+    raw = bytearray(bin_path(built).read_bytes())
+    raw[3] ^= 0x10
+    bin_path(built).write_bytes(bytes(raw))
+    run = cli("verify", "d", cwd=built.parent)
+    assert run.returncode == 1 and run.stdout.startswith("format     tutorial_lib dataset manifest")
+    manifest = json.loads(dataset_manifest.manifest_path(built).read_text())
+    assert run.stderr.strip().splitlines()[-1] == (
+        f"tutorial-megatron: error: d.bin: sha256 {sha256(bin_path(built))}, but the manifest says "
+        f"{manifest['bin']['sha256']}: the file changed after it was written (a flipped bit, an edit in place); "
+        "build it again")
+    assert cli("verify", "--no-checksums", "d", cwd=built.parent).returncode == 0  # only the checksum sees it
+
+
+@pytest.mark.parametrize("args, code, message", [
+    (["verify", "nothing"], 2, "no dataset at nothing"),
+    (["verify"], 2, "the following arguments are required: PREFIX"),
+    (["verify", str(data.DATA_DIR / "megatron" / "tinystories_gpt2_text_document")], 1,
+     "has no manifest"),
+])
+def test_cli_verify_bad_usage_and_datasets_without_a_manifest(tmp_path, args, code, message):
+    run = cli(*args, cwd=tmp_path)
+    assert run.returncode == code and message in run.stderr and run.stdout == ""
+
+
+def test_cli_verify_of_a_dataset_missing_a_file_is_a_bad_dataset(built):
+    bin_path(built).unlink()
+    run = cli("verify", "d", cwd=built.parent)
+    assert run.returncode == 1 and "has no token file beside it" in run.stderr
+
+
+def test_verify_stopped_by_ctrl_c_says_so(built, monkeypatch, capsys):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(dataset_manifest, "file_checksum", interrupted)
+    assert pipeline.main(["verify", str(built)]) == 128 + signal.SIGINT
+    assert capsys.readouterr().err == "tutorial-megatron: interrupted; not verified\n"

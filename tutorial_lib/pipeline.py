@@ -280,8 +280,10 @@ def _verify(args: argparse.Namespace) -> str:
     except FileNotFoundError as e:
         raise ValueError(str(e)) from None
     if args.no_checksums:
-        return f"{prefix}: dtype, counts and sizes match the manifest (checksums not read)"
-    return f"{prefix}: every check and both sha256 match the manifest"
+        return (f"{prefix}: the dtype, the counts and the sizes match the manifest (checksums not "
+                "read: --no-checksums)")
+    return (f"{prefix}: the dtype, the counts, the sizes and the sha256 of .bin and .idx match the "
+            "manifest")
 
 
 def _stop_on_signals() -> tuple[list[signal.Signals], dict[signal.Signals, object]]:

@@ -1,12 +1,14 @@
 """Fuzzing the .bin/.idx reader (root causes 2 and 8): every truncation of either file is refused with a clear
 ValueError, never a numpy error or garbage; a changed .idx byte is refused unless the index it leaves is still
-structurally valid, and then only the pair record (a digest) can catch it."""
+structurally valid, and then only the pair record (a digest) or the manifest can catch it: the manifest's cheap
+check catches a dtype code of the same size, its checksums (verify=True) every change."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from tutorial_lib.packing import pair
+from tutorial_lib.packing.dataset_manifest import manifest_path
 from tutorial_lib.packing.megatron import DTYPES, IndexedDataset, IndexedDatasetBuilder, bin_path, idx_path
 
 DOCUMENTS = [[[1, 2], [3]], [[4, 5, 6]], [[7], [8, 9], [10]], [[11, 12]]]  # documents of sentences
@@ -23,16 +25,19 @@ def original(tmp_path_factory):
             for sentence in document:
                 builder.add_item(sentence)
             builder.end_document()
-    return {path: path(prefix).read_bytes() for path in (bin_path, idx_path)} | {
-        pair.record_path: pair.record_path(prefix).read_bytes()}
+    return {path: path(prefix).read_bytes() for path in (bin_path, idx_path, manifest_path, pair.record_path)}
 
 
-def _write(directory, original, changed, record):
+def _write(directory, original, changed, record, manifest=False):
+    """The dataset with `changed` bytes, with its record (which implies its manifest), its manifest alone, or as
+    megatron-core writes it (neither)."""
     prefix = directory / "d"
     for path, raw in original.items():
         path(prefix).write_bytes(changed.get(path, raw))
     if not record:
         pair.record_path(prefix).unlink()
+        if not manifest:
+            manifest_path(prefix).unlink()
     return prefix
 
 
@@ -74,6 +79,14 @@ def test_a_changed_idx_byte_is_refused_unless_the_index_stays_valid(tmp_path_fac
         assert (at == DTYPE_BYTE and _same_itemsize(old, value)) or DOC_INDICES + 8 <= at < len(raw) - 8, at
         docs = dataset.document_indices
         assert docs[0] == 0 and docs[-1] == S and (np.diff(docs) >= 0).all()
+        prefix = _write(directory, original, {idx_path: bytes(raw)}, record=False, manifest=True)
+        if at == DTYPE_BYTE:
+            with pytest.raises(ValueError, match="but .*d.manifest.json says uint16"):
+                IndexedDataset(prefix)  # the manifest's cheap check: the dtype
+        else:
+            IndexedDataset(prefix)  # document boundaries that still rise: only the checksum tells
+        with pytest.raises(ValueError, match=r"d\.idx: sha256|says uint16"):  # the cheap checks come first
+            IndexedDataset(prefix, verify=True)
     prefix = _write(directory, original, {idx_path: bytes(raw)}, record=True)
     with pytest.raises(ValueError):
         IndexedDataset(prefix)  # the record covers all of a small file: every change is refused
@@ -81,11 +94,13 @@ def test_a_changed_idx_byte_is_refused_unless_the_index_stays_valid(tmp_path_fac
 
 @settings(max_examples=100, deadline=None)
 @given(data=st.data())
-def test_a_changed_bin_byte_is_caught_only_by_the_record(tmp_path_factory, original, data):
+def test_a_changed_bin_byte_is_caught_only_by_the_record_or_the_checksum(tmp_path_factory, original, data):
     raw = bytearray(original[bin_path])
     at = data.draw(st.integers(0, len(raw) - 1), label="offset")
     raw[at] = data.draw(st.integers(0, 255).filter(lambda v: v != raw[at]), label="new byte")
     directory = tmp_path_factory.mktemp("flip")
     assert len(IndexedDataset(_write(directory, original, {bin_path: bytes(raw)}, record=False))) == S
+    with pytest.raises(ValueError, match=r"d\.bin: sha256"):
+        IndexedDataset(_write(directory, original, {bin_path: bytes(raw)}, record=False, manifest=True), verify=True)
     with pytest.raises(ValueError, match=r"d\.bin is not the file"):
         IndexedDataset(_write(directory, original, {bin_path: bytes(raw)}, record=True))

@@ -1,8 +1,10 @@
 """Root cause 2: the .bin/.idx pair was not committed together and nothing locked a prefix, so a failed or
-interleaved commit left a pair that opened and served one build's tokens under another's index."""
+interleaved commit left a pair that opened and served one build's tokens under another's index. The manifest
+joined the group: a failed, killed or manifest-less commit never leaves a manifest that describes another pair."""
 
 import errno
 import fcntl
+import json
 import os
 import shutil
 import signal
@@ -16,6 +18,7 @@ import pytest
 
 from tutorial_lib import _files
 from tutorial_lib.packing import pair
+from tutorial_lib.packing.dataset_manifest import manifest_path
 from tutorial_lib.packing.megatron import IndexedDataset, IndexedDatasetBuilder, bin_path, idx_path, write_dataset
 
 DEADLINE = 60  # seconds: only bounds a failure
@@ -51,6 +54,19 @@ def test_a_failed_idx_rename_leaves_the_old_pair_readable(tmp_path, monkeypatch)
     assert calls[:3] == ["d.bin", "d.idx", "d.bin"]  # .bin renamed, .idx refused, the old .bin put back
     assert _files_of(tmp_path) == before  # no temporary file, no lock, no backup link either
     assert [s.tolist() for s in IndexedDataset(prefix)] == OLD
+
+
+def test_a_failed_manifest_rename_leaves_the_old_pair_and_its_manifest(tmp_path, monkeypatch):
+    prefix = tmp_path / "d"
+    write_dataset(prefix, OLD)
+    before = _files_of(tmp_path)
+    calls = _fail_on_call(monkeypatch, 3)
+    with pytest.raises(PermissionError):
+        write_dataset(prefix, NEW)
+    assert calls == ["d.bin", "d.idx", "d.manifest.json", "d.idx", "d.bin"]  # both undone, newest first
+    assert _files_of(tmp_path) == before
+    monkeypatch.undo()
+    assert [s.tolist() for s in IndexedDataset(prefix, verify=True)] == OLD
 
 
 def test_a_failed_idx_rename_of_a_first_build_leaves_nothing(tmp_path, monkeypatch):
@@ -187,29 +203,81 @@ import os, signal, sys
 from tutorial_lib.packing.megatron import write_dataset
 real = os.replace
 def replace(src, dst):
+    if %r is None:
+        os.kill(os.getpid(), signal.SIGKILL)  # a crash with all four files synced, before any rename
     real(src, dst)
-    if os.path.basename(dst) == "d.bin":
-        os.kill(os.getpid(), signal.SIGKILL)  # a crash between the two renames
+    if os.path.basename(dst) == %r:
+        os.kill(os.getpid(), signal.SIGKILL)  # a crash between two renames
 os.replace = replace
 write_dataset("d", %r)
 """
 
 
-def test_a_build_killed_between_its_renames_is_refused_then_cleaned_up(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    write_dataset("d", OLD)
-    child = subprocess.run([sys.executable, "-c", CRASH % (NEW,)], cwd=tmp_path, timeout=DEADLINE,
+def _crash(tmp_path, after):
+    child = subprocess.run([sys.executable, "-c", CRASH % (after, after, NEW)], cwd=tmp_path, timeout=DEADLINE,
                            env=os.environ | {"PYTHONPATH": str(ROOT)})
     assert child.returncode == -signal.SIGKILL
-    left = sorted(os.listdir(tmp_path))  # the new .bin, the old .idx, manifest and record, the lock, and 7
-    assert left[-5:] == ["d.bin", "d.idx", "d.lock", "d.manifest.json", "d.pair.json"] and len(left) == 12
-    # temporaries: 4 links of the old files (the undo a crash never ran) and the new .idx, manifest and record
+
+
+@pytest.mark.parametrize("after, renamed", [("d.bin", 1), ("d.manifest.json", 3)])
+def test_a_build_killed_between_its_renames_is_refused_then_cleaned_up(tmp_path, monkeypatch, after, renamed):
+    monkeypatch.chdir(tmp_path)
+    write_dataset("d", OLD)
+    _crash(tmp_path, after)
+    left = sorted(os.listdir(tmp_path))  # the four files (new up to `after`, old after it), the lock, 4 links of
+    assert left[-5:] == ["d.bin", "d.idx", "d.lock", "d.manifest.json", "d.pair.json"]  # the old files (the undo
+    temporaries = 4 + 4 - renamed  # a crash never ran) and the new files not yet renamed
+    assert len(left) == 5 + temporaries
     with pytest.raises(ValueError, match="the pair is torn"):
-        IndexedDataset("d")
-    with pytest.warns(UserWarning, match="removed 7 temporary file"):
+        IndexedDataset("d")  # the record, renamed last, is the old one
+    with pytest.warns(UserWarning, match=f"removed {temporaries} temporary file"):
         write_dataset("d", NEW)
     assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.manifest.json", "d.pair.json"]
-    assert [s.tolist() for s in IndexedDataset("d")] == NEW
+    assert [s.tolist() for s in IndexedDataset("d", verify=True)] == NEW
+
+
+def test_a_first_build_killed_before_its_renames_leaves_no_manifest(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _crash(tmp_path, None)
+    left = sorted(os.listdir(tmp_path))
+    assert left[-1] == "d.lock" and len(left) == 5 and all(name.endswith(".tmp") for name in left[:-1])
+    assert any(name.startswith(".d.manifest.json.") for name in left)  # written, synced, never renamed
+    with pytest.raises(FileNotFoundError, match="no dataset at d"):
+        IndexedDataset("d")
+    with pytest.warns(UserWarning, match="removed 4 temporary file"):
+        write_dataset("d", NEW)
+    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.manifest.json", "d.pair.json"]
+
+
+def test_a_pair_committed_without_a_manifest_leaves_no_old_one(tmp_path):
+    prefix = tmp_path / "d"
+    write_dataset(prefix, OLD)
+    bin_file, idx_file = _files.AtomicFile(bin_path(prefix)), _files.AtomicFile(idx_path(prefix))
+    bin_file.file.write(bin_path(prefix).read_bytes())
+    idx_file.file.write(idx_path(prefix).read_bytes())
+    bin_file.sync()
+    idx_file.sync()
+    pair.commit(prefix, bin_file, idx_file)  # as a tool that writes no manifest (mmap_demo's copy) commits
+    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.pair.json"]
+    assert IndexedDataset(prefix).manifest is None
+
+
+def test_a_manifest_the_record_does_not_name_is_refused(tmp_path):
+    prefix = tmp_path / "d"
+    write_dataset(prefix, OLD)
+    old_manifest = manifest_path(prefix).read_bytes()
+    write_dataset(prefix.with_name("e"), NEW)
+    shutil.copyfile(manifest_path(prefix.with_name("e")), manifest_path(prefix))  # another build's
+    with pytest.raises(ValueError, match=r"d\.manifest\.json is not the manifest .*d\.pair\.json records \(it was "
+                                         r"edited, or is another build's\)"):
+        IndexedDataset(prefix)
+    record = json.loads(pair.record_path(prefix).read_text())
+    pair.record_path(prefix).write_text(json.dumps(record | {"manifest": None}))  # a commit without one, then a
+    manifest_path(prefix).write_bytes(old_manifest)  # crash before the old manifest was removed
+    with pytest.raises(ValueError, match=r"\(it records none: the manifest is left from an earlier build\); delete it"):
+        IndexedDataset(prefix)
+    manifest_path(prefix).unlink()
+    assert IndexedDataset(prefix).manifest is None
 
 
 def _rewrite_bin_in_place(prefix):

@@ -1,11 +1,13 @@
-"""Root cause 8 (datasets): a FIFO as .idx or .bin blocked the reader forever; anything that is not a regular file
-(or a symlink to one) is refused before it is opened."""
+"""Root cause 8 (datasets): a FIFO as .idx or .bin (or as the pair record or the manifest beside them) blocked the
+reader forever; anything that is not a regular file (or a symlink to one) is refused before it is opened."""
 
 import os
 import threading
 
 import pytest
 
+from tutorial_lib.packing import pair
+from tutorial_lib.packing.dataset_manifest import manifest_path
 from tutorial_lib.packing.megatron import IndexedDataset, bin_path, idx_path, read_header, write_dataset
 
 DEADLINE = 60  # seconds: only bounds a failure (a reader blocked on the FIFO)
@@ -27,7 +29,7 @@ def _loop(path):
 
 
 def _link_to_file(path):
-    real = path.with_name("real" + path.suffix)
+    real = path.with_name("real-" + path.name)
     path.rename(real)
     path.symlink_to(real)
 
@@ -39,6 +41,9 @@ CASES = [
     ("a FIFO as .bin", bin_path, _fifo, "a FIFO"),
     ("a directory as .idx", idx_path, _directory, "a directory"),
     ("a symlink loop as .bin", bin_path, _loop, "cannot be looked up"),
+    ("a FIFO as the pair record", pair.record_path, _fifo, "a FIFO"),
+    ("a FIFO as the manifest", manifest_path, _fifo, "a FIFO"),
+    ("a directory as the manifest", manifest_path, _directory, "a directory"),
 ]
 
 
@@ -84,6 +89,6 @@ def test_read_header_refuses_a_fifo(tmp_path):
 def test_a_symlink_to_a_regular_file_is_fine(tmp_path):
     prefix = tmp_path / "d"
     write_dataset(prefix, [[1, 2, 3]])
-    for path in (bin_path, idx_path):
+    for path in (bin_path, idx_path, manifest_path, pair.record_path):
         _link_to_file(path(prefix))
-    assert IndexedDataset(prefix)[0].tolist() == [1, 2, 3]
+    assert IndexedDataset(prefix, verify=True)[0].tolist() == [1, 2, 3]

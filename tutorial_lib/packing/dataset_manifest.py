@@ -85,7 +85,9 @@ def _check_tokenizer_fields(tokenizer: object, name: str) -> None:
     for key, kind in TOKENIZER_FIELDS.items():
         value = tokenizer.get(key) if isinstance(tokenizer, dict) else None
         if not isinstance(value, kind) or isinstance(value, bool):
-            raise ValueError(f"{name}[{key!r}] must be a {kind.__name__}, got {describe(value)}")
+            article = "an" if kind is int else "a"
+            raise ValueError(f"{name}[{key!r}] must be {article} {kind.__name__}, got "
+                             f"{describe(value)}")
     if not 0 <= tokenizer["eod_id"] < tokenizer["vocab_size"]:
         raise ValueError(f"{name}: eod_id {tokenizer['eod_id']} is not an id of a vocabulary of "
                          f"{tokenizer['vocab_size']}")
@@ -224,8 +226,10 @@ def check_sha256(file: Path, actual: str, expected: str) -> None:
 
 
 def no_manifest(prefix: str | os.PathLike, why: str) -> str:
-    return (f"{prefix} has no manifest ({manifest_path(prefix)}), so {why}: a dataset "
-            "megatron-core wrote, or one copied without its manifest")
+    """What to say of a dataset without a manifest (megatron-core writes none; a copy can lose one)
+    and `why` that matters."""
+    return (f"{prefix} has no manifest ({manifest_path(prefix)}: a dataset megatron-core wrote, or "
+            f"one copied without its manifest), so {why}")
 
 
 MISSING = ("nothing says which tokenizer made its ids; merge it only if you know they are the "

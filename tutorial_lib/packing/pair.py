@@ -38,7 +38,7 @@ import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
-from tutorial_lib._checks import check_path
+from tutorial_lib._checks import check_path, check_regular_file
 from tutorial_lib._files import AtomicFile, locked, remove_stale_temporaries, replace_together
 from tutorial_lib.packing.dataset_manifest import manifest_path
 
@@ -82,12 +82,11 @@ def record_text(bin_file: Path, idx_file: Path, manifest: str | None = None) -> 
 def check_record(prefix: str | os.PathLike, bin_file: Path, idx_file: Path) -> None:
     """Refuse the pair if `prefix` has a record and the two files are not the ones it records."""
     path = record_path(prefix)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    raw = _read_beside(path)
+    if raw is None:
         return  # a pair megatron-core wrote, or one copied without its record
     try:
-        record = json.loads(text)
+        record = json.loads(raw.decode("utf-8"))
         expected = {"bin": record["bin"], "idx": record["idx"]}
         if record["format"] != FORMAT:
             raise ValueError
@@ -109,10 +108,8 @@ def check_record(prefix: str | os.PathLike, bin_file: Path, idx_file: Path) -> N
 def _check_manifest(prefix: str | os.PathLike, path: Path, digest: str | None) -> None:
     """Refuse a manifest that is not the one the record at `path` names (`digest`, None: none)."""
     manifest = manifest_path(prefix)
-    try:
-        actual = hashlib.sha256(manifest.read_bytes()).hexdigest()
-    except FileNotFoundError:
-        actual = None
+    raw = _read_beside(manifest)
+    actual = None if raw is None else hashlib.sha256(raw).hexdigest()
     if actual == digest:
         return
     if actual is None:
@@ -123,6 +120,12 @@ def _check_manifest(prefix: str | os.PathLike, path: Path, digest: str | None) -
                      + ("(it records none: the manifest is left from an earlier build); delete it"
                         if digest is None else "(it was edited, or is another build's); build the "
                         "dataset again"))
+
+
+def _read_beside(path: Path) -> bytes | None:
+    """The bytes of a small file beside the pair, None if there is none; anything but a regular
+    file (a FIFO would block the reader) is refused before it is opened."""
+    return check_regular_file(path, "prefix").read_bytes() if os.path.lexists(path) else None
 
 
 def commit(prefix: str | os.PathLike, bin_file: AtomicFile, idx_file: AtomicFile,
