@@ -298,3 +298,10 @@ def test_a_failed_write_leaves_the_old_file(tmp_path, monkeypatch, bundled):
     with pytest.raises(RuntimeError):
         golden.write(COURSE, path)
     assert path.read_bytes() == bundled.read_bytes() and len(list(tmp_path.iterdir())) == 1
+
+
+def test_ordinary_offsets_are_encode_ordinarys_ids_even_for_a_special_tokens_text():
+    for x in CATEGORIES[9].inputs:
+        result = golden._ordinary_offsets(COURSE, x)
+        assert result.ids == COURSE.encode_ordinary(x)
+        assert result.offsets[-1][1] == len(x) and result.offsets[0][0] == 0
