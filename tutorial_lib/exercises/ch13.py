@@ -71,6 +71,7 @@ HAND = [
     ("NFC", "NFKC", ["①", "ﬁ", "é", "１２"]),
     ("NFKC", "NFC", ["\uf900", "ﬁ", "abc"]),  # NFC too maps the compatibility ideograph
     ("NFKC", "none", ["\u3000", "，", "a"]),
+    ("NFKC", "NFKC", ["，", "ａ"]),  # the right pairing: nothing fails, though both change
     ("NFKC_casefold", "NFKC", ["Straße", "阿Q", "中文"]),
     ("NFKC_casefold", "NFKC_casefold", ["\u01f0", "Straße", "ẞ", "ΣΑΣ", "ﬁ", "①"]),
     ("none", "NFKC_casefold", ["İ", "i", "Ⅻ"]),
