@@ -220,11 +220,17 @@ CHAPTERS = [
         "13",
         "13_tokenizer_contract",
         "分词器即契约",
-        "The tokenizer as a versioned contract",
+        "The tokenizer as a contract",
         PARTS[3],
-        "规范化、偏移、黄金向量和跟着数据走的清单",
-        ("tokenization.normalize",),
-        (),
+        "只差归一化或一条合并的两个分词器让模型看到训练里没有的 id，摘要（digest）一眼分出它们；"
+        "NFKC 在鲁迅、Tatoeba、FLORES 中文上改了什么，“café 必须 NFKC”实测，"
+        "decode(encode(x)) == N(x) 对错两种配对；偏移画在汉字、emoji 和代码上，半个字符的 token；"
+        "黄金向量逐类读、一处改动哪些类别抓住、分词器清单逐字段；数据集清单：另一个分词器的分片"
+        "合并被拒、翻转一个字节被校验抓住、摘要该写在哪；解码错误策略与流式解码的 U+FFFD；"
+        "亲手写不变量检查、偏移和一条黄金向量",
+        ("tokenization.normalize", "tokenization.normalization_effect", "tokenization.offsets",
+         "tokenization.golden", "tokenization.stream_decode", "packing.dataset_manifest"),
+        ("golden_explorer",),
     ),
 ]
 

@@ -9,7 +9,8 @@ Plot functions only draw: every number they show is computed by the library and 
 every colour comes from `palette`.
 
 The figures of one half live beside this module: `plotting.tokenization` (chapters 01-06) and
-`plotting.packing` (chapters 07-10); chapter 12's (judging a tokenizer) are `plotting.evaluation`.
+`plotting.packing` (chapters 07-10); chapter 12's (judging a tokenizer) are `plotting.evaluation`,
+chapter 13's (the tokenizer as a contract) `plotting.contract`.
 """
 
 from __future__ import annotations

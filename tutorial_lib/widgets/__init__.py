@@ -11,7 +11,8 @@ refuses (say, a lone surrogate pasted into a text box) shows its error message i
 result: the widget keeps working.
 
 The widgets of one half live beside this module: `widgets.tokenization` (chapters 00-06) and
-`widgets.packing` (chapters 07-10).
+`widgets.packing` (chapters 07-10); chapter 13's (the tokenizer as a contract) are
+`widgets.contract`.
 """
 
 from __future__ import annotations
