@@ -115,6 +115,8 @@ IMPORTS: dict[str, set[str]] = {
     'tokenization.mixes': {'_checks', 'data', 'tokenization.compare', 'tokenization.evaluate',
                            'tokenization.measure', 'tokenization.model_tokenizers',
                            'tokenization.tokenizer', 'tokenization.unigram_train'},
+    'tokenization.model_imports': {'_checks', 'tokenization.formats', 'tokenization.hf_json',
+                                   'tokenization.model_tokenizers', 'tokenization.tokenizer'},
     'tokenization.model_tokenizers': {'_checks', 'data', 'tokenization.characters',
                                       'tokenization.compare', 'tokenization.formats',
                                       'tokenization.measure', 'tokenization.tokenizer',
