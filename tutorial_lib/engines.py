@@ -50,6 +50,10 @@ from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 SAMPLE_FIRST = 100  # the first documents of a run are all checked: a wrong engine fails at once
 SAMPLE_EVERY = 1000  # then one document in SAMPLE_EVERY: 0.1% of the text goes through ours too
+# The Python and C calls a document costs a build with each engine, at most (reading, batching,
+# encoding, writing: tests/test_engines.py counts them; 49, 25 and 22 on a one-word line in Python
+# 3.11), however many documents there are; benchmarks/bench_pipeline.py measures their time.
+CALLS_PER_DOCUMENT = {"ours": 64, "tiktoken": 32, "huggingface": 32}
 
 Batch = list[tuple[str, int, str]]  # (file, number in the file, text): `corpus_files.Document`
 
@@ -126,6 +130,9 @@ class HuggingFaceEngine(Engine):
         super().__init__(tokenizer)
         self._hf = _to_huggingface(tokenizer)
         self._hf.normalizer = None  # ours is applied first
+        # Ordinary text only (rule 1): a special token's text that normalization made (full-width
+        # "＜|endoftext|＞" under NFKC) stays text, as in `encode`, not the special token.
+        self._hf.encode_special_tokens = True
         self._tokenizer = None
 
     @property
@@ -170,35 +177,26 @@ def _version(package: str) -> str:
 
 
 def _to_tiktoken(tokenizer: Tokenizer) -> object:
-    """The export. STOPGAP until `Tokenizer.to_tiktoken` lands: ids are ranks, as tiktoken wants."""
-    if hasattr(tokenizer, "to_tiktoken"):
-        return tokenizer.to_tiktoken()
-    tiktoken = _import("tiktoken")
-    specials = set(tokenizer.special_tokens.values())
-    ranks = {token: i for i, token in tokenizer.vocab.items()
-             if i not in specials and i not in tokenizer.decode_only_ids}
-    return tiktoken.Encoding(f"tutorial_lib-{tokenizer.digest[:12]}", pat_str=tokenizer.pattern,
-                             mergeable_ranks=ranks, special_tokens=dict(tokenizer.special_tokens))
+    """The export (`Tokenizer.to_tiktoken`), of the tokenizer without its normalization when it has
+    one: tiktoken has no normalizer, and ours is applied first (rule 2)."""
+    name = f"tutorial_lib_{tokenizer.digest[:12]}"  # the tokenizer's own digest, as the export's
+    if tokenizer.normalization != "none":
+        tokenizer = Tokenizer(tokenizer.vocab, tokenizer.merges, list(tokenizer.special_tokens),
+                              tokenizer.pattern, tokenizer.metadata)
+    return tokenizer.to_tiktoken(name)
 
 
 def _to_huggingface(tokenizer: Tokenizer) -> object:
-    """The export, written to a temporary file and loaded by `tokenizers`."""
-    hf = _import("tokenizers")
-    if not hasattr(tokenizer, "to_huggingface"):
-        raise ValueError("engine='huggingface' needs Tokenizer.to_huggingface (not in this "
-                         "version of tutorial_lib)")
-    with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "tokenizer.json"
-        tokenizer.to_huggingface(path)
-        return hf.Tokenizer.from_file(str(path))
-
-
-def _import(package: str) -> object:
+    """The export (`Tokenizer.to_huggingface`), written to a temporary file that `tokenizers`
+    loads."""
     try:
-        return __import__(package)
+        from tokenizers import Tokenizer as HFTokenizer
     except ImportError:
-        raise ValueError(f"this engine needs the {package} package: pip install {package} (or "
-                         "tutorial-lib[bench]), or use engine='ours'") from None
+        raise ImportError("engine='huggingface' needs the tokenizers package: pip install -c "
+                          "constraints.txt -e '.[bench]', or use engine='ours'") from None
+    with tempfile.TemporaryDirectory() as directory:
+        path = tokenizer.to_huggingface(Path(directory) / "tokenizer.json")
+        return HFTokenizer.from_file(str(path))
 
 
 # ------------------------------------------------------------------------- one batch, then a run
