@@ -81,7 +81,7 @@ def test_a_normalizing_tokenizer_gets_its_normalization_from_ours_in_every_engin
 
 def test_workers_write_the_same_bytes_with_every_engine(made, tmp_path, monkeypatch):
     monkeypatch.setattr(pipeline, "BATCH_CHARS", 50_000)  # many batches, so that the workers interleave
-    monkeypatch.setattr(pipeline, "WORKERS_FROM_BYTES", 0)
+    monkeypatch.setattr(pipeline, "WORKERS_FROM_BYTES", dict.fromkeys(pipeline.WORKERS_FROM_BYTES, 0))
     tok, made_engines = made["gpt2"]
     build(data.corpus_path("tinystories"), tok, tmp_path / "one", split=EOT, progress=False)
     for name in ("tiktoken", "huggingface"):
@@ -130,7 +130,7 @@ def test_the_sample_check_stops_a_wrong_engine_before_anything_is_written(made, 
 
 
 def test_a_wrong_engine_leaves_the_old_dataset_intact(made, tmp_path, monkeypatch):
-    monkeypatch.setattr(pipeline, "WORKERS_FROM_BYTES", 0)
+    monkeypatch.setattr(pipeline, "WORKERS_FROM_BYTES", dict.fromkeys(pipeline.WORKERS_FROM_BYTES, 0))
     monkeypatch.setattr(pipeline, "BATCH_CHARS", 10_000)
     tok, _ = made["gpt2"]
     (tmp_path / "lines.txt").write_text(numbered_lines(3000), encoding="utf-8")
@@ -258,3 +258,16 @@ def test_the_work_per_document_is_a_constant_number_of_calls(made, tmp_path, nam
                                                engine=made_engines[name], progress=False))
     per_document = (counts[8000] - counts[4000]) / 4000
     assert per_document <= engines.CALLS_PER_DOCUMENT[name], per_document
+
+
+def test_workers_start_at_each_engines_own_threshold(made, tmp_path, monkeypatch):
+    tok, made_engines = made["gpt2"]
+    (tmp_path / "t.txt").write_text("Once upon a time\n" * 100, encoding="utf-8")
+    size = (tmp_path / "t.txt").stat().st_size
+    monkeypatch.setattr(pipeline, "WORKERS_FROM_BYTES", {"ours": size, "tiktoken": size + 1, "huggingface": 0})
+    started = []
+    monkeypatch.setattr(pipeline, "_encode_in_workers", lambda tasks, engine, eod, workers: started.append(
+        engine.name) or (pipeline._encode_batch(engine, eod, batch) for batch in tasks))
+    summaries = {name: build(tmp_path / "t.txt", tok, tmp_path / name, workers=2, engine=made_engines[name],
+                             progress=False) for name in NAMES}
+    assert started == ["ours", "huggingface"] and [s.workers for s in summaries.values()] == [2, 1, 2]

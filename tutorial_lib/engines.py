@@ -7,7 +7,7 @@ one it was, as the make of a tool, not as part of the data):
 - "ours": `Tokenizer.encode_ordinary`, the course's pure-Python encoder. The default: the one
   the course teaches, exact by definition, and the reference the others are checked against.
 - "tiktoken": the tokenizer exported to a tiktoken `Encoding`, OpenAI's Rust BPE, one document at
-  a time (`encode_to_numpy`: the ids come back as an array, not a list of Python ints).
+  a time (`encode_ordinary`; `concatenate` then copies the lists' ids into one array in C).
 - "huggingface": the tokenizer exported to a `tokenizer.json` and loaded by Hugging Face
   `tokenizers`, whose `encode_batch_fast` takes the whole batch in one call.
 
@@ -65,7 +65,6 @@ class Engine:
     """
 
     name, library = "ours", "tutorial_lib"
-    workers_from_bytes = 1 << 24  # the pipeline starts workers for this much text or more
 
     def __init__(self, tokenizer: Tokenizer) -> None:
         check_type(tokenizer, "tokenizer", Tokenizer, "a tutorial_lib Tokenizer")
@@ -102,7 +101,6 @@ class TiktokenEngine(Engine):
     """
 
     name, library = "tiktoken", "tiktoken"
-    workers_from_bytes = 1 << 24
 
     def __init__(self, tokenizer: Tokenizer) -> None:
         super().__init__(tokenizer)
@@ -113,9 +111,8 @@ class TiktokenEngine(Engine):
     def version(self) -> str:
         return _version("tiktoken")
 
-    def encode_batch(self, texts: list[str]) -> list[np.ndarray]:
-        encode = self._encoding.encode_to_numpy
-        return [encode(text, disallowed_special=()) for text in self._normalized(texts)]
+    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+        return list(map(self._encoding.encode_ordinary, self._normalized(texts)))
 
 
 class HuggingFaceEngine(Engine):
@@ -124,7 +121,6 @@ class HuggingFaceEngine(Engine):
     parallelism), with no normalizer of its own (rule 2)."""
 
     name, library = "huggingface", "tokenizers"
-    workers_from_bytes = 1 << 24
 
     def __init__(self, tokenizer: Tokenizer) -> None:
         super().__init__(tokenizer)

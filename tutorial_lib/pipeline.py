@@ -17,8 +17,8 @@ the corpus size:
    trainer uses too); either way the results come back in order, so the files are byte-identical
    for any number of workers and any engine. Once per run a sample of the documents is encoded by
    ours too (`engines.SampleCheck`): an engine that disagrees stops the run. Workers start only for
-   WORKERS_FROM_BYTES of text or more: each one starts a Python and loads the tokenizer, which
-   costs more than it saves on a small corpus.
+   WORKERS_FROM_BYTES[engine name] of text or more: each one starts a Python and loads the
+   tokenizer or its export, which costs more than it saves on a small corpus.
 3. `IndexedDatasetBuilder` writes one sequence per document to temporary files and renames them into
    place only when everything worked: an error or Ctrl-C leaves no half-written dataset. Beside
    the pair goes its manifest (`packing.dataset_manifest`): the tokenizer's digest and fields
@@ -61,14 +61,17 @@ from tutorial_lib.tokenization.tokenizer import Tokenizer
 DTYPE_NAMES = {"uint16": np.uint16, "int32": np.int32}  # Megatron's token dtypes (optimal_dtype)
 BATCH_CHARS = 1 << 20  # characters of text per batch handed to a worker
 DOC_CHARS = 64  # what a document adds to its batch's size besides its text: its Python objects
-WORKERS_FROM_BYTES = 1 << 24  # smaller corpora are encoded in this process: see step 2 above
+# Smaller corpora are encoded in this process (step 2 above), by engine: where 2 workers on 2 cores
+# began to beat one process in benchmarks/bench_pipeline.py (ours between 11 and 22 MB, tiktoken
+# near 16 MB, tokenizers below 11 MB), rounded up so that workers are never the slower choice.
+WORKERS_FROM_BYTES = {"ours": 1 << 24, "tiktoken": 3 << 23, "huggingface": 1 << 23}
 
 
 @dataclass(frozen=True)
 class BuildSummary:
     """What `build` wrote: prefix, documents and tokens (EOD included), bytes of text read, how
-    many processes encoded them (1 below WORKERS_FROM_BYTES, whatever `workers` asked), the
-    manifest beside the pair, and the engine's name."""
+    many processes encoded them (1 below the engine's WORKERS_FROM_BYTES, whatever `workers`
+    asked), the manifest beside the pair, and the engine's name."""
 
     prefix: Path
     documents: int
@@ -102,7 +105,7 @@ def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tok
     is "auto" (uint16 when the vocabulary fits, else int32: Megatron's rule), "uint16" or "int32".
     A dtype that cannot hold every id of the vocabulary is refused, even when this corpus's ids
     would fit. `workers` > 1 (at most `_parallel.MAX_WORKERS`) encodes in that many processes with
-    the same output, once the files hold WORKERS_FROM_BYTES or more (below that, in this process:
+    the same output, once the files hold WORKERS_FROM_BYTES[engine] or more (below, in this process:
     starting the workers would cost more); a script that calls this at its top level then needs
     the `if __name__ == "__main__":` guard (see `_parallel`). `engine` encodes: "ours" (the
     default: the course's encoder), "tiktoken" or "huggingface" (the tokenizer's export, the same
@@ -119,7 +122,7 @@ def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tok
     engine = engines.make_engine(engine, tokenizer)
     start = time.perf_counter()
     total = sum(path.stat().st_size for path in paths)
-    if total < WORKERS_FROM_BYTES:
+    if total < WORKERS_FROM_BYTES.get(engine.name, WORKERS_FROM_BYTES["ours"]):
         workers = 1
     bar = tqdm(total=total, unit="B", unit_scale=True, desc="tokenizing", disable=not progress)
     corpus: list[dict] = []  # each file's size and sha256, once it has been read
@@ -339,8 +342,11 @@ def _parser() -> argparse.ArgumentParser:
                          help="writes PREFIX.bin, PREFIX.idx and PREFIX.manifest.json")
     command.add_argument("--workers", type=_worker_count, default=1,
                          help=f"encoding processes, at most {MAX_WORKERS} (default 1); files "
-                              f"of less than {WORKERS_FROM_BYTES >> 20} MiB in all are encoded in "
-                              "one process, since starting workers costs more than they save there")
+                              "of less text in all than the engine's threshold (MiB: "
+                              + ", ".join(f"{name} {size >> 20}" for name, size
+                                          in WORKERS_FROM_BYTES.items())
+                              + ") are encoded in one process, since starting workers costs "
+                                "more than they save there")
     command.add_argument("--engine", choices=list(engines.ENGINES), default="ours",
                          help="what encodes: ours (default, the course's encoder), tiktoken or "
                               "huggingface (the tokenizer exported to that library: the same ids, "

@@ -32,7 +32,7 @@ from tutorial_lib.packing import megatron
 # A shell starts a background job with Ctrl-C ignored, and a command keeps it ignored (as it should):
 # the test plays a terminal's foreground job, where Ctrl-C is on.
 signal.signal(signal.SIGINT, signal.SIG_DFL)
-pipeline.WORKERS_FROM_BYTES = 0  # workers even for a small corpus
+pipeline.WORKERS_FROM_BYTES = dict.fromkeys(pipeline.WORKERS_FROM_BYTES, 0)  # workers even for a small corpus
 pipeline.BATCH_CHARS = 20_000  # many batches: the pool is busy when the signal comes
 add_documents = megatron.IndexedDatasetBuilder.add_documents  # the pipeline writes a batch at a time
 
