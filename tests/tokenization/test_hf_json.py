@@ -283,3 +283,13 @@ def test_a_special_token_spelled_like_a_byte_level_token_is_refused():
     ours = Tokenizer(vocab, [(b" ", b"h"), (b" h", b"i")], ["Ġhi"])
     with pytest.raises(ValueError, match="spelled like the byte-level form of token 257"):
         hf_json.to_spec(ours)
+
+
+def test_a_malformed_file_is_a_value_error(tmp_path):
+    spec = _ours_spec()
+    spec["pre_tokenizer"] = "ByteLevel"
+    with pytest.raises(ValueError, match="not a tokenizer.json this code can read"):
+        Tokenizer.from_huggingface(_write(tmp_path, spec))
+    (tmp_path / "tokenizer.json").write_text("{", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a JSON file"):
+        Tokenizer.from_huggingface(tmp_path / "tokenizer.json")

@@ -158,6 +158,14 @@ def from_spec(spec: Any, where: str = "tokenizer.json", pattern: str | None = No
     check_type(spec, "spec", dict, "a parsed tokenizer.json (a dict)")
     if pattern is not None:
         check_str(pattern, "pattern", non_empty=True)
+    try:
+        return _parts(spec, where, pattern)
+    except (KeyError, TypeError, AttributeError) as e:  # a field missing or of the wrong kind
+        raise ValueError(f"{where} is not a tokenizer.json this code can read: "
+                         f"{type(e).__name__} {e}") from None
+
+
+def _parts(spec: dict, where: str, pattern: str | None) -> Parts:
     model = spec.get("model")
     if not isinstance(model, dict) or model.get("type") != "BPE":
         kind = model.get("type") if isinstance(model, dict) else model
