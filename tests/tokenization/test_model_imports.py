@@ -79,3 +79,6 @@ def test_qwen36_is_refused_naming_the_token_its_merges_cannot_make():
     with pytest.raises(ValueError, match="rank 99655.*3 parts"):
         model_imports.tokenizer("Qwen3.6")
     assert "人力资源".encode() == b"\xe4\xba\xba\xe5\x8a\x9b\xe8\xb5\x84\xe6\xba\x90"
+    # tiktoken's whole-piece look-up: a pre-token that is a vocabulary entry is one token, even one
+    # that no merges make
+    assert model_tokenizers.load("Qwen3.6").encode(" möglicherweise") == [206765]
