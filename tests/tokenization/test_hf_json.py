@@ -281,7 +281,7 @@ def test_a_vocab_outside_the_byte_alphabet_is_not_byte_level(tmp_path):
 def test_a_special_token_spelled_like_a_byte_level_token_is_refused():
     vocab = {b: bytes([b]) for b in range(256)} | {256: b" h", 257: b" hi", 258: "Ġhi".encode()}
     ours = Tokenizer(vocab, [(b" ", b"h"), (b" h", b"i")], ["Ġhi"])
-    with pytest.raises(ValueError, match="spelled like the byte-level form of token 257"):
+    with pytest.raises(ValueError, match=r"both a special token\'s text and an ordinary token\'s byte-level form \(ids 257 and 258\)"):
         hf_json.to_spec(ours)
 
 
@@ -293,3 +293,13 @@ def test_a_malformed_file_is_a_value_error(tmp_path):
     (tmp_path / "tokenizer.json").write_text("{", encoding="utf-8")
     with pytest.raises(ValueError, match="not a JSON file"):
         Tokenizer.from_huggingface(tmp_path / "tokenizer.json")
+
+
+def test_casefold_after_lowercase_is_casefold():
+    """What hf_normalizer's NFKC_casefold rests on, for every character Python knows."""
+    folded = set(hf_json._folded_after_lowercase())
+    assert len(folded) == 183
+    for c in EVERY_CHARACTER:
+        assert c.lower().casefold() == c.casefold()
+    for c in folded:  # no cascade: a replacement holds nothing a later Replace would change
+        assert not set(c.casefold()) & folded

@@ -10,10 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Regex, pre_tokenizers
+from tokenizers import Tokenizer as HFTokenizer
 
 from tutorial_lib import data
 from tutorial_lib.tokenization import model_imports, model_tokenizers
 from tutorial_lib.tokenization.pretokenize import pretokenize
+from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 CORPORA = [c.name for c in data.list_corpora()]
 
@@ -44,7 +46,6 @@ def test_deepseek_v4s_added_tokens_are_special_tokens():
     text = "<｜begin▁of▁sentence｜>你好<think>2024</think>"
     ids = ours.encode(text, allowed_special="all")
     hf = json.loads(model_tokenizers.read_checked("DeepSeek-V4"))
-    from tokenizers import Tokenizer as HFTokenizer
     assert ids == HFTokenizer.from_str(json.dumps(hf)).encode(text, add_special_tokens=False).ids
 
 
@@ -61,6 +62,19 @@ def test_deepseek_v4_pattern_cuts_like_its_three_splits(deepseek_splits, name):
 def test_deepseek_v4_pattern_on_random_text(deepseek_splits, text):
     assert pretokenize(text, model_imports.DEEPSEEK_V4_PATTERN) == \
            [piece for piece, _ in deepseek_splits.pre_tokenize_str(text)]
+
+
+def test_deepseek_v4_exported_again_is_one_split_that_gives_its_ids(tmp_path):
+    """DeepSeek's file -> our Tokenizer -> a tokenizer.json with DEEPSEEK_V4_PATTERN as its one
+    Split: Hugging Face gives the original file's ids, and it reads back to the same digest."""
+    ours = model_imports.tokenizer("DeepSeek-V4")
+    path = ours.to_huggingface(tmp_path / "deepseek.json")
+    exported = HFTokenizer.from_file(str(path))
+    original = HFTokenizer.from_file(str(model_tokenizers.file_path("DeepSeek-V4")))
+    for name in CORPORA:
+        text = head(name)
+        assert exported.encode(text).ids == original.encode(text).ids, name
+    assert Tokenizer.from_huggingface(path).digest == ours.digest
 
 
 @pytest.mark.parametrize("name", CORPORA)

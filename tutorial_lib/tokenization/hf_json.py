@@ -96,8 +96,9 @@ def _model_vocab(tokenizer: Contract) -> dict[str, int]:
     for i, token in sorted(tokenizer.vocab.items()):
         key = specials[i] if i in specials else byte_level(token)
         if vocab.setdefault(key, i) != i:
-            raise ValueError(f"the special token {key!r} is spelled like the byte-level form of "
-                             f"token {vocab[key]}, so a tokenizer.json cannot tell them apart")
+            raise ValueError(f"{key!r} is both a special token's text and an ordinary token's "
+                             f"byte-level form (ids {vocab[key]} and {i}), so a tokenizer.json "
+                             "cannot tell them apart")
     return vocab
 
 
@@ -143,7 +144,7 @@ def read(path: str | os.PathLike, pattern: str | None = None) -> Parts:
 
     `pattern` replaces the file's Split steps: for a file whose pre-tokenizer is several Splits in a
     row (DeepSeek-V4's), which our one split pattern can only stand for if the caller has written
-    one regex that cuts the same way (`model_tokenizers.DEEPSEEK_V4_PATTERN`, tested against it).
+    one regex that cuts the same way (`model_imports.DEEPSEEK_V4_PATTERN`, tested against it).
     """
     path = check_regular_file(path, "path")
     try:
@@ -280,8 +281,9 @@ def _normalization(normalizer: Any, where: str) -> str:
         if normalizer == hf_normalizer(form):
             return form
     described = (normalizer.get("type") if isinstance(normalizer, dict) else normalizer)
-    if described == "Sequence":
-        described = [step.get("type") for step in normalizer.get("normalizers", [])]
+    if described == "Sequence":  # its steps' types, each run of one type once: [NFKC, Replace, ...]
+        types = [step.get("type") for step in normalizer.get("normalizers", [])]
+        described = [kind for k, kind in enumerate(types) if k == 0 or types[k - 1] != kind]
     raise ValueError(f"{where} has the normalizer {described!r}; our tokenizer knows only none, "
                      "NFC, NFKC and NFKC_casefold (normalize.FORMS), so it cannot do that step")
 
