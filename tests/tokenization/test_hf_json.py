@@ -303,3 +303,21 @@ def test_casefold_after_lowercase_is_casefold():
         assert c.lower().casefold() == c.casefold()
     for c in folded:  # no cascade: a replacement holds nothing a later Replace would change
         assert not set(c.casefold()) & folded
+
+
+@pytest.fixture(scope="module")
+def casefolded(texts, tmp_path_factory):
+    ours = Tokenizer.train(texts, 400, [EOT], "gpt4", normalization="NFKC_casefold")
+    path = ours.to_huggingface(tmp_path_factory.mktemp("casefold") / "tokenizer.json")
+    return ours, HFTokenizer.from_file(str(path))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.text(st.characters(exclude_categories=("Cn", "Cs")), max_size=30),
+                          st.sampled_from([EOT, "ＳＴＲＡẞＥ １２３ ﬁ", "ΣΑΣ ꭰ"])), max_size=6))
+def test_a_casefolding_tokenizer_gives_our_ids_on_random_text(casefolded, known_differences,
+                                                              pieces):
+    ours, hf = casefolded
+    text = "".join(pieces)
+    if not set(text) & (set().union(*known_differences.values()) | {"\U00011930", "\U00011935"}):
+        assert hf.encode(text).ids == ours.encode(text, allowed_special="all")
