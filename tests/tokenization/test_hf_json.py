@@ -321,3 +321,16 @@ def test_a_casefolding_tokenizer_gives_our_ids_on_random_text(casefolded, known_
     text = "".join(pieces)
     if not set(text) & (set().union(*known_differences.values()) | {"\U00011930", "\U00011935"}):
         assert hf.encode(text).ids == ours.encode(text, allowed_special="all")
+
+
+def test_bad_arguments_name_the_argument(exported, tmp_path):
+    ours = exported["gpt2"][0]
+    with pytest.raises(TypeError, match="path"):
+        ours.to_huggingface(123)
+    with pytest.raises((ValueError, FileNotFoundError), match="path"):
+        Tokenizer.from_huggingface(tmp_path / "missing.json")
+    with pytest.raises(TypeError, match="pattern"):
+        Tokenizer.from_huggingface(exported["gpt2"][3], pattern=5)
+    with pytest.raises(TypeError, match="spec"):
+        hf_json.from_spec("not a dict")
+    assert list(tmp_path.iterdir()) == []  # nothing left behind

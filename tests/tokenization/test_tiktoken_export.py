@@ -82,3 +82,10 @@ def test_merges_tiktoken_would_not_follow_are_refused():
     ours = Tokenizer(vocab, [(b"b", b"c"), (b"a", b"b"), (b"ab", b"c")])
     with pytest.raises(ValueError, match=r"from merge 2 on, its ranks imply the merge \(b'a', b'bc'\)"):
         ours.to_tiktoken()
+
+
+def test_a_bad_name_is_refused(exported):
+    with pytest.raises(TypeError, match="name"):
+        exported["gpt2"][0].to_tiktoken(5)
+    with pytest.raises(ValueError, match="name"):
+        exported["gpt2"][0].to_tiktoken("")
