@@ -20,7 +20,9 @@ The export also carries our contract, under the key `CONTRACT_KEY` inside "model
 BPE reader skips keys it does not know (its top level refuses them), so the file still loads, and a
 learner can read which tokenizer digest the file holds. `read` uses it to give back the very
 pattern and metadata, so ours -> tokenizer.json -> ours keeps the digest, and refuses a file whose
-content no longer gives the digest it records.
+content no longer gives the digest it records. A file saved again by `tokenizers` loses the key;
+read back, it then has the file's own regex as its pattern (for GPT-4's, the rewritten one), so
+the same ids but another digest.
 
 `read` takes any byte-level BPE tokenizer.json (GPT-2's, Qwen's, DeepSeek's) and refuses, by name,
 what our Tokenizer cannot do: other models (WordPiece, Unigram, WordLevel), BPE options (dropout,
