@@ -20,7 +20,9 @@ The export also carries our contract, under the key `CONTRACT_KEY` inside "model
 BPE reader skips keys it does not know (its top level refuses them), so the file still loads, and a
 learner can read which tokenizer digest the file holds. `read` uses it to give back the very
 pattern and metadata, so ours -> tokenizer.json -> ours keeps the digest, and refuses a file whose
-content no longer gives the digest it records.
+content no longer gives the digest it records. A file saved again by `tokenizers` loses the key;
+read back, it then has the file's own regex as its pattern (for GPT-4's, the rewritten one), so
+the same ids but another digest.
 
 `read` takes any byte-level BPE tokenizer.json (GPT-2's, Qwen's, DeepSeek's) and refuses, by name,
 what our Tokenizer cannot do: other models (WordPiece, Unigram, WordLevel), BPE options (dropout,
@@ -96,8 +98,9 @@ def _model_vocab(tokenizer: Contract) -> dict[str, int]:
     for i, token in sorted(tokenizer.vocab.items()):
         key = specials[i] if i in specials else byte_level(token)
         if vocab.setdefault(key, i) != i:
-            raise ValueError(f"the special token {key!r} is spelled like the byte-level form of "
-                             f"token {vocab[key]}, so a tokenizer.json cannot tell them apart")
+            raise ValueError(f"{key!r} is both a special token's text and an ordinary token's "
+                             f"byte-level form (ids {vocab[key]} and {i}), so a tokenizer.json "
+                             "cannot tell them apart")
     return vocab
 
 
@@ -143,7 +146,7 @@ def read(path: str | os.PathLike, pattern: str | None = None) -> Parts:
 
     `pattern` replaces the file's Split steps: for a file whose pre-tokenizer is several Splits in a
     row (DeepSeek-V4's), which our one split pattern can only stand for if the caller has written
-    one regex that cuts the same way (`model_tokenizers.DEEPSEEK_V4_PATTERN`, tested against it).
+    one regex that cuts the same way (`model_imports.DEEPSEEK_V4_PATTERN`, tested against it).
     """
     path = check_regular_file(path, "path")
     try:
@@ -158,6 +161,14 @@ def from_spec(spec: Any, where: str = "tokenizer.json", pattern: str | None = No
     check_type(spec, "spec", dict, "a parsed tokenizer.json (a dict)")
     if pattern is not None:
         check_str(pattern, "pattern", non_empty=True)
+    try:
+        return _parts(spec, where, pattern)
+    except (KeyError, TypeError, AttributeError) as e:  # a field missing or of the wrong kind
+        raise ValueError(f"{where} is not a tokenizer.json this code can read: "
+                         f"{type(e).__name__} {e}") from None
+
+
+def _parts(spec: dict, where: str, pattern: str | None) -> Parts:
     model = spec.get("model")
     if not isinstance(model, dict) or model.get("type") != "BPE":
         kind = model.get("type") if isinstance(model, dict) else model
@@ -272,8 +283,9 @@ def _normalization(normalizer: Any, where: str) -> str:
         if normalizer == hf_normalizer(form):
             return form
     described = (normalizer.get("type") if isinstance(normalizer, dict) else normalizer)
-    if described == "Sequence":
-        described = [step.get("type") for step in normalizer.get("normalizers", [])]
+    if described == "Sequence":  # its steps' types, each run of one type once: [NFKC, Replace, ...]
+        types = [step.get("type") for step in normalizer.get("normalizers", [])]
+        described = [kind for k, kind in enumerate(types) if k == 0 or types[k - 1] != kind]
     raise ValueError(f"{where} has the normalizer {described!r}; our tokenizer knows only none, "
                      "NFC, NFKC and NFKC_casefold (normalize.FORMS), so it cannot do that step")
 

@@ -11,11 +11,14 @@ their own library (tests/tokenization/test_model_imports.py checks every bundled
   (digits in threes, then runs of CJK and kana, then a GPT-4-like regex on each piece), which one
   split pattern cannot say directly; `DEEPSEEK_V4_PATTERN` is one regex that cuts every text the
   same way (below: how), passed as `pattern=`. Its 1,283 added tokens become special tokens.
-- Qwen3.6 cannot be loaded: its ranks are not the order of a merge list. 267 of its tokens are
-  made from parts that exist only at higher ranks (人力资源 at rank 99,655 from 人 + 力 + 资源,
-  while 人力 comes later); tiktoken merges by the rank of the joined bytes and can make them,
-  our ordered merges cannot. `tokenizer("Qwen3.6")` raises from_tiktoken's ValueError, which
-  names the token.
+- Qwen3.6 cannot be loaded, and is refused: its vocabulary holds tokens that no merge list
+  makes. 267 of them cannot be recovered in rank order (人力资源 at rank 99,655 from 人 + 力 +
+  资源, while 人力 comes later), and even with merges allowed out of rank order 201 are made
+  by no merges at all: tiktoken gives them only through its whole-piece look-up, which takes a
+  pre-token that is itself a vocabulary entry as one token before merging (" möglicherweise" is
+  rank 206,765; Hugging Face calls the same step ignore_merges). Our model always merges, so it
+  lacks that step; `tokenizer("Qwen3.6")` raises from_tiktoken's ValueError, which names the
+  first token.
 
 Each of these loads 128k to 152k tokens: 1.5 to 3 s. `tokenizer(name)` keeps one per process.
 """

@@ -3,9 +3,10 @@
 tiktoken keeps no merge list: `Encoding(name, pat_str, mergeable_ranks, special_tokens)` maps each
 token's bytes to a rank, merges inside a pre-token the adjacent pair whose joined bytes have the
 lowest rank, and returns the rank as the id. So the ranks must be our ids, and our ids must be in
-merge order: each merge result's id above the ids of the earlier merges' results (the bytes may sit
-anywhere: cl100k's are not 0..255). Our trained tokenizers (id 256 + rank) and any tokenizer read
-from tiktoken (cl100k, Qwen2.5) are. A tokenizer whose ids are not in merge order is refused, not
+merge order: each merge result's id above the ids of the earlier merges' results (the bytes may
+sit anywhere: cl100k gives byte b not id b, a space is 220). Our trained tokenizers (the merge
+results after the bytes and special tokens, in merge order) and any tokenizer read from tiktoken
+(cl100k, Qwen2.5) are. A tokenizer whose ids are not in merge order is refused, not
 renumbered: renumbered ids would not be ours.
 
 Even in merge order, tiktoken joins any adjacent pair whose bytes make a token, where our encoder

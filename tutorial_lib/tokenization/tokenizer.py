@@ -15,7 +15,8 @@ tokenizer runs inside this class and gives tiktoken's ids.
 
 What makes that fast in pure Python (the cache, exact cuts of long pieces, a heap for very long
 ones) lives in `fast_encode`, and gives the plain merge loop's ids; the files (tiktoken, GPT-2,
-save/load with a manifest of digests) live in `formats`.
+save/load with a manifest of digests) live in `formats`, Hugging Face's tokenizer.json both ways in
+`hf_json`, the export to a tiktoken Encoding in `tiktoken_export`.
 
 By default text is not normalized, so decode(encode_ordinary(x)) == x for every str x that has a
 UTF-8 form; a tokenizer built with `normalization="NFKC"` (or another of `normalize.FORMS`) applies
