@@ -26,7 +26,9 @@ after another benchmark) would report the parent's size.
    (transformers' PreTrainedTokenizerFast on our exported tokenizer.json, tokenize then
    convert_tokens_to_ids, as Megatron's HuggingFaceTokenizer does) in a multiprocessing.Pool of 2 over
    the lines (imap, 32 at a time), and one add_document per document. Megatron's own code needs
-   megatron-core and torch; this runs its approach, not its code. Every row's .bin must equal ours.
+   megatron-core and torch; this runs its approach, not its code. Every row's .bin and .idx must equal
+   ours. The 2-worker rows start their workers whatever the size (WORKERS_FROM_BYTES set to 0); then the
+   target again with the tiktoken engine on BIGGER times the corpus, where the workers' start weighs less.
 5. Where workers start to pay: each engine with 1 worker and with 2 (WORKERS_FROM_BYTES set to 0) on the
    first 1, 4 and 16 MB of that corpus, then what `build` does by itself with workers=2 (it uses one
    process below the threshold).
@@ -38,10 +40,12 @@ import json
 import multiprocessing
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from pathlib import Path
 
 from tutorial_lib import data, engines, pipeline
@@ -52,7 +56,8 @@ ROOT = Path(data.__file__).parent.parent  # the tree whose tutorial_lib is measu
 LINES = 1_000_000
 PRETOKEN_MB = 5
 ENGINE_MB = 20  # about: the corpus is whole repeats of the bundled documents
-SIZES_MB = (1, 4, 16)
+SIZES_MB = (1, 4, 8, 16)
+BIGGER = 4
 REPEATS = 2
 EOT = data.ENDOFTEXT
 
@@ -175,16 +180,45 @@ def engine_corpus(directory: Path) -> tuple[Path, list[str]]:
     return corpus, docs
 
 
-def timed(fn) -> float:
+def cpu_seconds(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(fn) -> tuple[float, float, float]:
+    """Wall seconds of fn(), and the CPU seconds of this process and of the children it reaped."""
+    here, children = cpu_seconds(resource.RUSAGE_SELF), cpu_seconds(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     fn()
-    return time.perf_counter() - start
+    return (time.perf_counter() - start, cpu_seconds(resource.RUSAGE_SELF) - here,
+            cpu_seconds(resource.RUSAGE_CHILDREN) - children)
 
 
-def build_seconds(corpus: Path, tok: Tokenizer, prefix: Path, engine: str, workers: int) -> float:
-    """Wall seconds of a whole `build` call (the export made inside it, as a user calls it)."""
-    return timed(lambda: pipeline.build(corpus, tok, prefix, split=EOT, workers=workers, engine=engine,
-                                        progress=False))
+def build_seconds(corpus: Path, tok: Tokenizer, prefix: Path, engine: str, workers: int,
+                  forced: bool = False) -> tuple:
+    """`timed` of a whole `build` call (the export made inside it, as a user calls it); `forced`: with
+    `workers` even below the engine's WORKERS_FROM_BYTES."""
+    threshold = pipeline.WORKERS_FROM_BYTES
+    if forced:
+        pipeline.WORKERS_FROM_BYTES = dict.fromkeys(threshold, 0)
+    try:
+        return timed(lambda: pipeline.build(corpus, tok, prefix, split=EOT, workers=workers, engine=engine,
+                                            progress=False))
+    finally:
+        pipeline.WORKERS_FROM_BYTES = threshold
+
+
+def encode_alone(enc, docs: list[str], times: int = 1) -> None:
+    """tiktoken alone on one thread, at its fastest: the ids of each document made and dropped."""
+    for _ in range(times):
+        deque(map(enc.encode_ordinary, docs), maxlen=0)
+
+
+def encode_kept(enc, docs: list[str], times: int = 1) -> list:
+    """tiktoken alone on one thread, each document's ids kept with its EOD, as issue 22 measured it
+    (bench_megatron.py): every list stays alive, and Python's garbage collector walks them again and
+    again, so this is the slower reference."""
+    return [enc.encode_ordinary(d) + [50256] for _ in range(times) for d in docs]
 
 
 _megatron_tokenizer = None  # each Pool worker's, as Megatron's Encoder.initializer sets it
@@ -205,7 +239,7 @@ def _megatron_encode(line: str) -> tuple[list[int], int]:
     return ids + [50256], len(line)
 
 
-def megatron_seconds(docs: list[str], tok: Tokenizer, directory: Path, workers: int = 2) -> float:
+def megatron_seconds(docs: list[str], tok: Tokenizer, directory: Path, workers: int = 2) -> tuple:
     """Megatron-LM's tools/preprocess_data.py approach (see the module docstring), timed from the pool's
     start to the finalized dataset; the JSON lines and the tokenizer.json are written before."""
     jsonl = directory / "corpus.jsonl"
@@ -222,39 +256,75 @@ def megatron_seconds(docs: list[str], tok: Tokenizer, directory: Path, workers: 
     return timed(run)
 
 
+def print_rows(rows: dict[str, list[tuple]], mb: float, same: dict[str, str]) -> None:
+    """The fastest run of each row, with its ratio to tiktoken alone at its fastest."""
+    best = {name: min(runs) for name, runs in rows.items()}
+    tiktoken_s = best["tiktoken alone, encode_ordinary, 1 thread"][0]
+    print(f"  {'':50}{'MB/s':>7}{'wall (s)':>9}{'CPU here':>9}{'CPU workers':>12}{'/ tiktoken':>11}  same bytes")
+    for name, (wall, here, children) in best.items():
+        print(f"  {name:50}{mb / wall:7.2f}{wall:9.2f}{here:9.2f}{children:12.2f}{tiktoken_s / wall:11.2f}  "
+              f"{same.get(name, '')}")
+
+
+def target(rows: dict[str, list[tuple]], what: str) -> None:
+    """The issue's target, against both references: tiktoken at its fastest, and as the issue measured it."""
+    ours = min(rows["pipeline, tiktoken, 2 workers"])[0]
+    for name in ("tiktoken alone, encode_ordinary, 1 thread", "tiktoken alone, ids kept + EOD (issue 22's way)"):
+        ratio = min(rows[name])[0] / ours
+        print(f"  target on {what}: the tiktoken engine with 2 workers >= 1.5x {name}: {ratio:.2f}x, "
+              f"{'met' if ratio >= 1.5 else 'NOT met'}", flush=True)
+
+
 def engine_table(directory: Path, tok: Tokenizer) -> None:
     corpus, docs = engine_corpus(directory)
     mb = corpus.stat().st_size / 1e6
     enc = tiktoken_gpt2()
     print(f"\nengines on {mb:.1f} MB of text ({len(docs):,} documents), GPT-2's vocabulary, best of {REPEATS} "
           f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores before):", flush=True)
-    rows: dict[str, list[float]] = {}
+    rows: dict[str, list[tuple]] = {}
+    prefixes = {}
     for _ in range(REPEATS):  # the rows in turn, so that a busy moment does not fall on one row only
         for name in engines.ENGINES:
             for workers in (1, 2):
-                rows.setdefault(f"pipeline, {name}, {workers} worker{'s' if workers > 1 else ''}", []).append(
-                    build_seconds(corpus, tok, directory / f"{name}{workers}", name, workers))
-        rows.setdefault("tiktoken alone, encode_ordinary, 1 thread", []).append(
-            timed(lambda: [enc.encode_ordinary(d) for d in docs]))
+                row = f"pipeline, {name}, {workers} worker{'s' if workers > 1 else ''}"
+                prefixes[row] = directory / f"{name}{workers}"
+                rows.setdefault(row, []).append(build_seconds(corpus, tok, prefixes[row], name, workers, True))
+        rows.setdefault("tiktoken alone, encode_ordinary, 1 thread", []).append(timed(lambda: encode_alone(enc, docs)))
+        rows.setdefault("tiktoken alone, ids kept + EOD (issue 22's way)", []).append(
+            timed(lambda: encode_kept(enc, docs)))
         rows.setdefault("tiktoken alone, encode_ordinary_batch, 2 threads", []).append(
             timed(lambda: enc.encode_ordinary_batch(docs, num_threads=2)))
         rows.setdefault("Megatron's approach (HF, Pool of 2)", []).append(megatron_seconds(docs, tok, directory))
-    reference = directory / "ours1"
-    same = {name: all(path(directory / name).read_bytes() == path(reference).read_bytes()
-                      for path in (bin_path, idx_path))
-            for name in [f"{e}{w}" for e in engines.ENGINES for w in (1, 2)]}
-    same["megatron"] = bin_path(directory / "megatron").read_bytes() == bin_path(reference).read_bytes()
-    tiktoken_s = min(rows["tiktoken alone, encode_ordinary, 1 thread"])
-    print(f"  {'':52}{'MB/s':>7}{'wall (s)':>10}{'/ tiktoken 1 thread':>21}  same .bin as ours")
-    for name, seconds in rows.items():
-        key = name.split(", ")[1] + name.split(", ")[2][0] if name.startswith("pipeline") else \
-            "megatron" if name.startswith("Megatron") else None
-        print(f"  {name:52}{mb / min(seconds):7.2f}{min(seconds):10.2f}{tiktoken_s / min(seconds):21.2f}  "
-              f"{'' if key is None else ('yes' if same[key] else 'NO')}")
-    ratio = tiktoken_s / min(rows["pipeline, tiktoken, 2 workers"])
-    print(f"  target: pipeline with the tiktoken engine and 2 workers >= 1.5x tiktoken alone on 1 thread: "
-          f"{ratio:.2f}x, {'met' if ratio >= 1.5 else 'NOT met'}", flush=True)
+    prefixes["Megatron's approach (HF, Pool of 2)"] = directory / "megatron"
+    def pair(prefix: Path) -> bytes:
+        return bin_path(prefix).read_bytes() + idx_path(prefix).read_bytes()
+
+    same = {row: "yes" if pair(prefix) == pair(directory / "ours1") else "NO" for row, prefix in prefixes.items()}
+    print_rows(rows, mb, same)
+    target(rows, f"{mb:.0f} MB")
+    bigger_input(directory, corpus, tok, enc, docs)
     crossover(directory, corpus, tok)
+
+
+def bigger_input(directory: Path, corpus: Path, tok: Tokenizer, enc, docs: list[str]) -> None:
+    """The target again on BIGGER times the corpus, where starting the workers weighs less."""
+    big = directory / "big.txt"
+    big.write_text(corpus.read_text(encoding="utf-8") * BIGGER, encoding="utf-8")
+    mb = big.stat().st_size / 1e6
+    print(f"\nthe tiktoken engine on {mb:.0f} MB ({BIGGER} x that corpus), best of {REPEATS} (load average "
+          f"{os.getloadavg()[0]:.1f}):", flush=True)
+    rows: dict[str, list[tuple]] = {}
+    for _ in range(REPEATS):
+        for workers in (1, 2):
+            rows.setdefault(f"pipeline, tiktoken, {workers} worker{'s' if workers > 1 else ''}", []).append(
+                build_seconds(big, tok, directory / f"big{workers}", "tiktoken", workers))
+        rows.setdefault("tiktoken alone, encode_ordinary, 1 thread", []).append(
+            timed(lambda: encode_alone(enc, docs, BIGGER)))
+        rows.setdefault("tiktoken alone, ids kept + EOD (issue 22's way)", []).append(
+            timed(lambda: encode_kept(enc, docs, BIGGER)))
+    print_rows(rows, mb, {})
+    target(rows, f"{mb:.0f} MB")
+    big.unlink()
 
 
 def crossover(directory: Path, corpus: Path, tok: Tokenizer) -> None:
@@ -265,22 +335,17 @@ def crossover(directory: Path, corpus: Path, tok: Tokenizer) -> None:
           + ", ".join(f"{name} {size >> 20}" for name, size in pipeline.WORKERS_FROM_BYTES.items()))
     print(f"  {'MB':>4} " + "".join(f"{name + ' 1w':>15}{name[:5] + ' 2w forced':>17}{'build, 2':>10}"
                                      for name in engines.ENGINES))
-    threshold = pipeline.WORKERS_FROM_BYTES
     for size in SIZES_MB:
         part = directory / f"part{size}.txt"
         cut = text[: size * 10**6]
         part.write_text(cut[: cut.rfind(EOT) + len(EOT)] + "\n", encoding="utf-8")
         cells = []
         for name in engines.ENGINES:
-            one = min(build_seconds(part, tok, directory / "p", name, 1) for _ in range(REPEATS))
-            pipeline.WORKERS_FROM_BYTES = dict.fromkeys(threshold, 0)
-            try:
-                two = min(build_seconds(part, tok, directory / "p", name, 2) for _ in range(REPEATS))
-            finally:
-                pipeline.WORKERS_FROM_BYTES = threshold
-            chosen = min(build_seconds(part, tok, directory / "p", name, 2) for _ in range(REPEATS))
+            one = min(build_seconds(part, tok, directory / "p", name, 1) for _ in range(REPEATS))[0]
+            two = min(build_seconds(part, tok, directory / "p", name, 2, True) for _ in range(REPEATS))[0]
+            chosen = min(build_seconds(part, tok, directory / "p", name, 2) for _ in range(REPEATS))[0]
             cells.append(f"{one:15.2f}{two:17.2f}{chosen:10.2f}")
-        print(f"  {size:4} " + "".join(cells), flush=True)
+        print(f"  {part.stat().st_size / 1e6:4.0f} " + "".join(cells), flush=True)
 
 
 def main() -> None:

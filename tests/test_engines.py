@@ -120,6 +120,9 @@ def test_the_sample_check_stops_a_wrong_engine_before_anything_is_written(made, 
     engine = WrongAt(tok, f"line {wrong} ")
     if not checked:
         assert build(tmp_path / "lines.txt", tok, tmp_path / "out", engine=engine, progress=False).documents == 2500
+        check = SampleCheck(tok, engine)
+        assert sum(1 for _ in check.results(pipeline._encode_batch(engine, 50256, b) for b in check.batches(
+            [[("f", k, f"line {k}") for k in range(2500)]]))) == 1 and check.checked == 100 + 2
         return
     with pytest.raises(ValueError) as error:
         build(tmp_path / "lines.txt", tok, tmp_path / "out", engine=engine, progress=False)

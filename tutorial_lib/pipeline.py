@@ -62,9 +62,9 @@ DTYPE_NAMES = {"uint16": np.uint16, "int32": np.int32}  # Megatron's token dtype
 BATCH_CHARS = 1 << 20  # characters of text per batch handed to a worker
 DOC_CHARS = 64  # what a document adds to its batch's size besides its text: its Python objects
 # Smaller corpora are encoded in this process (step 2 above), by engine: where 2 workers on 2 cores
-# began to beat one process in benchmarks/bench_pipeline.py (ours between 11 and 22 MB, tiktoken
-# near 16 MB, tokenizers below 11 MB), rounded up so that workers are never the slower choice.
-WORKERS_FROM_BYTES = {"ours": 1 << 24, "tiktoken": 3 << 23, "huggingface": 1 << 23}
+# began to beat one process in benchmarks/bench_pipeline.py (ours and tiktoken between 11 and 16 MB,
+# tokenizers, slower, near 4 MB), rounded up so that workers are never the slower choice.
+WORKERS_FROM_BYTES = {"ours": 1 << 24, "tiktoken": 1 << 24, "huggingface": 1 << 23}
 
 
 @dataclass(frozen=True)
@@ -119,8 +119,8 @@ def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tok
     dtype = _dtype(dtype, tokenizer)
     workers = check_int(workers, "workers", low=1, high=MAX_WORKERS)
     check_bool(progress, "progress")
-    engine = engines.make_engine(engine, tokenizer)
     start = time.perf_counter()
+    engine = engines.make_engine(engine, tokenizer)  # an export takes a few tenths of a second
     total = sum(path.stat().st_size for path in paths)
     if total < WORKERS_FROM_BYTES.get(engine.name, WORKERS_FROM_BYTES["ours"]):
         workers = 1
@@ -183,6 +183,9 @@ def _encode_batch(engine: Engine, eod_id: int, batch: list[Document]
                          f"{_special_token_message(special, index)}")
     try:
         encoded = engine.encode_batch(texts)
+        if len(encoded) != len(texts):
+            raise RuntimeError(f"engine {engine!r} gave {len(encoded)} results for {len(texts)} "
+                               "documents")
     except ValueError:
         for name, number, text in batch:  # which document? Each alone, until one fails
             try:
