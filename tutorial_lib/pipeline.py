@@ -62,7 +62,7 @@ DTYPE_NAMES = {"uint16": np.uint16, "int32": np.int32}  # Megatron's token dtype
 BATCH_CHARS = 1 << 20  # characters of text per batch handed to a worker
 DOC_CHARS = 64  # what a document adds to its batch's size besides its text: its Python objects
 # Smaller corpora are encoded in this process (step 2 above), by engine: where 2 workers on 2 cores
-# began to beat one process in benchmarks/bench_pipeline.py (ours between 11 and 16 MB, tiktoken at
+# began to beat one process in benchmarks/bench_pipeline.py (ours between 11 and 22 MB, tiktoken at
 # 11 MB, the slower tokenizers below 5 MB), rounded up so that workers are never the slower choice.
 WORKERS_FROM_BYTES = {"ours": 1 << 24, "tiktoken": 1 << 24, "huggingface": 1 << 23}
 
