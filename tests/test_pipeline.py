@@ -39,7 +39,7 @@ def small_batches(monkeypatch):
 @pytest.fixture
 def workers_on_small_files(monkeypatch):
     """Workers even for a bundled corpus, which is below the size where `build` starts them."""
-    monkeypatch.setattr(pipeline, "WORKERS_FROM_BYTES", 0)
+    monkeypatch.setattr(pipeline, "WORKERS_FROM_BYTES", dict.fromkeys(pipeline.WORKERS_FROM_BYTES, 0))
 
 
 def read_dataset(prefix):
@@ -235,7 +235,7 @@ def test_tokenizer_fields_follow_the_contract(gpt2):
 
 
 SCRIPT = ("from tutorial_lib import data, pipeline\n"
-          "pipeline.WORKERS_FROM_BYTES = 0  # workers even for a small corpus\n"
+          "pipeline.WORKERS_FROM_BYTES = dict.fromkeys(pipeline.WORKERS_FROM_BYTES, 0)  # workers even for a small corpus\n"
           "from tutorial_lib.tokenization.tokenizer import Tokenizer\n"
           "BUILD = lambda: print(pipeline.build(data.corpus_path('timemachine'), Tokenizer.from_gpt2_files("
           "*data.gpt2_files(), special_tokens=[data.ENDOFTEXT]), 'out', workers=2, progress=False).documents)\n")

@@ -91,7 +91,11 @@ def iter_documents(pieces: Iterable[str], split: str = "line") -> Iterator[str]:
         start, end = 0, pending.find(separator, searched)
         # Each occurrence, left to right as str.split finds them, ends one document.
         while end >= 0:
-            yield from data.split_documents(pending[start:end], separator)  # trimmed, or dropped
+            # Trimmed, or dropped if blank, as data.split_documents does (inline: the pipeline's
+            # one Python step per document besides the engine's call).
+            document = pending[start:end].strip("\n")
+            if document.strip():
+                yield document
             start = end + len(separator)
             end = pending.find(separator, start)
         pending = pending[start:]

@@ -1,7 +1,7 @@
 """Root cause 1, workers: a stopped or killed build must leave no worker, no resource tracker and no
 temporary file behind, whatever signal stopped it and even when nothing in the main process runs.
 
-Each case runs the real command line in a new process group, made to wait after its first document
+Each case runs the real command line in a new process group, made to wait after its first batch
 (`RUNNER` patches the builder), so that the signal always arrives in the middle of the build, with
 the workers started: no test depends on how fast the machine is. The processes are then polled until
 a generous deadline that only bounds a failure.
@@ -22,7 +22,7 @@ from tutorial_lib import _parallel, data
 DEADLINE = 60  # seconds; reached only when something is left behind
 EOT = data.ENDOFTEXT
 
-# The command line as a user runs it, but waiting after its first document for the test's signal.
+# The command line as a user runs it, but waiting after its first batch for the test's signal.
 RUNNER = r"""
 import json, multiprocessing, os, signal, sys, time
 from pathlib import Path
@@ -32,13 +32,13 @@ from tutorial_lib.packing import megatron
 # A shell starts a background job with Ctrl-C ignored, and a command keeps it ignored (as it should):
 # the test plays a terminal's foreground job, where Ctrl-C is on.
 signal.signal(signal.SIGINT, signal.SIG_DFL)
-pipeline.WORKERS_FROM_BYTES = 0  # workers even for a small corpus
+pipeline.WORKERS_FROM_BYTES = dict.fromkeys(pipeline.WORKERS_FROM_BYTES, 0)  # workers even for a small corpus
 pipeline.BATCH_CHARS = 20_000  # many batches: the pool is busy when the signal comes
-add_document = megatron.IndexedDatasetBuilder.add_document
+add_documents = megatron.IndexedDatasetBuilder.add_documents  # the pipeline writes a batch at a time
 
 
-def add_then_wait(self, ids):
-    add_document(self, ids)
+def add_then_wait(self, ids, lengths):
+    add_documents(self, ids, lengths)
     if not Path("started.json").exists():
         pids = {"workers": [p.pid for p in multiprocessing.active_children()]}
         tracker = multiprocessing.resource_tracker._resource_tracker._pid
@@ -49,7 +49,7 @@ def add_then_wait(self, ids):
 
 
 if __name__ == "__main__":  # a worker imports this script too
-    megatron.IndexedDatasetBuilder.add_document = add_then_wait
+    megatron.IndexedDatasetBuilder.add_documents = add_then_wait
     sys.exit(pipeline.main(sys.argv[1:]))
 """
 
@@ -74,7 +74,7 @@ def wait_until(condition, what):
 
 
 def start_build(tmp_path):
-    """The CLI building from TinyStories with 2 workers, stopped after its first document; returns
+    """The CLI building from TinyStories with 2 workers, stopped after its first batch; returns
     the process, the pids it reported (workers, resource tracker) and its TMPDIR."""
     (tmp_path / "run.py").write_text(RUNNER, encoding="utf-8")
     (tmp_path / "tmp").mkdir()

@@ -103,7 +103,7 @@ def test_workers_start_only_for_a_corpus_big_enough_to_gain(gpt2, tmp_path, monk
     small = build(data.corpus_path("tinystories"), gpt2, tmp_path / "small", split=EOT, workers=2, progress=False)
     assert started == [] and small.documents == 1727  # 1.4 MB: encoded in this process
     assert small.workers == 1 and "1 encoding process)" in str(small)  # the summary says so
-    monkeypatch.setattr(pipeline, "WORKERS_FROM_BYTES", data.corpus_path("tinystories").stat().st_size)
+    monkeypatch.setattr(pipeline, "WORKERS_FROM_BYTES", {"ours": data.corpus_path("tinystories").stat().st_size})
     big = build(data.corpus_path("tinystories"), gpt2, tmp_path / "big", split=EOT, workers=2,
                 progress=False)
     assert started == [2] and big.workers == 2 and "2 encoding processes)" in str(big)

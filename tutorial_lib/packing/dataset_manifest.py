@@ -14,7 +14,9 @@ with its record) is served as data. The manifest records what a training run has
 - `corpus`: the text files read, in order, each as given (`path`) with its `bytes` and `sha256`,
   hashed as the pipeline read them; null when unknown (a merge that took a shard without one);
 - `bin`, `idx`: the `bytes` and `sha256` of each file, hashed as the builder wrote it;
-- `shards`, for a merge: each input by its file name, with its documents, tokens and `.bin` sha256.
+- `shards`, for a merge: each input by its file name, with its documents, tokens and `.bin` sha256;
+- `engine`, for a pipeline build: the `name`, `library` and `version` of what encoded the text
+  (`engines`: the ids are our encoder's whichever it was, so it is a note, not part of the data).
 
 The builder writes the manifest in the same atomic group as the pair and its record, and the record
 holds the manifest's sha256 (`pair.commit`), so an old manifest never describes a new pair and a
@@ -121,13 +123,17 @@ def file_checksum(path: Path, progress: bool = False) -> dict[str, object]:
 
 
 def make(dtype: object, tokenizer: dict | None, corpus: list | None, counts: dict[str, int],
-         bin_file: dict, idx_file: dict, shards: list | None = None) -> dict:
-    """The manifest of a dataset, checked as a reader checks it (`shards` only for a merge)."""
+         bin_file: dict, idx_file: dict, shards: list | None = None, engine: dict | None = None
+         ) -> dict:
+    """The manifest of a dataset, checked as a reader checks it (`shards` only for a merge,
+    `engine` only for a pipeline build)."""
     manifest = {"format": FORMAT, "version": VERSION, "dtype": str(np.dtype(dtype)),
                 "tokenizer": tokenizer, "corpus": corpus, **counts, "bin": bin_file,
                 "idx": idx_file}
     if shards is not None:
         manifest["shards"] = shards
+    if engine is not None:
+        manifest["engine"] = engine
     _check_fields(manifest)
     return manifest
 
@@ -165,6 +171,8 @@ def _check_fields(manifest: object) -> None:
         _need(manifest[key], {"bytes": int, "sha256": str}, key)
     if manifest.get("tokenizer") is not None:
         _check_tokenizer_fields(manifest["tokenizer"], "tokenizer")
+    if "engine" in manifest:
+        _need(manifest["engine"], {"name": str, "library": str, "version": str}, "engine")
     for key, fields in (("corpus", {"path": str, "bytes": int, "sha256": str}),
                         ("shards", {"name": str, "documents": int, "tokens": int,
                                     "bin_sha256": str})):
@@ -306,6 +314,9 @@ def describe_manifest(manifest: dict) -> str:
                      f"{total:,} bytes")
         lines += [f"           {e['path']}  {e['bytes']:,} bytes  sha256 {e['sha256']}"
                   for e in corpus]
+    if "engine" in manifest:
+        engine = manifest["engine"]
+        lines.append(f"engine     {engine['name']} ({engine['library']} {engine['version']})")
     for key in ("bin", "idx"):
         lines.append(f".{key}       {manifest[key]['bytes']:,} bytes  sha256 "
                      f"{manifest[key]['sha256']}")

@@ -197,6 +197,7 @@ class IndexedDatasetBuilder:
         self.sequence_lengths = array("q")
         self.document_indices = array("q", [0])
         self._shards: list[dict] | None = None  # what add_index appended (a merge)
+        self.engine: dict | None = None  # the manifest's engine: `engines.Engine.fields()`
         pair.remove_stale_files(prefix, (bin_path(prefix), idx_path(prefix)))
         self._bin = AtomicFile(bin_path(prefix))
         self._bin_checksum = dataset_manifest.Checksum()
@@ -206,11 +207,10 @@ class IndexedDatasetBuilder:
         return self
 
     def __exit__(self, exc_type: type | None, *_: object) -> None:
-        if exc_type is None:
-            if not self._done:  # finalize() may already have been called inside the block
-                self.finalize()
-        else:
+        if exc_type is not None:
             self.discard()
+        elif not self._done:  # finalize() may already have been called inside the block
+            self.finalize()
 
     def add_item(self, ids: object) -> None:
         """Append one sequence. Ids that the dtype cannot hold exactly are a ValueError, never a
@@ -234,6 +234,17 @@ class IndexedDatasetBuilder:
         id)."""
         self.add_item(ids)
         self.end_document()
+
+    def add_documents(self, ids: np.ndarray, lengths: np.ndarray) -> None:
+        """`add_document` of each of a batch (`ids` back to back), with no Python call for each."""
+        self._check_open()
+        tokens, lengths = as_dtype(ids, self.dtype), np.asarray(lengths, np.int64).ravel()
+        if (lengths < 0).any() or lengths.sum() != len(tokens):
+            raise ValueError(f"lengths must be >= 0 and add up to the {len(tokens)} ids")
+        self._write_bin(tokens.tobytes())
+        ends = len(self.sequence_lengths) + 1 + np.arange(len(lengths), dtype=np.int64)
+        self.sequence_lengths.frombytes(lengths.tobytes())
+        self.document_indices.frombytes(ends.tobytes())  # each document is one sequence
 
     def add_index(self, prefix: str | os.PathLike, allow_missing_manifest: bool = False) -> None:
         """Append a whole existing dataset: copy its `.bin`, shift its document indices (a shard
@@ -305,7 +316,7 @@ class IndexedDatasetBuilder:
         tokenizer = None if self.corpus is None else self.tokenizer
         return dataset_manifest.dumps(dataset_manifest.make(
             self.dtype, tokenizer, self.corpus, counts, self._bin_checksum.fields(),
-            idx_checksum.fields(), self._shards))
+            idx_checksum.fields(), self._shards, self.engine))
 
     def discard(self) -> None:
         """Drop everything written so far; the target files are untouched."""
@@ -354,6 +365,8 @@ def merge_datasets(prefixes: Sequence[str | os.PathLike], out_prefix: str | os.P
     with IndexedDatasetBuilder(out_prefix, shards[0].dtype, tokenizer) as builder:
         for prefix in prefixes:
             builder.add_index(prefix, allow_missing_manifest)
+        found = [None if s.manifest is None else s.manifest.get("engine") for s in shards]
+        builder.engine = found[0] if all(e == found[0] for e in found) else None  # one, or none
     return IndexedDataset(out_prefix)
 
 

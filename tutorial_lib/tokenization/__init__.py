@@ -21,6 +21,10 @@
   decoder a serving loop needs (whole characters only);
 - `offsets`: each token's character span in the original text (chapter 13);
 - `golden`: golden vectors, the tokenizer's contract as a file of inputs and expected outputs;
+- `hf_json`: our Tokenizer as a Hugging Face tokenizer.json and a byte-level BPE one read back (its
+  split pattern rewritten for Oniguruma by `onig_regex`); `tiktoken_export`: our Tokenizer as a
+  tiktoken Encoding; `model_imports`: Qwen2.5 and DeepSeek-V4 loaded into our Tokenizer;
+  `vocab_check`: the rules every Tokenizer's vocabulary and merges keep;
 - `chat`: a conversation rendered with role tokens and a supervision mask (chapter 05);
 - `corpus`: a training corpus streamed from a file or a list of texts, its pre-tokens counted;
 - `trainer`: byte-level BPE training, a naive reference and a fast trainer with identical merges;

@@ -15,7 +15,8 @@ tokenizer runs inside this class and gives tiktoken's ids.
 
 What makes that fast in pure Python (the cache, exact cuts of long pieces, a heap for very long
 ones) lives in `fast_encode`, and gives the plain merge loop's ids; the files (tiktoken, GPT-2,
-save/load with a manifest of digests) live in `formats`.
+save/load with a manifest of digests) live in `formats`, Hugging Face's tokenizer.json both ways in
+`hf_json`, the export to a tiktoken Encoding in `tiktoken_export`.
 
 By default text is not normalized, so decode(encode_ordinary(x)) == x for every str x that has a
 UTF-8 form; a tokenizer built with `normalization="NFKC"` (or another of `normalize.FORMS`) applies
@@ -36,12 +37,14 @@ from typing import Any
 import numpy as np
 
 from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_iterable,
-                                  check_sequence, check_str, check_type)
-from tutorial_lib.tokenization import corpus, formats, offsets, stream_encode, trainer
+                                  check_str, check_type)
+from tutorial_lib.tokenization import (corpus, formats, hf_json, offsets, stream_encode,
+                                       tiktoken_export, trainer)
 from tutorial_lib.tokenization.fast_encode import PieceEncoder
 from tutorial_lib.tokenization.normalize import check_form, normalize_texts, normalizer
 from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, check_special_tokens,
                                                    compile_pattern, find_pretokens, special_regex)
+from tutorial_lib.tokenization.vocab_check import check_vocab_and_merges
 
 DECODE_ERRORS = ("replace", "strict", "backslashreplace")  # U+FFFD, refuse, or show bytes as \xNN
 
@@ -69,7 +72,7 @@ class Tokenizer:
         metadata: dict | None = None,
         normalization: str = "none",
     ) -> None:
-        self.vocab, self.merges = _check_vocab_and_merges(vocab, merges)
+        self.vocab, self.merges = check_vocab_and_merges(vocab, merges)
         self._id_of = {token: i for i, token in self.vocab.items()}
         ordinary = {self._id_of[bytes([b])] for b in range(256)}  # what encoding can make
         ordinary.update(self._id_of[a + b] for a, b in self.merges)
@@ -302,6 +305,19 @@ class Tokenizer:
         return cls(*formats.from_gpt2_files(vocab_json, merges_txt, special_tokens, pattern))
 
     @classmethod
+    def from_huggingface(cls, path: str | os.PathLike, pattern: str | None = None) -> Tokenizer:
+        """A byte-level BPE tokenizer.json (GPT-2's, Qwen's, ours): `hf_json.read`."""
+        return cls(*hf_json.read(path, pattern))
+
+    def to_huggingface(self, path: str | os.PathLike) -> Path:
+        """Write a Hugging Face tokenizer.json with our ids and digest: `hf_json.export`."""
+        return hf_json.export(self, path)
+
+    def to_tiktoken(self, name: str | None = None) -> Any:
+        """A tiktoken Encoding with our ids, where tiktoken can hold us: `tiktoken_export`."""
+        return tiktoken_export.to_tiktoken(self, name)
+
+    @classmethod
     def load(cls, path: str | os.PathLike) -> Tokenizer:
         """Read a file written by `save`, checked against its manifest: `formats.load`."""
         return cls(*formats.load(path))
@@ -322,48 +338,6 @@ class Tokenizer:
 
 
 # ------------------------------------------------------------------------------------------ helpers
-
-
-def _check_vocab_and_merges(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]
-                            ) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
-    """The contract: distinct non-empty bytes per id, all 256 bytes, merges of earlier tokens."""
-    check_type(vocab, "vocab", dict, "a dict[int, bytes]")
-    owner: dict[bytes, int] = {}
-    for i, token in vocab.items():
-        if check_type(i, "a vocab id", int, "an int >= 0") < 0:
-            raise ValueError(f"vocab ids must be ints >= 0, got {i}")
-        if not check_type(token, f"vocab[{i}]", bytes, "non-empty bytes"):
-            raise ValueError(f"vocab[{i}] must be non-empty bytes, got b''")
-        if owner.setdefault(token, i) != i:
-            raise ValueError(f"vocab ids {owner[token]} and {i} both have the bytes {token!r}; "
-                             "bytes must be unique")
-    missing = [b for b in range(256) if bytes([b]) not in owner]
-    if missing:
-        raise ValueError(f"vocab lacks the single-byte tokens of {len(missing)} byte values "
-                         f"(first: {missing[0]}); byte-level BPE needs all 256 so that every text "
-                         "can be encoded")
-    merges = [tuple(check_sequence(m, f"merges[{rank}]", "a pair of bytes")) for rank, m
-              in enumerate(check_iterable(merges, "merges", "a list of (bytes, bytes) pairs"))]
-    made = {bytes([b]) for b in range(256)}  # the tokens that bytes and the merges so far make
-    seen: set[tuple[bytes, bytes]] = set()
-    for rank, merge in enumerate(merges):
-        if len(merge) != 2:
-            raise ValueError(f"merges[{rank}] must be a pair of bytes, got {len(merge)} items: "
-                             f"{merge!r}")
-        for part in merge:
-            check_type(part, f"each part of merges[{rank}]", bytes, "bytes")
-        unmade = [part for part in merge if part not in made]
-        if unmade:
-            raise ValueError(f"merges[{rank}] = {merge!r}: {unmade[0]!r} is neither a byte nor "
-                             "made by an earlier merge")
-        if merge in seen:
-            raise ValueError(f"merges[{rank}] = {merge!r} repeats an earlier merge")
-        if merge[0] + merge[1] not in owner:
-            raise ValueError(f"merges[{rank}] = {merge!r} makes {merge[0] + merge[1]!r}, which is "
-                             "not in the vocab")
-        seen.add(merge)
-        made.add(merge[0] + merge[1])
-    return dict(vocab), merges
 
 
 def _joined(collect: Callable[[Iterator[int]], Any], id_tuples: IdTuples) -> Any:
