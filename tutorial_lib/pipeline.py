@@ -260,6 +260,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _build(args: argparse.Namespace) -> BuildSummary:
     tokenizer = _load_tokenizer(args.tokenizer)
+    if args.scheduler is not None:  # the same dataset, from shard tasks on a Dask cluster
+        from tutorial_lib.distributed import build_on
+
+        if args.workers != 1:
+            raise ValueError("--workers counts processes on this machine; with --scheduler the "
+                             "cluster's workers encode: drop one of the two")
+        return build_on(args.scheduler, args.files, tokenizer, args.output, split=args.split,
+                        eod=args.eod, dtype=args.dtype, progress=not args.quiet)
     return build(args.files, tokenizer, args.output, split=args.split, eod=args.eod,
                  dtype=args.dtype, workers=args.workers, progress=not args.quiet)
 
@@ -325,6 +333,11 @@ def _parser() -> argparse.ArgumentParser:
                          help=f"encoding processes, at most {MAX_WORKERS} (default 1); files "
                               f"of less than {WORKERS_FROM_BYTES >> 20} MiB in all are encoded in "
                               "one process, since starting workers costs more than they save there")
+    command.add_argument("--scheduler", metavar="ADDRESS",
+                         help="a Dask scheduler (tcp://host:8786): shards of the files are "
+                              "tokenized as tasks on its cluster and merged here, with the same "
+                              "output (tutorial_lib.distributed; the files and the output's "
+                              "directory must be at the same paths on every worker)")
     command.add_argument("--split", default="line", metavar="line|blank|SEP",
                          help="documents are lines (default), paragraphs between empty lines, or "
                               "the text between occurrences of the string SEP, e.g. "
