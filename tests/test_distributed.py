@@ -5,6 +5,9 @@ by a failed task or a Ctrl-C in the client."""
 import json
 import logging
 import multiprocessing.resource_tracker
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -94,7 +97,7 @@ def test_the_cluster_builds_what_one_process_builds(gpt2, client, tmp_path):
 
 def test_tiny_shards_of_a_file_with_every_hard_cut(gpt2, client, tmp_path):
     corpus = tmp_path / "hard.txt"  # a BOM, CRLF and lone CR, 3-byte characters, U+FEFF inside
-    corpus.write_bytes(("\ufeff" + "中文\r\n\r\n\r\nB\ufeffC\r\n\n\rx\n\n" * 12).encode())
+    corpus.write_bytes(("\ufeff" + "中文\r\n\r\n\r\nB\ufeffC\r\n\n\rx\n\n" * 6).encode())
     for split in ("blank", "line", "\n\n\n"):
         distributed.build(corpus, gpt2, tmp_path / "cluster", client=client, split=split, shard_bytes=9,
                           progress=False)
@@ -184,3 +187,48 @@ def test_the_command_line_takes_a_scheduler(client, tmp_path, capsys):
     assert pipeline.main([*args[:1], "--scheduler", address, "--workers", "2", "--output",
                           str(tmp_path / "two"), *args[1:]]) == 1
     assert "with --scheduler the cluster's workers encode" in capsys.readouterr().err
+
+
+# A client killed in the middle of a build (SIGKILL: nothing of it runs any more), while its shards run.
+KILLED_CLIENT = r"""
+import sys, time
+from pathlib import Path
+from distributed import Client
+from tutorial_lib import data, distributed
+from tutorial_lib.tokenization.tokenizer import Tokenizer
+
+def wait_for_the_kill(paths, shards):
+    Path("started").write_text("")
+    while True:
+        time.sleep(0.05)
+
+distributed._checksums = wait_for_the_kill
+tok = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
+with Client(sys.argv[1]) as client:
+    distributed.build(data.corpus_path("tinystories"), tok, "out", client=client, split=data.ENDOFTEXT,
+                      shard_bytes=100_000, progress=False)
+"""
+
+
+def test_the_shards_of_a_killed_client_are_removed_by_the_next_build(gpt2, client, tmp_path):
+    script = tmp_path / "killed_client.py"
+    script.write_text(KILLED_CLIENT, encoding="utf-8")
+    root = Path(distributed.__file__).parent.parent
+    process = subprocess.Popen([sys.executable, str(script), client.scheduler.address], cwd=tmp_path,
+                               env={**os.environ, "PYTHONPATH": str(root)})
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "started").exists():
+        assert process.poll() is None and time.monotonic() < deadline, "the client did not start its build"
+        time.sleep(0.05)
+    process.kill()
+    process.wait()
+    left = [p.name for p in tmp_path.iterdir() if ".shards-" in p.name]
+    assert len(left) == 1 and f"-{process.pid}-" in left[0]  # what a killed client cannot remove
+    assert not [p for p in tmp_path.glob("out.*") if ".shards-" not in p.name]  # the merge never ran
+    wait_until_idle(client)  # the scheduler drops a lost client's tasks; running ones end
+    with pytest.warns(UserWarning, match=r"removed 1 shard directory of .* left by builds that were killed"):
+        distributed.build(TINYSTORIES, gpt2, tmp_path / "out", client=client, split=EOT, shard_bytes=100_000,
+                          progress=False)
+    pipeline.build(TINYSTORIES, gpt2, tmp_path / "one", split=EOT, progress=False)
+    assert_same_dataset(tmp_path / "out", tmp_path / "one")
+    assert [p.name for p in tmp_path.iterdir() if ".shards-" in p.name] == []

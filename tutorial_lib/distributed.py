@@ -33,16 +33,21 @@ The steps, and why each is the way it is:
 A failed task, an error on the client or Ctrl-C stops the run the same way: a STOP file in the
 shard directory makes every running shard stop at its next batch (a running Dask task cannot be
 killed from outside), the client waits for them, removes the directory, and the output prefix is
-untouched (the merge writes atomically, like every builder). The cluster's workers are the
+untouched (the merge writes atomically, like every builder). A client killed outright (SIGKILL, a
+lost node) runs no clean-up: its shard directory, named after its host and process, is removed by
+the next build of the same prefix on that host, with a warning. The cluster's workers are the
 cluster's: this module starts none and leaves them running, idle.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
+import socket
 import tempfile
 import time
+import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
@@ -54,7 +59,7 @@ from tqdm.auto import tqdm
 from tutorial_lib import data
 from tutorial_lib._checks import check_bool, check_int, check_path, check_str, check_type
 from tutorial_lib._files import CHUNK_BYTES
-from tutorial_lib._parallel import batches
+from tutorial_lib._parallel import _alive, batches
 from tutorial_lib.corpus_files import check_paths, read_range, separator_of, shard_ranges
 from tutorial_lib.packing.dataset_manifest import Checksum, manifest_path
 from tutorial_lib.packing.megatron import IndexedDatasetBuilder
@@ -134,8 +139,7 @@ def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tok
     start = time.perf_counter()
     workers = sum(client.nthreads().values())
     shards = plan(paths, split, shard_bytes)
-    directory = Path(tempfile.mkdtemp(prefix=f"{prefix.name}.shards-",
-                                      dir=prefix.parent.resolve())).resolve()
+    directory = _shard_directory(prefix)
     try:
         documents, tokens = _run(client, paths, shards, tokenizer, fields, dtype, split, prefix,
                                  directory, progress)
@@ -145,6 +149,23 @@ def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tok
                                time.perf_counter() - start, workers,
                                manifest_path(prefix), len(shards),
                                str(client.scheduler.address))
+
+
+def _shard_directory(prefix: Path) -> Path:
+    """A new directory beside the output for the shards, named after this host and process. Those
+    that a client on this host left when it was killed (SIGKILL, a lost node: no clean-up ran) are
+    removed first, with a warning, as the pipeline's pool and builder remove theirs."""
+    stem = f"{prefix.name}.shards-{socket.gethostname()}-"
+    stale = [path for path in prefix.parent.glob(f"{glob.escape(stem)}*-*")
+             if (pid := path.name[len(stem):].split("-")[0]).isdigit() and os.name == "posix"
+             and not _alive(int(pid))]
+    for path in stale:
+        shutil.rmtree(path, ignore_errors=True)
+    if stale:
+        warnings.warn(f"removed {len(stale)} shard director{'y' if len(stale) == 1 else 'ies'} "
+                      f"of {os.fspath(prefix)!r} left by builds that were killed: "
+                      f"{', '.join(path.name for path in stale)}", stacklevel=3)
+    return Path(tempfile.mkdtemp(prefix=f"{stem}{os.getpid()}-", dir=prefix.parent)).resolve()
 
 
 def _run(client: object, paths: list[Path], shards: list[Shard], tokenizer: Tokenizer,
