@@ -68,6 +68,8 @@ IMPORTS: dict[str, set[str]] = {
     'exercises.ch12': {'data', 'exercises', 'tokenization.bits_per_byte', 'tokenization.compare',
                        'tokenization.course_tokenizer', 'tokenization.evaluate',
                        'tokenization.measure', 'tokenization.model_tokenizers'},
+    'exercises.ch13': {'data', 'exercises', 'tokenization.course_tokenizer', 'tokenization.golden',
+                       'tokenization.normalize', 'tokenization.offsets', 'tokenization.tokenizer'},
     'exercises.feedback': {'palette'},
     'exercises.runner': {'exercises', 'exercises.blocking', 'exercises.sandbox'},
     'exercises.sandbox': {'_memory'},

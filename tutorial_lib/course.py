@@ -216,6 +216,16 @@ CHAPTERS = [
          "tokenization.superbpe"),
         (),
     ),
+    Chapter(
+        "13",
+        "13_tokenizer_contract",
+        "分词器即契约",
+        "The tokenizer as a versioned contract",
+        PARTS[3],
+        "规范化、偏移、黄金向量和跟着数据走的清单",
+        ("tokenization.normalize",),
+        (),
+    ),
 ]
 
 

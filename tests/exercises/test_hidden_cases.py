@@ -71,6 +71,9 @@ PUBLIC_DIGESTS = {
     "12.bits_per_byte": "df9289b01d5db632",
     "12.premium_summary": "c575e7afa3dc4dc9",
     "12.token_script": "cc292826d35309ee",
+    "13.golden_vector": "ef60d906519e1ffb",
+    "13.invariant_failures": "83d4f302b74db9a5",
+    "13.token_offsets": "7722f722c6e0b048",
 }
 
 

@@ -20,6 +20,7 @@ from tutorial_lib.exercises import blocking, check
 from tutorial_lib.exercises.ch05 import reference_tokenizer
 from tutorial_lib.exercises.ch07 import _pad_expected
 from tutorial_lib.exercises.ch09 import TOLERANCE
+from tutorial_lib.exercises.ch13 import byte_level_tokenizer
 from tutorial_lib.packing import attention, batch, gpt_samples, masks, megatron, strategies
 from tutorial_lib.tokenization import (
     bits_per_byte,
@@ -27,8 +28,11 @@ from tutorial_lib.tokenization import (
     characters,
     d2l,
     evaluate,
+    golden,
     measure,
     model_tokenizers,
+    normalize,
+    offsets,
     trainer,
     unigram,
     unigram_train,
@@ -154,7 +158,23 @@ CHEATS = {
                                                                                   eng)),
     "12.bits_per_byte": bits_per_byte.from_loss,
     "12.token_script": model_tokenizers.token_script,
+    "13.invariant_failures": lambda tokenizer, texts, form: [
+        i for i, x in enumerate(texts)
+        if tokenizer.decode(tokenizer.encode_ordinary(x)) != normalize.normalize(x, form)],
+    "13.token_offsets": lambda text, pieces: _offsets_of(text, pieces),
+    "13.golden_vector": lambda tokenizer, category, x: golden.vector(tokenizer, category, x)
+    if next(c for c in golden.CATEGORIES if c.name == category).belongs(x) else None,
 }
+
+
+def _offsets_of(text, pieces):
+    """encode_with_offsets under whichever of the case builder's tokenizers made `pieces`."""
+    for name in ("course", "gpt2"):
+        tokenizer = byte_level_tokenizer(name)
+        found = offsets.encode_with_offsets(tokenizer, text, allowed_special="all")
+        if [tokenizer.token_bytes(i) for i in found.ids] == pieces:
+            return list(found.offsets), list(found.partial)
+    raise AssertionError("no tokenizer makes these pieces")
 
 
 def _summary(premium):

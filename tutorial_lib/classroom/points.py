@@ -58,6 +58,9 @@ POINTS: dict[str, int] = {
     "12.premium_summary": 3,
     "12.token_script": 2,
     "12.bits_per_byte": 2,
+    "13.invariant_failures": 2,
+    "13.token_offsets": 3,
+    "13.golden_vector": 2,
 }
 
 
