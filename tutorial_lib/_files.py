@@ -284,21 +284,26 @@ def write_atomically(path: str | os.PathLike, text: str) -> None:
 
 
 def read_utf8(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES,
-              on_read: Callable[[bytes], object] | None = None) -> Iterator[str]:
+              on_read: Callable[[bytes], object] | None = None, *, start: int = 0,
+              end: int | None = None) -> Iterator[str]:
     """The text of `path` in pieces, decoded as strict UTF-8, `chunk_bytes` bytes read at a time.
 
     A character cut between two reads is completed by the next one (an incremental decoder). A byte
     that is not UTF-8 raises ValueError naming the file and the byte's offset: guessing an encoding
     would put wrong text into a tokenizer or a dataset. `on_read(chunk)` is given the bytes of each
     read, once they decoded: a progress bar counts them, a checksum hashes them, and the file is
-    still read only once.
+    still read only once. `start` and `end` read only the bytes [start, end) (a shard of the file:
+    they must be where characters start); offsets in errors stay the file's.
     """
     path = check_path(path, "path")
     chunk_bytes = check_int(chunk_bytes, "chunk_bytes", low=1)
+    start = check_int(start, "start", low=0)
+    end = None if end is None else check_int(end, "end", low=start)
     decoder = codecs.getincrementaldecoder("utf-8")()
-    offset = 0  # bytes read before this chunk
+    offset = start  # bytes of the file before this chunk
     with open(path, "rb") as f:
-        while chunk := f.read(chunk_bytes):
+        f.seek(start)
+        while chunk := f.read(chunk_bytes if end is None else min(chunk_bytes, end - offset)):
             pending = len(decoder.getstate()[0])  # bytes of a character the last read cut
             try:
                 yield decoder.decode(chunk)

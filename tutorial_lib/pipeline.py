@@ -26,8 +26,7 @@ the corpus size:
    twice), the counts, the sha256 of `.bin` and `.idx`, and the engine. The `verify` command
    checks a dataset against it.
 
-This module sits at the top of the library because it joins the two halves: `packing.megatron` works
-on ids, whatever made them, and `tokenization` knows nothing of file formats.
+It sits at the top of the library: it joins `packing.megatron` (ids) and `tokenization` (text).
 """
 
 from __future__ import annotations
@@ -143,10 +142,8 @@ def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tok
 
 
 def tokenizer_fields(tokenizer: Tokenizer, eod: str = data.ENDOFTEXT) -> dict:
-    """What a dataset's manifest records of the tokenizer that made its ids: the digest (its whole
-    contract), vocab_size, the `eod` token and its id, the normalization, and the digests its own
-    manifest is made of (vocab, merges, settings, ...), which say what changed when the digest did.
-    """
+    """What a dataset's manifest records of the tokenizer that made its ids: the digest, vocab_size,
+    `eod` and its id, the normalization, and the digests that say what changed when it did."""
     check_type(tokenizer, "tokenizer", Tokenizer, "a tutorial_lib Tokenizer")
     digests = {key: value for key, value in tokenizer.manifest().items()
                if key.endswith("_sha256") and key != "tokenizer_sha256"}  # that one is the digest
@@ -281,9 +278,16 @@ def main(argv: list[str] | None = None) -> int:
 
 def _build(args: argparse.Namespace) -> BuildSummary:
     tokenizer = _load_tokenizer(args.tokenizer)
-    return build(args.files, tokenizer, args.output, split=args.split, eod=args.eod,
-                 dtype=args.dtype, workers=args.workers, progress=not args.quiet,
-                 engine=args.engine)
+    options = dict(split=args.split, eod=args.eod, dtype=args.dtype, progress=not args.quiet,
+                   engine=args.engine)
+    if args.scheduler is None:
+        return build(args.files, tokenizer, args.output, workers=args.workers, **options)
+    from tutorial_lib.distributed import build_on  # the same dataset, from a Dask cluster's tasks
+
+    if args.workers != 1:
+        raise ValueError("--workers counts processes on this machine; with --scheduler the "
+                         "cluster's workers encode: drop one of the two")
+    return build_on(args.scheduler, args.files, tokenizer, args.output, **options)
 
 
 def _verify(args: argparse.Namespace) -> str:
@@ -354,6 +358,9 @@ def _parser() -> argparse.ArgumentParser:
                          help="what encodes: ours (default, the course's encoder), tiktoken or "
                               "huggingface (the tokenizer exported to that library: the same ids, "
                               "checked on a sample of the documents, faster)")
+    command.add_argument("--scheduler", metavar="ADDRESS",
+                         help="a Dask scheduler (tcp://host:8786): shards of the files become tasks "
+                              "on its cluster, merged here (tutorial_lib.distributed)")
     command.add_argument("--split", default="line", metavar="line|blank|SEP",
                          help="documents are lines (default), paragraphs between empty lines, or "
                               "the text between occurrences of the string SEP, e.g. "
