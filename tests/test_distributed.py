@@ -139,7 +139,7 @@ def test_a_worker_checks_the_digest_of_the_tokenizer_it_got(gpt2, tmp_path):
     fields = pipeline.tokenizer_fields(gpt2) | {"digest": "0" * 64}
     with pytest.raises(ValueError, match="the worker got a tokenizer with digest"):
         distributed._build_shard(shard, str(tmp_path / "shard"), gpt2, fields, gpt2_dtype(gpt2), EOT,
-                                 str(tmp_path / "STOP"))
+                                 str(tmp_path / "STOP"), "ours")
     assert leftovers(tmp_path, keep=set()) == []
 
 

@@ -150,8 +150,8 @@ def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tok
         shutil.rmtree(directory, ignore_errors=True)
     return ClusterBuildSummary(prefix, documents, tokens, sum(p.stat().st_size for p in paths),
                                time.perf_counter() - start, workers,
-                               manifest_path(prefix), len(shards),
-                               str(client.scheduler.address))
+                               manifest_path(prefix), engine, shards=len(shards),
+                               scheduler=str(client.scheduler.address))
 
 
 def _shard_directory(prefix: Path) -> Path:
@@ -183,7 +183,8 @@ def _run(client: object, paths: list[Path], shards: list[Shard], tokenizer: Toke
                          shard.end)
             futures.append(client.submit(
                 _build_shard, task, str(directory / shard.name), remote, fields, dtype, split,
-                str(stop), engine, key=f"tutorial_lib-shard-{directory.name}-{shard.index}", pure=False))
+                str(stop), engine, key=f"tutorial_lib-shard-{directory.name}-{shard.index}",
+                pure=False))
         corpus, ranges = _checksums(paths, shards)  # on the client, while the workers tokenize
         results = _gather(futures, shards, progress)
         for shard, result, expected in zip(shards, results, ranges):

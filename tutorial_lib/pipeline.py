@@ -359,8 +359,8 @@ def _parser() -> argparse.ArgumentParser:
                               "huggingface (the tokenizer exported to that library: the same ids, "
                               "checked on a sample of the documents, faster)")
     command.add_argument("--scheduler", metavar="ADDRESS",
-                         help="a Dask scheduler (tcp://host:8786): shards of the files become tasks "
-                              "on its cluster, merged here (tutorial_lib.distributed)")
+                         help="a Dask scheduler (tcp://host:8786): shards of the files become "
+                              "tasks on its cluster, merged here (tutorial_lib.distributed)")
     command.add_argument("--split", default="line", metavar="line|blank|SEP",
                          help="documents are lines (default), paragraphs between empty lines, or "
                               "the text between occurrences of the string SEP, e.g. "
