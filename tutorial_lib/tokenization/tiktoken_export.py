@@ -17,8 +17,9 @@ ours; that is what makes the two encoders agree.
 What cannot be carried: a normalization form (tiktoken has no normalizer: normalize the text first
 with `normalize.normalize`), and decode-only ids (tiktoken could merge into them: name them special
 tokens). And the split pattern runs in tiktoken's regex engine, whose Unicode tables are older than
-the `regex` module's: on the 17,480 code points pretokenize's docstring describes (U+0C5C first) the
-ids can differ; tests/tokenization/test_tiktoken_export.py pins that.
+the `regex` module's: on the 17,480 code points pretokenize's docstring describes (U+0558 is the
+first, chapter 05's U+0C5C one of them) the ids can differ; tests/tokenization/test_tiktoken_export.py
+pins that.
 """
 
 from __future__ import annotations
