@@ -178,8 +178,10 @@ CHAPTERS = [
         "原地改写、"
         "截断后 SIGBUS）；Megatron 在读数据时拼接切出的训练样本（EOD 处重置位置、损失掩码）与 BFD "
         "打包对比；"
-        "分片写入再合并",
-        ("packing.megatron", "packing.mmap_demo", "packing.gpt_samples", "pipeline"),
+        "分片写入再合并；比一台机器还大的数据集：按字节区间切分片、Megatron 的 `--partitions` 与 "
+        "`merge_datasets.py`、在 Dask 集群上构建（与单进程逐字节相同）",
+        ("packing.megatron", "packing.mmap_demo", "packing.gpt_samples", "pipeline",
+         "distributed"),
         ("sample_explorer", "sequence_explorer"),
     ),
     Chapter(
@@ -227,9 +229,12 @@ CHAPTERS = [
         "decode(encode(x)) == N(x) 对错两种配对；偏移画在汉字、emoji 和代码上，半个字符的 token；"
         "黄金向量逐类读、一处改动哪些类别抓住、分词器清单逐字段；数据集清单：另一个分词器的分片"
         "合并被拒、翻转一个字节被校验抓住、摘要该写在哪；解码错误策略与流式解码的 U+FFFD；"
-        "亲手写不变量检查、偏移和一条黄金向量",
+        "把分词器带出去：导出成 tokenizer.json（tokenizers、transformers 载入后 id 相同，摘要往返"
+        "不变）和 tiktoken 的 Encoding，导入 GPT-2、DeepSeek-V4、Qwen2.5，Qwen3.6 为什么被拒，"
+        "流水线的 tiktoken 引擎；亲手写不变量检查、偏移和一条黄金向量",
         ("tokenization.normalize", "tokenization.normalization_effect", "tokenization.offsets",
-         "tokenization.golden", "tokenization.stream_decode", "packing.dataset_manifest"),
+         "tokenization.golden", "tokenization.stream_decode", "packing.dataset_manifest",
+         "tokenization.model_imports", "engines"),
         ("golden_explorer",),
     ),
 ]
