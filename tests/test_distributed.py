@@ -72,11 +72,16 @@ def assert_same_dataset(cluster_prefix, one_prefix):
 
 
 def wait_until_idle(client):
-    """The cluster runs no task of ours any more (the stopped ones end at their next batch)."""
+    """The cluster runs no task of ours any more (the stopped ones end at their next batch). The
+    workers are asked, not the scheduler: it forgets the tasks of a client that was killed while
+    the workers still run them."""
+    def running():
+        return any(client.run(lambda dask_worker: len(dask_worker.state.executing)).values())
+
     deadline = time.monotonic() + 30
-    while any(client.processing().values()) and time.monotonic() < deadline:
+    while (any(client.processing().values()) or running()) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(client.processing().values())
+    assert not any(client.processing().values()) and not running()
 
 
 def test_the_cluster_builds_what_one_process_builds(gpt2, client, tmp_path):

@@ -226,8 +226,9 @@ class Stopped(RuntimeError):
 
 
 def _until_stopped(stop: Path, results: Iterator) -> Iterator:
-    """`results`, but a Stopped error as soon as the file `stop` exists, checked before each."""
-    while not stop.exists():
+    """`results`, but a Stopped error as soon as the file `stop` exists, or its directory is gone
+    (the next build removed the directory of a client that was killed), checked before each."""
+    while not stop.exists() and stop.parent.is_dir():
         try:
             yield next(results)
         except StopIteration:
