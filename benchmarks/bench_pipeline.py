@@ -49,6 +49,7 @@ from collections import deque
 from pathlib import Path
 
 from tutorial_lib import data, engines, pipeline
+from tutorial_lib.corpus_files import read_documents
 from tutorial_lib.packing.megatron import IndexedDatasetBuilder, bin_path, idx_path
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
@@ -322,9 +323,40 @@ def bigger_input(directory: Path, corpus: Path, tok: Tokenizer, enc, docs: list[
             timed(lambda: encode_alone(enc, docs, BIGGER)))
         rows.setdefault("tiktoken alone, ids kept + EOD (issue 22's way)", []).append(
             timed(lambda: encode_kept(enc, docs, BIGGER)))
+        rows.setdefault(KEPT_AS_PIPELINE, []).append(timed(lambda: encode_concatenated(enc, docs, BIGGER)))
+        rows.setdefault(READ, []).append(timed(lambda: deque(read_documents([big], EOT, []), maxlen=0)))
     print_rows(rows, mb, {})
     target(rows, f"{mb:.0f} MB")
+    bound(rows)
     big.unlink()
+
+
+KEPT_AS_PIPELINE = "tiktoken alone, ids kept as the engine keeps them"
+READ = "reading and cutting the documents, no encoding"
+
+
+def encode_concatenated(enc, docs: list[str], times: int = 1) -> list:
+    """tiktoken alone, each document's ids copied into its batch's array with its EOD as they come
+    (`engines.concatenate` of a `map`, what the tiktoken engine does), in batches of the pipeline's size."""
+    kept, batch, size = [], [], 0
+    for doc in (d for _ in range(times) for d in docs):
+        batch.append(doc)
+        size += len(doc) + pipeline.DOC_CHARS
+        if size >= pipeline.BATCH_CHARS:
+            kept.append(engines.concatenate(map(enc.encode_ordinary, batch), 50256))
+            batch, size = [], 0
+    return kept + [engines.concatenate(map(enc.encode_ordinary, batch), 50256)]
+
+
+def bound(rows: dict[str, list[tuple]]) -> None:
+    """The best 2 workers can do against tiktoken alone at its fastest (ids dropped): what a worker must do
+    at the least is read and cut its documents and keep their ids, two cores doing that with nothing else
+    (no process start, no sending, no writing, no sample check)."""
+    alone, kept, read = (min(rows[name])[0] for name in ("tiktoken alone, encode_ordinary, 1 thread",
+                                                          KEPT_AS_PIPELINE, READ))
+    print(f"  the ceiling on 2 cores: keeping the ids takes {kept / alone:.2f}x the time of dropping them, reading "
+          f"and cutting adds {read / alone:.2f}x, so 2 workers doing only that reach "
+          f"{2 * alone / (kept + read):.2f}x tiktoken alone, encode_ordinary, 1 thread", flush=True)
 
 
 def crossover(directory: Path, corpus: Path, tok: Tokenizer) -> None:

@@ -24,9 +24,9 @@ The steps, and why each is the way it is:
    (a range's sha256 cannot be combined into the file's); each range's sha256 must be the one the
    worker read: a file that changed during the run, or a node that sees another copy of it, fails
    the build instead of mixing two corpora.
-4. Merge. The client appends the shards in order with `IndexedDatasetBuilder.add_index`, the step
-   `merge_datasets` is made of, which checks each shard's tokenizer and `.bin` sha256 on the way;
-   the merged manifest lists the shards (their names are their byte ranges) and the whole files.
+4. Merge. The client merges the shards in order with `merge_datasets`, which checks each shard's
+   tokenizer and `.bin` sha256 on the way; the merged manifest lists the shards (their names are
+   their byte ranges) and, through its `corpus` argument, the whole files.
    `.bin` and `.idx` are byte for byte those of `pipeline.build`, and so is the manifest but for
    its `shards`. The shard directory is removed after the merge.
 
@@ -63,7 +63,7 @@ from tutorial_lib._files import CHUNK_BYTES
 from tutorial_lib._parallel import _alive, batches
 from tutorial_lib.corpus_files import check_paths, read_range, separator_of, shard_ranges
 from tutorial_lib.packing.dataset_manifest import Checksum, manifest_path
-from tutorial_lib.packing.megatron import IndexedDataset, IndexedDatasetBuilder
+from tutorial_lib.packing.megatron import merge_datasets
 from tutorial_lib.pipeline import (BATCH_CHARS, DOC_CHARS, BuildSummary, _dtype, _encode_batch,
                                    _write, tokenizer_fields)
 from tutorial_lib.tokenization.tokenizer import Tokenizer
@@ -147,7 +147,7 @@ def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tok
         documents, tokens = _run(client, paths, shards, tokenizer, fields, dtype, split, prefix,
                                  directory, progress, engine)
     finally:
-        shutil.rmtree(directory, ignore_errors=True)
+        _remove(directory)
     return ClusterBuildSummary(prefix, documents, tokens, sum(p.stat().st_size for p in paths),
                                time.perf_counter() - start, workers,
                                manifest_path(prefix), engine, shards=len(shards),
@@ -163,12 +163,23 @@ def _shard_directory(prefix: Path) -> Path:
              if (pid := path.name[len(stem):].split("-")[0]).isdigit() and os.name == "posix"
              and not _alive(int(pid))]
     for path in stale:
-        shutil.rmtree(path, ignore_errors=True)
+        _remove(path)
     if stale:
         warnings.warn(f"removed {len(stale)} shard director{'y' if len(stale) == 1 else 'ies'} "
                       f"of {os.fspath(prefix)!r} left by builds that were killed: "
                       f"{', '.join(path.name for path in stale)}", stacklevel=3)
     return Path(tempfile.mkdtemp(prefix=f"{stem}{os.getpid()}-", dir=prefix.parent)).resolve()
+
+
+def _remove(directory: Path) -> None:
+    """Remove `directory` and all in it, again until it is gone (for at most STOP_SECONDS): a shard
+    task still running for it (of a killed client, or one that did not stop in time) can write a
+    file into it during a removal, until its next batch sees the directory gone and stops."""
+    deadline = time.monotonic() + STOP_SECONDS
+    shutil.rmtree(directory, ignore_errors=True)
+    while directory.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _run(client: object, paths: list[Path], shards: list[Shard], tokenizer: Tokenizer,
@@ -193,8 +204,7 @@ def _run(client: object, paths: list[Path], shards: list[Shard], tokenizer: Toke
                                  "the same on the worker that tokenized them as on this client "
                                  "(the file changed during the build, or that node sees another "
                                  "copy of it); nothing was written")
-        return _merge([directory / shard.name for shard in shards], prefix, dtype, fields,
-                      corpus, results)
+        return _merge([directory / shard.name for shard in shards], prefix, corpus, results)
     except BaseException:
         _stop(futures, stop)
         raise
@@ -279,15 +289,11 @@ def _gather(futures: list, shards: list[Shard], progress: bool) -> list[dict]:
     return results
 
 
-def _merge(prefixes: list[Path], prefix: Path, dtype: np.dtype, fields: dict, corpus: list[dict],
-           results: list[dict]) -> tuple[int, int]:
-    """`merge_datasets` of the shards, but listing the whole `corpus` files instead of the ranges
-    the shards list: what `pipeline.build` lists."""
-    with IndexedDatasetBuilder(prefix, dtype, fields) as builder:
-        for shard in prefixes:
-            builder.add_index(shard)
-        builder.corpus = corpus
-        builder.engine = IndexedDataset(prefixes[0]).manifest["engine"]  # one engine made them all
+def _merge(prefixes: list[Path], prefix: Path, corpus: list[dict], results: list[dict]
+           ) -> tuple[int, int]:
+    """`merge_datasets` of the shards, listing the whole `corpus` files instead of the ranges the
+    shards list: what `pipeline.build` lists."""
+    merge_datasets(prefixes, prefix, corpus=corpus)
     return sum(r["documents"] for r in results), sum(r["tokens"] for r in results)
 
 

@@ -7,7 +7,8 @@ one it was, as the make of a tool, not as part of the data):
 - "ours": `Tokenizer.encode_ordinary`, the course's pure-Python encoder. The default: the one
   the course teaches, exact by definition, and the reference the others are checked against.
 - "tiktoken": the tokenizer exported to a tiktoken `Encoding`, OpenAI's Rust BPE, one document at
-  a time (`encode_ordinary`; `concatenate` then copies the lists' ids into one array in C).
+  a time (`encode_ordinary`; `concatenate` copies each list's ids into the batch's array in C as
+  it comes).
 - "huggingface": the tokenizer exported to a `tokenizer.json` and loaded by Hugging Face
   `tokenizers`, whose `encode_batch_fast` takes the whole batch in one call.
 
@@ -84,8 +85,9 @@ class Engine:
         """What a dataset's manifest records of the engine that made its ids."""
         return {"name": self.name, "library": self.library, "version": self.version}
 
-    def encode_batch(self, texts: list[str]) -> list[np.ndarray] | list[list[int]]:
-        """The ids of each text (ordinary text: `find_special` has found no special token)."""
+    def encode_batch(self, texts: list[str]) -> Iterable[np.ndarray] | Iterable[list[int]]:
+        """The ids of each text (ordinary text: `find_special` has found no special token), as a
+        list or one at a time (`concatenate` copies them as they come)."""
         return [self._tokenizer.encode_to_numpy(text) for text in texts]
 
     def _normalized(self, texts: list[str]) -> list[str]:
@@ -112,8 +114,8 @@ class TiktokenEngine(Engine):
     def version(self) -> str:
         return _version("tiktoken")
 
-    def encode_batch(self, texts: list[str]) -> list[list[int]]:
-        return list(map(self._encoding.encode_ordinary, self._normalized(texts)))
+    def encode_batch(self, texts: list[str]) -> Iterator[list[int]]:
+        return map(self._encoding.encode_ordinary, self._normalized(texts))
 
 
 class HuggingFaceEngine(Engine):
@@ -136,7 +138,7 @@ class HuggingFaceEngine(Engine):
     def version(self) -> str:
         return _version("tokenizers")
 
-    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+    def encode_batch(self, texts: list[str]) -> Iterator[list[int]]:
         previous = os.environ.get("TOKENIZERS_PARALLELISM")
         os.environ["TOKENIZERS_PARALLELISM"] = "false"  # read by tokenizers at each call
         try:
@@ -147,7 +149,7 @@ class HuggingFaceEngine(Engine):
                 del os.environ["TOKENIZERS_PARALLELISM"]
             else:
                 os.environ["TOKENIZERS_PARALLELISM"] = previous
-        return [encoding.ids for encoding in encodings]
+        return (encoding.ids for encoding in encodings)
 
 
 ENGINES: dict[str, type[Engine]] = {cls.name: cls for cls in
@@ -213,17 +215,34 @@ def find_special(texts: list[str], special_tokens: tuple[str, ...]) -> tuple[int
     return None
 
 
-def concatenate(encoded: list[np.ndarray] | list[list[int]], eod_id: int
+def concatenate(encoded: Iterable[np.ndarray] | Iterable[list[int]], eod_id: int
                 ) -> tuple[np.ndarray, np.ndarray]:
     """The ids of each document then `eod_id`, all in one uint32 array; and each one's length (EOD
-    included). The documents' ids are copied in C, with no Python call per document."""
-    lengths = np.fromiter(map(len, encoded), np.int64, len(encoded)) + 1
-    if encoded and isinstance(encoded[0], np.ndarray):
+    included). The documents' ids are copied in C, with no Python call per id.
+
+    Lists (tiktoken's, Hugging Face's) are copied as they come, so an engine that hands them over
+    one at a time (a `map`) never holds a batch of them: a hundred thousand lists alive at once make
+    Python's garbage collector walk them again and again, which costs more than the copy
+    (benchmarks/bench_pipeline.py measures both ways).
+    """
+    encoded = iter(encoded)
+    first = next(encoded, None)
+    if isinstance(first, np.ndarray):
+        arrays = [first, *encoded]
+        lengths = np.fromiter(map(len, arrays), np.int64, len(arrays)) + 1
         eod = np.array([eod_id], np.uint32)
-        ids = np.concatenate(list(chain.from_iterable(zip(encoded, repeat(eod)))))
+        ids = np.concatenate(list(chain.from_iterable(zip(arrays, repeat(eod)))))
         return ids.astype(np.uint32, copy=False), lengths
-    ids = array("I", chain.from_iterable(chain.from_iterable(zip(encoded, repeat((eod_id,))))))
-    return np.frombuffer(ids, np.uintc), lengths
+    lengths = array("q")
+
+    def with_eod() -> Iterator:
+        for document in chain([] if first is None else [first], encoded):
+            lengths.append(len(document) + 1)
+            yield document
+            yield (eod_id,)
+
+    ids = array("I", chain.from_iterable(with_eod()))
+    return np.frombuffer(ids, np.uintc), np.frombuffer(lengths, np.int64)
 
 
 class SampleCheck:

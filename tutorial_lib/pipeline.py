@@ -179,18 +179,18 @@ def _encode_batch(engine: Engine, eod_id: int, batch: list[Document]
         raise ValueError(f"{batch[i][0]}, the document at index {batch[i][1]}: "
                          f"{_special_token_message(special, index)}")
     try:
-        encoded = engine.encode_batch(texts)
-        if len(encoded) != len(texts):
-            raise RuntimeError(f"engine {engine!r} gave {len(encoded)} results for {len(texts)} "
-                               "documents")
+        ids, lengths = engines.concatenate(engine.encode_batch(texts), eod_id)
     except ValueError:
         for name, number, text in batch:  # which document? Each alone, until one fails
             try:
-                engine.encode_batch([text])
+                list(engine.encode_batch([text]))
             except ValueError as e:
                 raise ValueError(f"{name}, the document at index {number}: {e}") from None
         raise
-    return engines.concatenate(encoded, eod_id)
+    if len(lengths) != len(texts):
+        raise RuntimeError(f"engine {engine!r} gave {len(lengths)} results for {len(texts)} "
+                           "documents")
+    return ids, lengths
 
 
 def _special_token_message(special: str, index: int) -> str:

@@ -279,6 +279,16 @@ def test_a_merged_manifest_is_a_single_builds_plus_its_shards(tmp_path, course):
                                                                                  str(tmp_path / "b.txt")]
 
 
+def test_a_merge_lists_the_corpus_it_is_given_instead_of_the_shards_own(tmp_path, course):
+    """What the Dask build does: its shards are byte ranges, its manifest lists the whole files."""
+    shards = [shard(tmp_path, course, name, text) for name, text in {"a": "one\n", "b": "two\n"}.items()]
+    whole = [{"path": "corpus.txt", "bytes": 8, "sha256": "0" * 64}]
+    merged = merge_datasets(shards, tmp_path / "m", corpus=whole).manifest
+    assert merged["corpus"] == whole and [s["name"] for s in merged["shards"]] == ["a", "b"]
+    with pytest.raises(TypeError, match="corpus must be a list of corpus files"):
+        merge_datasets(shards, tmp_path / "m", corpus="corpus.txt")
+
+
 def test_a_merged_manifest_does_not_depend_on_where_the_shards_were_built(tmp_path, course):
     corpus = [corpus_file(tmp_path, f"{n}.txt", f"document {n}\n") for n in "ab"]
     for place in ("here", "node1", "node2"):

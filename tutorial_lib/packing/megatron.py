@@ -106,8 +106,7 @@ class IndexedDataset:
             raise ValueError(f"{idx_file}: sequence {bad} points to byte "
                              f"{int(self.sequence_pointers[bad])}, but the lengths before it put "
                              f"it at byte {int(starts[bad])}")
-        size = bin_file.stat().st_size
-        needed = int(offsets[-1])
+        size, needed = bin_file.stat().st_size, int(offsets[-1])
         if size != needed:
             raise ValueError(f"{bin_file} has {size} bytes, but {idx_file} describes {needed} "
                              f"({len(lengths)} sequences of {self.dtype}): the pair does not "
@@ -343,17 +342,16 @@ def write_dataset(prefix: str | os.PathLike, documents: Iterable[object],
 
 
 def merge_datasets(prefixes: Sequence[str | os.PathLike], out_prefix: str | os.PathLike, *,
-                   allow_missing_manifest: bool = False) -> IndexedDataset:
+                   allow_missing_manifest: bool = False, corpus: list[dict] | None = None
+                   ) -> IndexedDataset:
     """Concatenate datasets of one dtype and one tokenizer in order: `.bin` files back to back,
     `.idx` arrays offset, and a manifest that lists the shards (by file name: where they were
-    built does not matter) with the counts summed and the corpus files one after another.
+    built does not matter) with the counts summed and the corpus files one after another, or
+    `corpus` instead (the whole files, when the shards were byte ranges of them: `distributed`).
 
-    Shards whose manifests record different tokenizers are refused before anything is written:
-    the same id would mean two tokens. A shard without a manifest (megatron-core wrote it, or it
-    was copied without one) is refused too, since nothing says what its ids mean: merging it
-    silently would give a manifest that vouches for tokens it knows nothing of. A caller who knows
-    passes `allow_missing_manifest=True`; the merged manifest then records the tokenizer and the
-    corpus as null (unknown) rather than claim them for every token.
+    Shards of different tokenizers (by their manifests) are refused before anything is written: one
+    id would mean two tokens. So is a shard without a manifest (megatron-core's): nothing says what
+    its ids mean; `allow_missing_manifest=True` merges it, the tokenizer and corpus then null.
     """
     prefixes = list(check_type(prefixes, "prefixes", (list, tuple), "a list of dataset prefixes"))
     if not prefixes:
@@ -367,6 +365,8 @@ def merge_datasets(prefixes: Sequence[str | os.PathLike], out_prefix: str | os.P
             builder.add_index(prefix, allow_missing_manifest)
         found = [None if s.manifest is None else s.manifest.get("engine") for s in shards]
         builder.engine = found[0] if all(e == found[0] for e in found) else None  # one, or none
+        if corpus is not None:
+            builder.corpus = check_type(corpus, "corpus", list, "a list of corpus files")
     return IndexedDataset(out_prefix)
 
 
