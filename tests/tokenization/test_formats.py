@@ -1,6 +1,6 @@
 """The formats module: tiktoken and GPT-2's files in, a JSON file with a manifest out and back.
 
-GPT-2's files must give tiktoken's `gpt2` ids. tiktoken is built here the way tiktoken_ext builds
+GPT-2's files must give tiktoken's `gpt2` ids. tiktoken is built (conftest) the way tiktoken_ext builds
 its `gpt2` encoding, from the bundled copies of the same two files, so nothing is downloaded.
 """
 
@@ -9,11 +9,8 @@ import os
 
 import numpy as np
 import pytest
-import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tiktoken.load import data_gym_to_mergeable_bpe_ranks
-from tiktoken_ext.openai_public import r50k_pat_str
 
 from tutorial_lib import data
 from tutorial_lib.tokenization.formats import GPT2_BYTE_DECODER
@@ -30,18 +27,6 @@ def toy():
     merges = [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")]
     return Tokenizer(BYTES | {999 - k: a + b for k, (a, b) in enumerate(merges)}, merges)
 
-
-
-@pytest.fixture(scope="module")
-def tiktoken_gpt2():
-    encoder_json, vocab_bpe = data.gpt2_files()
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("TIKTOKEN_CACHE_DIR", "")  # read the local files as they are, keep no copy
-        ranks = data_gym_to_mergeable_bpe_ranks(
-            str(vocab_bpe), str(encoder_json), vocab_bpe_hash=data.GPT2_FILES["gpt2/vocab.bpe"],
-            encoder_json_hash=data.GPT2_FILES["gpt2/encoder.json"])
-    return tiktoken.Encoding("gpt2_offline", pat_str=r50k_pat_str, mergeable_ranks=ranks,
-                             special_tokens={EOT: 50256}, explicit_n_vocab=50257)
 
 
 @pytest.fixture(scope="module")

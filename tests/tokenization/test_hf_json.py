@@ -10,11 +10,8 @@ import json
 import unicodedata
 
 import pytest
-import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tiktoken.load import data_gym_to_mergeable_bpe_ranks
-from tiktoken_ext.openai_public import r50k_pat_str
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers
 from transformers import PreTrainedTokenizerFast
@@ -192,18 +189,6 @@ def gpt2_json(tmp_path_factory):
     path = tmp_path_factory.mktemp("gpt2") / "tokenizer.json"
     tokenizer.save(str(path))
     return path
-
-
-@pytest.fixture(scope="module")
-def tiktoken_gpt2():
-    encoder_json, vocab_bpe = data.gpt2_files()
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("TIKTOKEN_CACHE_DIR", "")  # read the local files as they are, keep no copy
-        ranks = data_gym_to_mergeable_bpe_ranks(
-            str(vocab_bpe), str(encoder_json), vocab_bpe_hash=data.GPT2_FILES["gpt2/vocab.bpe"],
-            encoder_json_hash=data.GPT2_FILES["gpt2/encoder.json"])
-    return tiktoken.Encoding("gpt2_offline", pat_str=r50k_pat_str, mergeable_ranks=ranks,
-                             special_tokens={EOT: 50256})
 
 
 @pytest.fixture(scope="module")
