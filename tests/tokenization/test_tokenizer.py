@@ -400,3 +400,13 @@ def test_pickle_rebuilds_the_same_tokenizer(trained):
            (trained.vocab, trained.merges, trained.special_tokens, trained.manifest())
 
 
+
+
+def test_replace_changes_only_the_parts_named():
+    tok = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
+    nfkc = tok.replace(normalization="NFKC")
+    assert (nfkc.vocab, nfkc.merges, nfkc.special_tokens, nfkc.pattern, nfkc.metadata) == \
+           (tok.vocab, tok.merges, tok.special_tokens, tok.pattern, tok.metadata)
+    assert nfkc.normalization == "NFKC" and nfkc.digest != tok.digest
+    assert nfkc.replace(normalization="none").digest == tok.digest
+    assert tok.replace(special_tokens=()).special_tokens == {}

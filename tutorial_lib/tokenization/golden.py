@@ -202,8 +202,7 @@ def _ordinary_offsets(tokenizer: Tokenizer, text: str) -> TokenOffsets:
 
 @functools.lru_cache(maxsize=2)
 def _without_specials(tokenizer: Tokenizer) -> Tokenizer:
-    return Tokenizer(tokenizer.vocab, tokenizer.merges, (), tokenizer.pattern,
-                     normalization=tokenizer.normalization)
+    return tokenizer.replace(special_tokens=())
 
 
 def _spans(result: TokenOffsets) -> list[list[int]]:
@@ -335,9 +334,7 @@ def with_golden_vectors(tokenizer: Tokenizer, path: str | os.PathLike) -> Tokeni
     if failures:
         raise ValueError(f"{len(failures)} golden vectors of {path} fail, the first in category "
                          f"{failures[0].category!r}")
-    metadata = tokenizer.metadata | {MANIFEST_KEY: file_sha256(path)}
-    return Tokenizer(tokenizer.vocab, tokenizer.merges, list(tokenizer.special_tokens),
-                     tokenizer.pattern, metadata, tokenizer.normalization)
+    return tokenizer.replace(metadata=tokenizer.metadata | {MANIFEST_KEY: file_sha256(path)})
 
 
 # -------------------------------------------------------------------------------- command line

@@ -59,8 +59,7 @@ def form_effect(without: Tokenizer, with_form: Tokenizer, eval_sets: Mapping[str
     if without.normalization != "none" or form == "none":
         raise ValueError(f"form_effect needs a tokenizer without normalization and one with it, "
                          f"got {without.normalization!r} and {form!r}")
-    served_raw = Tokenizer(with_form.vocab, with_form.merges, with_form.special_tokens,
-                           with_form.pattern)  # the same tokenizer with its form forgotten
+    served_raw = with_form.replace(normalization="none")  # the same tokenizer, its form forgotten
     rows = []
     for name, lines in eval_sets.items():
         lines = [line for line in check_str_list(lines, f"eval_sets[{name!r}]") if line]

@@ -134,6 +134,7 @@ def cut_mid_character(tokenizer: Tokenizer, text: str) -> list[int]:
     raise ValueError("text must have a token that ends inside a character (a byte-level split "
                      f"of a multi-byte character); none of its {len(ids)} tokens does")
 
+
 def _is_utf8(data: bytes) -> bool:
     try:
         data.decode("utf-8")

@@ -116,6 +116,12 @@ class Tokenizer:
                 self.normalization)
         return type(self), args
 
+    def replace(self, **changes: Any) -> Tokenizer:
+        """The same tokenizer with some constructor arguments changed (normalization="NFKC",
+        special_tokens=(), metadata=...): how "this tokenizer but for one part" is made."""
+        names = ("vocab", "merges", "special_tokens", "pattern", "metadata", "normalization")
+        return Tokenizer(**dict(zip(names, self.__reduce__()[1])) | changes)
+
     # ------------------------------------------------------------------------------------ encoding
 
     def encode(self, text: str, allowed_special: Iterable[str] | str = frozenset()) -> list[int]:
