@@ -31,8 +31,7 @@ def made():
     """Each tokenizer with each engine, made once: an export takes a few tenths of a second."""
     gpt2 = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
     course = course_tokenizer.load()
-    nfkc = Tokenizer(course.vocab, course.merges, list(course.special_tokens), course.pattern,
-                     course.metadata, normalization="NFKC")
+    nfkc = course.replace(normalization="NFKC")
     return {name: (tokenizer, {engine: make_engine(engine, tokenizer) for engine in NAMES})
             for name, tokenizer in (("gpt2", gpt2), ("course", course), ("nfkc", nfkc))}
 

@@ -179,10 +179,7 @@ def _to_tiktoken(tokenizer: Tokenizer) -> object:
     """The export (`Tokenizer.to_tiktoken`), of the tokenizer without its normalization when it has
     one: tiktoken has no normalizer, and ours is applied first (rule 2)."""
     name = f"tutorial_lib_{tokenizer.digest[:12]}"  # the tokenizer's own digest, as the export's
-    if tokenizer.normalization != "none":
-        tokenizer = Tokenizer(tokenizer.vocab, tokenizer.merges, list(tokenizer.special_tokens),
-                              tokenizer.pattern, tokenizer.metadata)
-    return tokenizer.to_tiktoken(name)
+    return tokenizer.replace(normalization="none").to_tiktoken(name)
 
 
 def _to_huggingface(tokenizer: Tokenizer) -> object:
