@@ -58,7 +58,7 @@ def main():
     tok = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
     start = time.perf_counter()
     cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
-                           silence_logs=logging.ERROR)
+                           silence_logs=logging.ERROR, scheduler_kwargs={"dashboard_address": ":0"})
     client = Client(cluster)
     print(f"LocalCluster(n_workers=2, threads_per_worker=1) started in {time.perf_counter() - start:.2f} s")
     with tempfile.TemporaryDirectory() as tmp:

@@ -37,9 +37,12 @@ def gpt2():
 def client(tmp_path_factory):
     """A client of 2 worker processes of one thread each; afterwards no process of it may be left."""
     before = {p.pid for p in psutil.Process().children(recursive=True)}
+    # The scheduler's HTTP server on any free port: two runs side by side would both ask for 8787
+    # (the second warns and takes another)
     cluster = dask_distributed.LocalCluster(
         n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
-        silence_logs=logging.ERROR, local_directory=tmp_path_factory.mktemp("dask"))
+        silence_logs=logging.ERROR, local_directory=tmp_path_factory.mktemp("dask"),
+        scheduler_kwargs={"dashboard_address": ":0"})
     with dask_distributed.Client(cluster) as client:
         yield client
     cluster.close()
