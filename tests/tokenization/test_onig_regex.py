@@ -9,8 +9,9 @@ from tokenizers import Regex, pre_tokenizers
 from tutorial_lib import data
 from tutorial_lib.tokenization.onig_regex import from_oniguruma, to_oniguruma
 from tutorial_lib.tokenization.pretokenize import PATTERNS, pretokenize
+from tutorial_lib.tokenization.tiktoken_export import every_character
 
-EVERY_CHARACTER = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+EVERY_CHARACTER = every_character()
 
 
 def hf_pieces(pattern, text):

@@ -20,6 +20,7 @@ from tutorial_lib.tokenization.pretokenize import (
     pretokenize,
     split_special,
 )
+from tutorial_lib.tokenization.tiktoken_export import class_members
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 from tutorial_lib.tokenization.trainer import train_bpe, train_bpe_naive
 
@@ -247,20 +248,6 @@ def test_patterns_from_the_same_grammar_that_cover_everything_are_lossless(small
 # call unassigned, always in the same direction.
 
 
-EVERY_CHARACTER = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)  # no lone surrogates
-BYTE_RANKS = {bytes([b]): b for b in range(256)}
-
-
-def members(char_class: str) -> tuple[set[str], set[str]]:
-    """The characters in `char_class` for the regex module and for tiktoken's fancy-regex.
-
-    tiktoken shows what its regex matched: with `char_class` as the split pattern and only the 256 bytes as
-    tokens, encode_ordinary returns the UTF-8 bytes of the matched characters and drops everything else.
-    """
-    probe = tiktoken.Encoding("probe", pat_str=char_class, mergeable_ranks=BYTE_RANKS, special_tokens={})
-    return set(regex.findall(char_class, EVERY_CHARACTER)), set(bytes(probe.encode_ordinary(EVERY_CHARACTER)).decode())
-
-
 def test_u0c5c_is_a_letter_here_and_not_in_tiktoken(cl100k):
     text = "\u0c5c—you"
     assert regex.fullmatch(r"\p{L}", "\u0c5c") and unicodedata.category("\u0c5c") == "Cn"
@@ -274,14 +261,14 @@ def test_u0c5c_is_a_letter_here_and_not_in_tiktoken(cl100k):
 
 @pytest.mark.parametrize("char_class", [r"\p{L}", r"\p{N}", r"\s"])
 def test_the_engines_disagree_only_on_characters_python_calls_unassigned(char_class):
-    ours, theirs = members(char_class)
+    ours, theirs = class_members(char_class)
     assert theirs <= ours  # tiktoken never knows a character the regex module does not
     assert {unicodedata.category(c) for c in ours - theirs} <= {"Cn"}
 
 
 def test_how_many_characters_the_engines_disagree_on():
     """Pinned by constraints.txt (regex 2026.11.19, tiktoken 0.14.0): a new version of either changes these."""
-    assert [len(ours - theirs) for ours, theirs in map(members, [r"\p{L}", r"\p{N}", r"\s"])] == [17144, 336, 0]
+    assert [len(ours - theirs) for ours, theirs in map(class_members, [r"\p{L}", r"\p{N}", r"\s"])] == [17144, 336, 0]
 
 
 def test_the_gpt4_pattern_uses_no_other_unicode_property():

@@ -3,6 +3,7 @@
 import pytest
 
 from tutorial_lib import data
+from tutorial_lib.tokenization.tiktoken_export import class_members, tiktoken_matches
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
 EOT, PAD = "<|endoftext|>", "<|pad|>"
@@ -89,3 +90,10 @@ def test_a_bad_name_is_refused(exported):
         exported["gpt2"][0].to_tiktoken(5)
     with pytest.raises(ValueError, match="name"):
         exported["gpt2"][0].to_tiktoken("")
+
+
+def test_tiktoken_matches_shows_what_its_regex_matched():
+    assert tiktoken_matches(r"\p{L}", "a1\u0c5cb 你") == "ab你"  # U+0C5C is no letter for tiktoken
+    assert tiktoken_matches(r"\p{N}", "") == ""
+    with pytest.raises(ValueError, match="char_class must be a non-empty str"):
+        class_members("")
