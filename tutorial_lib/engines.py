@@ -33,19 +33,19 @@ pickle (the pipeline sends one to each worker), and `fields()` is what a manifes
 
 from __future__ import annotations
 
+import json
 import os
-import tempfile
 from array import array
 from collections import deque
 from collections.abc import Iterable, Iterator
 from importlib.metadata import PackageNotFoundError, version
 from itertools import chain, repeat
-from pathlib import Path
 
 import numpy as np
 
 import tutorial_lib
 from tutorial_lib._checks import check_choice, check_type
+from tutorial_lib.tokenization import hf_json
 from tutorial_lib.tokenization.normalize import normalizer
 from tutorial_lib.tokenization.tokenizer import Tokenizer
 
@@ -183,16 +183,14 @@ def _to_tiktoken(tokenizer: Tokenizer) -> object:
 
 
 def _to_huggingface(tokenizer: Tokenizer) -> object:
-    """The export (`Tokenizer.to_huggingface`), written to a temporary file that `tokenizers`
-    loads."""
+    """The export (`Tokenizer.to_huggingface`'s tokenizer.json, `hf_json.to_spec`), loaded by
+    `tokenizers` from the text itself: no file."""
     try:
         from tokenizers import Tokenizer as HFTokenizer
     except ImportError:
         raise ImportError("engine='huggingface' needs the tokenizers package: pip install -c "
                           "constraints.txt -e '.[bench]', or use engine='ours'") from None
-    with tempfile.TemporaryDirectory() as directory:
-        path = tokenizer.to_huggingface(Path(directory) / "tokenizer.json")
-        return HFTokenizer.from_file(str(path))
+    return HFTokenizer.from_str(json.dumps(hf_json.to_spec(tokenizer), ensure_ascii=False))
 
 
 # ------------------------------------------------------------------------- one batch, then a run
