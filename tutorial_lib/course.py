@@ -234,7 +234,7 @@ CHAPTERS = [
         "流水线的 tiktoken 引擎；亲手写不变量检查、偏移和一条黄金向量",
         ("tokenization.normalize", "tokenization.normalization_effect", "tokenization.offsets",
          "tokenization.golden", "tokenization.stream_decode", "packing.dataset_manifest",
-         "tokenization.model_imports", "engines"),
+         "tokenization.model_imports", "tokenization.tiktoken_export", "engines"),
         ("golden_explorer",),
     ),
 ]
