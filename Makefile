@@ -60,7 +60,7 @@ notebooks: $(STAMP)
 # chapters with CHAPTERS="00 02".
 classroom: $(STAMP)
 	@test -n "$(OUT)" || { echo "usage: make classroom OUT=../course [CHAPTERS=\"00 02\"]"; exit 2; }
-	$(BIN)/python -m tutorial_lib.classroom release $(OUT) $(if $(CHAPTERS),--chapters $(CHAPTERS))
+	$(BIN)/python -m tutorial_course.classroom release $(OUT) $(if $(CHAPTERS),--chapters $(CHAPTERS))
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py $(BENCH)

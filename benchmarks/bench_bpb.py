@@ -1,4 +1,4 @@
-"""Bits per byte of an n-gram model (tutorial_lib.tokenization.bits_per_byte) across tokenizers.
+"""Bits per byte of an n-gram model (tutorial_lib.evaluation.bits_per_byte) across tokenizers.
 
     .venv/bin/python benchmarks/bench_bpb.py
 
@@ -24,10 +24,10 @@ import time
 import tiktoken
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import compare
-from tutorial_lib.tokenization.bits_per_byte import NgramModel, encode_documents
-from tutorial_lib.tokenization.tokenizer import Tokenizer
-from tutorial_lib.tokenization.vocab_size import at_size
+from tutorial_lib.text import compare
+from tutorial_lib.evaluation.bits_per_byte import NgramModel, encode_documents
+from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.vocab_size import at_size
 
 SIZES = (256, 512, 1024, 2048, 4096, 8192)
 SHARE = 0.9

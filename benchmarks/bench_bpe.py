@@ -46,10 +46,10 @@ from pathlib import Path
 
 import tiktoken
 
-from tutorial_lib.tokenization import fast_encode
-from tutorial_lib.tokenization.trainer import train_bpe, train_bpe_naive
+from tutorial_lib.bpe import fast_encode
+from tutorial_lib.bpe.trainer import train_bpe, train_bpe_naive
 from tutorial_lib.data import ENDOFTEXT, list_corpora, load_text, tinystories_documents
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 REPEATS = 3
 ENCODE_CORPORA = ["tinystories", "luxun", "flores/zho_Hans", "flores/tha_Thai"]

@@ -1,4 +1,4 @@
-"""The pipeline's build on a Dask cluster (`tutorial_lib.distributed`) beside the one-process build, same run.
+"""The pipeline's build on a Dask cluster (`tutorial_pipeline.distributed`) beside the one-process build, same run.
 
     .venv/bin/python benchmarks/bench_distributed.py
 
@@ -6,7 +6,7 @@ A LocalCluster of 2 worker processes with one thread each (this machine's 2 core
 inputs: the bundled TinyStories sample, the bundled corpora of one document per line, and the TinyStories
 sample 10 times over in one file (14 MB). For each, with GPT-2 (the bundled files):
 
-- `pipeline.build` in this process (workers=1: the bundled files are below the size where it starts
+- `local.build` in this process (workers=1: the bundled files are below the size where it starts
   workers), warm (the tokenizer's cache of encoded pieces filled by the runs before) and cold (a fresh
   copy of the tokenizer each time, as each cluster build sends one to the workers);
 - `distributed.build` on the cluster with shards of about a quarter of the input (so each worker gets
@@ -25,8 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from tutorial_lib import data, distributed, pipeline
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib import data
+from tutorial_pipeline import distributed, local
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 EOT = data.ENDOFTEXT
 REPEAT = 3
@@ -74,16 +75,16 @@ def main():
               "  same .bin/.idx")
         for name, paths, split in inputs:
             mb = sum(p.stat().st_size for p in paths) / 1e6
-            one, one_s = best(lambda: pipeline.build(paths, tok, out / "one", split=split, progress=False))
-            print(f"{name:<22} {mb:>6.2f}  {'pipeline.build, 1 process, warm':<34} {'':>6} {one_s:>6.2f} "
+            one, one_s = best(lambda: local.build(paths, tok, out / "one", split=split, progress=False))
+            print(f"{name:<22} {mb:>6.2f}  {'local.build, 1 process, warm':<34} {'':>6} {one_s:>6.2f} "
                   f"{mb / one_s:>6.2f} {1:>11.2f}")
             cold = []  # each time a fresh copy of the tokenizer, as a worker gets it: no piece cached yet
             for _ in range(REPEAT):
                 fresh = pickle.loads(pickle.dumps(tok))
                 start = time.perf_counter()
-                pipeline.build(paths, fresh, out / "cold", split=split, progress=False)
+                local.build(paths, fresh, out / "cold", split=split, progress=False)
                 cold.append(time.perf_counter() - start)
-            print(f"{'':<22} {'':>6}  {'pipeline.build, 1 process, cold':<34} {'':>6} {min(cold):>6.2f} "
+            print(f"{'':<22} {'':>6}  {'local.build, 1 process, cold':<34} {'':>6} {min(cold):>6.2f} "
                   f"{mb / min(cold):>6.2f} {one_s / min(cold):>11.2f}")
             quarter = max(1, int(mb * 1e6 / 4))
             for label, shard_bytes in ((f"distributed.build, {quarter:,} B", quarter),

@@ -19,8 +19,9 @@ from timing import best_of
 from tokenizers import Tokenizer as HFTokenizer
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import model_imports, model_tokenizers
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_pipeline.interop import model_imports
+from tutorial_lib.text import model_tokenizers
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 REPEATS = 2
 ALL = "all"

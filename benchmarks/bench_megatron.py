@@ -14,7 +14,7 @@
    every process that maps the file, and given back under memory pressure).
 3. Encode: `Tokenizer.encode_to_numpy` beside `np.array(encode(...))` and `encode` alone, per document of the
    pipeline's corpus: a first round warms the cache, then the best of REPEATS rounds of the three in turn.
-4. Pipeline: `pipeline.build` on a corpus of about PIPELINE_MB MB (the bundled English and Chinese corpora, as
+4. Pipeline: `local.build` on a corpus of about PIPELINE_MB MB (the bundled English and Chinese corpora, as
    <|endoftext|>-separated documents, repeated) with GPT-2's tokenizer, 1 and 2 workers, reading, encoding and
    writing included; beside tiktoken's GPT-2 (the same vocabulary, built from the same bundled files) encoding
    the same documents in one thread (encoding only: no reading, no writing). MB = 10^6 bytes of UTF-8. CPU
@@ -35,9 +35,10 @@ import tiktoken
 from tiktoken.load import data_gym_to_mergeable_bpe_ranks
 from tiktoken_ext.openai_public import r50k_pat_str
 
-from tutorial_lib import data, pipeline
+from tutorial_lib import data
+from tutorial_pipeline import local
 from tutorial_lib.packing.megatron import IndexedDatasetBuilder, bin_path
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 GB_TOKENS = 500_000_000  # uint16: 10^9 bytes
 DOC_TOKENS = 1000  # mean document length
@@ -207,7 +208,7 @@ def cpu_seconds(who):
 def timed_build(corpus, gpt2, prefix, workers):
     """Wall seconds of one build, and the CPU seconds of this process and of the workers it waited for."""
     main_cpu, workers_cpu = cpu_seconds(resource.RUSAGE_SELF), cpu_seconds(resource.RUSAGE_CHILDREN)
-    summary = pipeline.build(corpus, gpt2, prefix, split=EOT, workers=workers, progress=False)
+    summary = local.build(corpus, gpt2, prefix, split=EOT, workers=workers, progress=False)
     return (summary.seconds, cpu_seconds(resource.RUSAGE_SELF) - main_cpu,
             cpu_seconds(resource.RUSAGE_CHILDREN) - workers_cpu)
 

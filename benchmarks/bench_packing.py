@@ -31,7 +31,7 @@ from tutorial_lib.data import tinystories_documents
 from tutorial_lib.packing import strategies
 from tutorial_lib.packing.fit_trees import MaxTree
 from tutorial_lib.packing.strategies import bfd, ffd, ffd_scan
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 try:
     import binpacking  # the fixed-volume bin packer on PyPI

@@ -1,4 +1,4 @@
-"""The pipeline (`pipeline.build`) on hostile shapes of text: time and peak memory, beside tiktoken.
+"""The pipeline (`local.build`) on hostile shapes of text: time and peak memory, beside tiktoken.
 
     .venv/bin/python benchmarks/bench_pipeline.py
 
@@ -17,7 +17,7 @@ after another benchmark) would report the parent's size.
 3. Workers on a small input: the bundled TinyStories file, `--split '<|endoftext|>'`, with 1 and with 2
    workers, wall time of the whole command line in a new process (start-up and tokenizer loading
    included), as a user runs it; then what starting workers costs, with and without the tokenizer.
-4. Engines (`tutorial_lib.engines`): `pipeline.build` with each engine, 1 and 2 workers, on ENGINE_MB MB of
+4. Engines (`tutorial_pipeline.engines`): `local.build` with each engine, 1 and 2 workers, on ENGINE_MB MB of
    <|endoftext|>-separated documents (the bundled English and Chinese corpora, repeated, as
    bench_megatron.py makes them), wall time of the whole call (the export, reading, encoding, the sample
    check, writing); beside tiktoken's own encoding of the same documents (encode_ordinary one by one on
@@ -48,10 +48,11 @@ import time
 from collections import deque
 from pathlib import Path
 
-from tutorial_lib import data, engines, pipeline
-from tutorial_lib.corpus_files import read_documents
+from tutorial_lib import data
+from tutorial_pipeline import engines, local
+from tutorial_pipeline.corpus_files import read_documents
 from tutorial_lib.packing.megatron import IndexedDatasetBuilder, bin_path, idx_path
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 ROOT = Path(data.__file__).parent.parent  # the tree whose tutorial_lib is measured
 LINES = 1_000_000
@@ -72,10 +73,11 @@ def rss_mb(field="VmRSS"):  # VmHWM: the peak resident set of this program, not 
 
 which, corpus, out = sys.argv[1:4]
 if which != "tiktoken's own":
-    from tutorial_lib import data, pipeline
-    from tutorial_lib.tokenization.tokenizer import Tokenizer
+    from tutorial_lib import data
+    from tutorial_pipeline import local
+    from tutorial_lib.bpe.tokenizer import Tokenizer
     tok = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
-    run = lambda: pipeline.build(corpus, tok, out, split="line", progress=False, engine=which).tokens
+    run = lambda: local.build(corpus, tok, out, split="line", progress=False, engine=which).tokens
 else:
     import array
     import numpy as np
@@ -142,7 +144,7 @@ def per_document(lines: Path, out: Path) -> None:
 
 
 def cli_seconds(workers: int, out: Path) -> float:
-    command = [sys.executable, "-m", "tutorial_lib.pipeline", "build", "--tokenizer", "gpt2", "--output",
+    command = [sys.executable, "-m", "tutorial_pipeline.local", "build", "--tokenizer", "gpt2", "--output",
                str(out), "--split", EOT, "--workers", str(workers), "--quiet", str(data.corpus_path("tinystories"))]
     start = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
@@ -152,7 +154,7 @@ def cli_seconds(workers: int, out: Path) -> float:
 def worker_start_seconds(tok: Tokenizer) -> None:
     """Where a small build with workers loses its time: starting 2 workers (spawn, imports) with one
     tiny task, then the same with each engine sent to each."""
-    from tutorial_lib._parallel import map_in_workers
+    from tutorial_pipeline.workers import map_in_workers
 
     start = time.perf_counter()
     list(map_in_workers(abs, [-1], 2, job="a benchmark", caller="main"))
@@ -161,7 +163,7 @@ def worker_start_seconds(tok: Tokenizer) -> None:
         start = time.perf_counter()
         engine = engines.make_engine(name, tok)
         made = time.perf_counter() - start
-        list(map_in_workers(abs, [-1], 2, job="a benchmark", caller="main", initializer=pipeline._start_worker,
+        list(map_in_workers(abs, [-1], 2, job="a benchmark", caller="main", initializer=local._start_worker,
                             initargs=(engine, 50256)))
         times.append(f"{name} {time.perf_counter() - start - made:.2f} s (+ {made:.2f} s to make it here)")
     print(f"starting 2 workers for one tiny task: {'; '.join(times)}", flush=True)
@@ -199,14 +201,14 @@ def build_seconds(corpus: Path, tok: Tokenizer, prefix: Path, engine: str, worke
                   forced: bool = False) -> tuple:
     """`timed` of a whole `build` call (the export made inside it, as a user calls it); `forced`: with
     `workers` even below the engine's WORKERS_FROM_BYTES."""
-    threshold = pipeline.WORKERS_FROM_BYTES
+    threshold = local.WORKERS_FROM_BYTES
     if forced:
-        pipeline.WORKERS_FROM_BYTES = dict.fromkeys(threshold, 0)
+        local.WORKERS_FROM_BYTES = dict.fromkeys(threshold, 0)
     try:
-        return timed(lambda: pipeline.build(corpus, tok, prefix, split=EOT, workers=workers, engine=engine,
+        return timed(lambda: local.build(corpus, tok, prefix, split=EOT, workers=workers, engine=engine,
                                             progress=False))
     finally:
-        pipeline.WORKERS_FROM_BYTES = threshold
+        local.WORKERS_FROM_BYTES = threshold
 
 
 def encode_alone(enc, docs: list[str], times: int = 1) -> None:
@@ -341,8 +343,8 @@ def encode_concatenated(enc, docs: list[str], times: int = 1) -> list:
     kept, batch, size = [], [], 0
     for doc in (d for _ in range(times) for d in docs):
         batch.append(doc)
-        size += len(doc) + pipeline.DOC_CHARS
-        if size >= pipeline.BATCH_CHARS:
+        size += len(doc) + local.DOC_CHARS
+        if size >= local.BATCH_CHARS:
             kept.append(engines.concatenate(map(enc.encode_ordinary, batch), 50256))
             batch, size = [], 0
     return kept + [engines.concatenate(map(enc.encode_ordinary, batch), 50256)]
@@ -363,8 +365,8 @@ def crossover(directory: Path, corpus: Path, tok: Tokenizer) -> None:
     """Section 5: 1 worker against 2 forced workers on the first MB of the corpus, and build's choice."""
     text = corpus.read_text(encoding="utf-8")
     print(f"\nworkers on small inputs, seconds (best of {REPEATS}); build's own choice with workers=2 uses one "
-          f"process below pipeline.WORKERS_FROM_BYTES[engine], MiB: "
-          + ", ".join(f"{name} {size >> 20}" for name, size in pipeline.WORKERS_FROM_BYTES.items()))
+          f"process below local.WORKERS_FROM_BYTES[engine], MiB: "
+          + ", ".join(f"{name} {size >> 20}" for name, size in local.WORKERS_FROM_BYTES.items()))
     print(f"  {'MB':>4} " + "".join(f"{name + ' 1w':>15}{name[:5] + ' 2w forced':>17}{'build, 2':>10}"
                                      for name in engines.ENGINES))
     for size in SIZES_MB:

@@ -13,7 +13,7 @@ library, so no ratio column: the figures are SentencePiece's own. About a minute
 
 import re
 
-from tutorial_lib.tokenization import sp_settings as sps
+from tutorial_lib.unigram import sp_settings as sps
 
 VOCAB = 8000  # at 4000 the 4,346 characters coverage 0.9995 keeps do not fit
 VARIANTS = {

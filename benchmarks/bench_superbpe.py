@@ -33,13 +33,13 @@ import time
 from timing import best_of
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import superbpe as sb
-from tutorial_lib.tokenization.characters import length_summary, pretoken_lengths
-from tutorial_lib.tokenization.compare import hf_train_seconds
-from tutorial_lib.tokenization.measure import compression, token_counts
-from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN
-from tutorial_lib.tokenization.tokenizer import Tokenizer
-from tutorial_lib.tokenization.trainer import train_bpe
+from tutorial_lib.evaluation import superbpe as sb
+from tutorial_lib.text.characters import length_summary, pretoken_lengths
+from tutorial_lib.text.compare import hf_train_seconds
+from tutorial_lib.text.measure import compression, token_counts
+from tutorial_lib.bpe.pretokenize import GPT2_PATTERN
+from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer import train_bpe
 
 VOCAB_SIZES = (4096, 8192)
 SHARES = (0.5, 0.8, 0.9)

@@ -1,4 +1,4 @@
-"""Our Unigram trainer (tutorial_lib.tokenization.unigram_train) beside SentencePiece's, same text, same size.
+"""Our Unigram trainer (tutorial_lib.unigram.train) beside SentencePiece's, same text, same size.
 
 
     .venv/bin/python benchmarks/bench_unigram.py
@@ -13,7 +13,7 @@ shrinks rare pieces.
 from timing import best_of
 
 from tutorial_lib.data import load_text
-from tutorial_lib.tokenization import sp_settings, unigram_compare, unigram_train
+from tutorial_lib.unigram import sp_settings, compare as unigram_compare, train as unigram_train
 
 REPEATS = 2
 # SentencePiece cannot reach 8000 pieces on 90% of TinyStories ("Vocabulary size too high (8000). Please set

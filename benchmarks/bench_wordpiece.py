@@ -19,8 +19,8 @@ HF's fast path, its batch API is). Target: training within 10x of HF, the same i
 from timing import best_of
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import wordpiece as wp
-from tutorial_lib.tokenization import wordpiece_train as wt
+from tutorial_lib.wordpiece import model as wp
+from tutorial_lib.wordpiece import train as wt
 
 VOCAB_SIZES = (4000, 6000, 8000, 12000)
 REPEATS = 3

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from tutorial_lib.tokenization import bpe_toy
+from tutorial_lib.bpe import bpe_toy
 
 
 def vocab_size(corpus: dict[str, int], num_merges: int) -> int:

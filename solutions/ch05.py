@@ -3,7 +3,7 @@ reject."""
 
 from collections import Counter
 
-from tutorial_lib.tokenization.pretokenize import pretokenize
+from tutorial_lib.bpe.pretokenize import pretokenize
 
 
 def _merge(ids, pair, new_id):

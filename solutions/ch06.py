@@ -3,8 +3,8 @@
 import heapq
 from collections import defaultdict
 
-from tutorial_lib.tokenization.trainer import count_pairs, descending_key, heap_entries, merge
-from tutorial_lib.tokenization.trainer import pop_best as library_pop_best
+from tutorial_lib.bpe.trainer import count_pairs, descending_key, heap_entries, merge
+from tutorial_lib.bpe.trainer import pop_best as library_pop_best
 
 
 def update_pair_counts(words: list[list[int]], freqs: list[int], pair_counts: dict[tuple[int, int], int],

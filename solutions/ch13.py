@@ -50,7 +50,7 @@ def _byte_offsets(text: str, pieces: list[bytes]) -> tuple[list[tuple[int, int]]
 
 
 def golden_vector(tokenizer, category: str, x: str) -> dict | None:
-    from tutorial_lib.tokenization import golden, normalize, offsets
+    from tutorial_lib.contract import golden, normalize, offsets
 
     belongs = next(c for c in golden.CATEGORIES if c.name == category).belongs
     if not belongs(x):

@@ -12,7 +12,7 @@ sys.path.insert(0, str(ROOT))  # so tests can import the reference solutions in 
 @pytest.fixture(autouse=True)
 def fresh_exercise_session():
     """Each test starts as a new learner session: the checkers have counted no failures yet."""
-    from tutorial_lib import exercises
+    from tutorial_course import exercises
 
     exercises.FAILURES.clear()
     yield
@@ -25,7 +25,7 @@ def chinese_figures():
     Plot test files ask for it with `pytestmark = pytest.mark.usefixtures("chinese_figures")`."""
     import matplotlib.pyplot as plt
 
-    from tutorial_lib.plotting import setup_chinese
+    from tutorial_lib.show.plotting import setup_chinese
 
     with matplotlib.rc_context():
         setup_chinese()

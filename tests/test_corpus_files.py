@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.corpus_files import iter_documents, read_documents, separator_of
+from tutorial_pipeline.corpus_files import iter_documents, read_documents, separator_of
 
 EOT = data.ENDOFTEXT
 
@@ -55,8 +55,8 @@ from unittest import mock  # noqa: E402
 
 import pytest  # noqa: E402
 
-from tutorial_lib import corpus_files  # noqa: E402
-from tutorial_lib.corpus_files import document_boundary, read_range, shard_ranges  # noqa: E402
+from tutorial_pipeline import corpus_files  # noqa: E402
+from tutorial_pipeline.corpus_files import document_boundary, read_range, shard_ranges  # noqa: E402
 
 # Pieces that make cuts hard: line ends of both kinds and a lone "\r", a BOM (at the start it is not text,
 # elsewhere it is), characters of 2 to 4 bytes, and the pieces of self-overlapping separators.

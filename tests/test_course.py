@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from tutorial_lib import course, exercises
+from tutorial_course import chapters, exercises
 
 ROOT = Path(__file__).resolve().parent.parent
-AVAILABLE = [c for c in course.CHAPTERS if c.available]
+AVAILABLE = [c for c in chapters.CHAPTERS if c.available]
 TOOLS = {"data", "display", "exercises", "course", "palette"}  # what every notebook may use without teaching it
 
 
 def notebook_imports(stem: str) -> tuple[set[str], set[str]]:
     """(library modules, widget functions) that a notebook's code cells import, read from its source."""
-    nb = json.loads((course.NOTEBOOK_DIR / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    nb = json.loads((chapters.NOTEBOOK_DIR / f"{stem}.ipynb").read_text(encoding="utf-8"))
     modules, widgets = set(), set()
     for cell in nb["cells"]:
         if cell["cell_type"] != "code":
@@ -40,13 +40,13 @@ def notebook_imports(stem: str) -> tuple[set[str], set[str]]:
 
 
 def test_chapters_are_numbered_in_order_and_name_their_notebooks():
-    numbers = [c.number for c in course.CHAPTERS]
+    numbers = [c.number for c in chapters.CHAPTERS]
     assert numbers == [f"{i:02d}" for i in range(len(numbers))]
-    assert all(c.stem.startswith(c.number + "_") for c in course.CHAPTERS)
-    assert all(c.part in course.PARTS for c in course.CHAPTERS)
-    assert [course.PARTS.index(c.part) for c in course.CHAPTERS] == sorted(course.PARTS.index(c.part)
-                                                                           for c in course.CHAPTERS)
-    assert course.CHAPTERS[0].available  # notebook 00 ships with the repo
+    assert all(c.stem.startswith(c.number + "_") for c in chapters.CHAPTERS)
+    assert all(c.part in chapters.PARTS for c in chapters.CHAPTERS)
+    assert [chapters.PARTS.index(c.part) for c in chapters.CHAPTERS] == sorted(chapters.PARTS.index(c.part)
+                                                                           for c in chapters.CHAPTERS)
+    assert chapters.CHAPTERS[0].available  # notebook 00 ships with the repo
 
 
 @pytest.mark.parametrize("chapter", AVAILABLE, ids=lambda c: c.number)
@@ -59,7 +59,7 @@ def test_a_chapter_teaches_modules_its_notebook_imports_and_lists_exactly_its_wi
 
 
 def test_every_module_a_notebook_imports_is_taught_by_one_chapter():
-    taught = [name for c in course.CHAPTERS for name in c.modules]
+    taught = [name for c in chapters.CHAPTERS for name in c.modules]
     assert len(taught) == len(set(taught)), "a module is taught by one chapter"
     imported = set().union(*(notebook_imports(c.stem)[0] for c in AVAILABLE))
     assert imported <= set(taught), f"no chapter teaches {sorted(imported - set(taught))}"
@@ -67,7 +67,7 @@ def test_every_module_a_notebook_imports_is_taught_by_one_chapter():
 
 @pytest.mark.parametrize("chapter", AVAILABLE, ids=lambda c: c.number)
 def test_a_notebook_checks_exactly_the_exercises_of_its_chapter(chapter):
-    nb = (course.NOTEBOOK_DIR / f"{chapter.stem}.ipynb").read_text(encoding="utf-8")
+    nb = (chapters.NOTEBOOK_DIR / f"{chapter.stem}.ipynb").read_text(encoding="utf-8")
     checked = set(re.findall(r'check\(\\"([^"\\]+)\\"', nb))
     registered = {key for key in exercises.REGISTRY if key.startswith(chapter.number + ".")}
     assert checked == registered and registered, chapter.stem
@@ -76,7 +76,7 @@ def test_a_notebook_checks_exactly_the_exercises_of_its_chapter(chapter):
 
 
 def test_exercise_and_solution_modules_are_exactly_the_chapters():
-    numbers = {c.number for c in course.CHAPTERS}
+    numbers = {c.number for c in chapters.CHAPTERS}
     for folder in (ROOT / "tutorial_lib" / "exercises", ROOT / "solutions"):
         found = {p.stem.removeprefix("ch") for p in folder.glob("ch*.py")}
         assert found == numbers, folder
@@ -84,16 +84,16 @@ def test_exercise_and_solution_modules_are_exactly_the_chapters():
 
 def test_readme_table_is_generated_from_the_map():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert course.readme_table() in readme, "run `python -m tutorial_lib.course` and paste its table into README"
+    assert chapters.readme_table() in readme, "run `python -m tutorial_course.chapters` and paste its table into README"
 
 
 def test_environment_report_checks_font_and_widgets():
-    rows = dict(course.environment_report())
+    rows = dict(chapters.environment_report())
     assert rows["中文字体"].endswith("（字形完整）")
     assert rows["ipywidgets 控件"] == "正常"
-    assert all(rows[name] != "缺失" for name in course.PACKAGES)
+    assert all(rows[name] != "缺失" for name in chapters.PACKAGES)
 
 
 def test_missing_package_is_reported_not_raised(monkeypatch):
     monkeypatch.setattr(course, "PACKAGES", ["numpy", "no-such-package-here"])
-    assert course.package_versions()["no-such-package-here"] == "缺失"
+    assert chapters.package_versions()["no-such-package-here"] == "缺失"

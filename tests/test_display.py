@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib import display, palette
+from tutorial_lib.show import display, palette
 
 
 def test_show_token_makes_whitespace_and_partial_bytes_visible():

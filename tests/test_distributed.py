@@ -1,5 +1,5 @@
 """The pipeline's build on a Dask cluster (a LocalCluster of 2 worker processes, started once for the module):
-the same .bin and .idx as `pipeline.build`, the same manifest but for its shard list, and nothing left behind
+the same .bin and .idx as `local.build`, the same manifest but for its shard list, and nothing left behind
 by a failed task or a Ctrl-C in the client."""
 
 import json
@@ -14,10 +14,11 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tutorial_lib import data, distributed, pipeline
-from tutorial_lib.packing import dataset_manifest
+from tutorial_lib import data
+from tutorial_pipeline import distributed, local
+from tutorial_pipeline import dataset_manifest
 from tutorial_lib.packing.megatron import verify_dataset
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 dask_distributed = pytest.importorskip("distributed")  # in the test extra: `make test` runs this module
 
@@ -92,7 +93,7 @@ def test_the_cluster_builds_what_one_process_builds(gpt2, client, tmp_path):
                                             ("lines", LINE_CORPORA, "line", 60_000)]:
         summary = distributed.build(paths, gpt2, tmp_path / name, client=client, split=split,
                                     shard_bytes=shard_bytes, progress=False)
-        one = pipeline.build(paths, gpt2, tmp_path / f"{name}-one", split=split, progress=False)
+        one = local.build(paths, gpt2, tmp_path / f"{name}-one", split=split, progress=False)
         shards = assert_same_dataset(tmp_path / name, tmp_path / f"{name}-one")
         plan = distributed.plan(paths, split, shard_bytes)
         assert [s["name"] for s in shards] == [shard.name for shard in plan] and len(plan) > 5
@@ -109,7 +110,7 @@ def test_tiny_shards_of_a_file_with_every_hard_cut(gpt2, client, tmp_path):
     for split in ("blank", "line", "\n\n\n"):
         distributed.build(corpus, gpt2, tmp_path / "cluster", client=client, split=split, shard_bytes=9,
                           progress=False)
-        pipeline.build(corpus, gpt2, tmp_path / "one", split=split, progress=False)
+        local.build(corpus, gpt2, tmp_path / "one", split=split, progress=False)
         assert_same_dataset(tmp_path / "cluster", tmp_path / "one")
 
 
@@ -118,7 +119,7 @@ def leftovers(directory, keep):
 
 
 def test_a_task_that_raises_leaves_the_old_dataset_and_no_shards(gpt2, client, tmp_path):
-    pipeline.build(TINYSTORIES, gpt2, tmp_path / "out", split=EOT, progress=False)
+    local.build(TINYSTORIES, gpt2, tmp_path / "out", split=EOT, progress=False)
     old = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     # split on lines, TinyStories' "<|endoftext|>" lines are documents that hold a special token
     with pytest.raises(ValueError, match=r"bytes [\d,]+ to [\d,]+\), the document at index \d+: it contains "
@@ -144,7 +145,7 @@ def test_ctrl_c_in_the_client_stops_the_shards_and_leaves_nothing(gpt2, client, 
 
 def test_a_worker_checks_the_digest_of_the_tokenizer_it_got(gpt2, tmp_path):
     shard = distributed.plan(TINYSTORIES, EOT, 1 << 30)[0]
-    fields = pipeline.tokenizer_fields(gpt2) | {"digest": "0" * 64}
+    fields = local.tokenizer_fields(gpt2) | {"digest": "0" * 64}
     with pytest.raises(ValueError, match="the worker got a tokenizer with digest"):
         distributed._build_shard(shard, str(tmp_path / "shard"), gpt2, fields, gpt2_dtype(gpt2), EOT,
                                  str(tmp_path / "STOP"), "ours")
@@ -152,7 +153,7 @@ def test_a_worker_checks_the_digest_of_the_tokenizer_it_got(gpt2, tmp_path):
 
 
 def gpt2_dtype(tokenizer):
-    return pipeline._dtype("auto", tokenizer)
+    return local._dtype("auto", tokenizer)
 
 
 def test_a_range_that_changed_after_planning_fails_the_build(gpt2, client, tmp_path, monkeypatch):
@@ -188,11 +189,11 @@ def test_arguments_are_checked_before_anything_runs(gpt2, client, tmp_path, kwar
 def test_the_command_line_takes_a_scheduler(client, tmp_path, capsys):
     address = client.scheduler.address
     args = ["build", "--tokenizer", "gpt2", "--split", EOT, "--quiet", str(TINYSTORIES)]
-    assert pipeline.main([*args[:1], "--scheduler", address, "--output", str(tmp_path / "cluster"), *args[1:]]) == 0
+    assert local.main([*args[:1], "--scheduler", address, "--output", str(tmp_path / "cluster"), *args[1:]]) == 0
     assert "1 shard on 2 Dask worker threads" in capsys.readouterr().out  # 64 MiB shards by default
-    assert pipeline.main([*args[:1], "--output", str(tmp_path / "one"), *args[1:]]) == 0
+    assert local.main([*args[:1], "--output", str(tmp_path / "one"), *args[1:]]) == 0
     assert_same_dataset(tmp_path / "cluster", tmp_path / "one")
-    assert pipeline.main([*args[:1], "--scheduler", address, "--workers", "2", "--output",
+    assert local.main([*args[:1], "--scheduler", address, "--workers", "2", "--output",
                           str(tmp_path / "two"), *args[1:]]) == 1
     assert "with --scheduler the cluster's workers encode" in capsys.readouterr().err
 
@@ -202,8 +203,9 @@ KILLED_CLIENT = r"""
 import sys, time
 from pathlib import Path
 from distributed import Client
-from tutorial_lib import data, distributed
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib import data
+from tutorial_pipeline import distributed
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 def wait_for_the_kill(paths, shards):
     Path("started").write_text("")
@@ -237,6 +239,6 @@ def test_the_shards_of_a_killed_client_are_removed_by_the_next_build(gpt2, clien
     with pytest.warns(UserWarning, match=r"removed 1 shard directory of .* left by builds that were killed"):
         distributed.build(TINYSTORIES, gpt2, tmp_path / "out", client=client, split=EOT, shard_bytes=100_000,
                           progress=False)
-    pipeline.build(TINYSTORIES, gpt2, tmp_path / "one", split=EOT, progress=False)
+    local.build(TINYSTORIES, gpt2, tmp_path / "one", split=EOT, progress=False)
     assert_same_dataset(tmp_path / "out", tmp_path / "one")
     assert [p.name for p in tmp_path.iterdir() if ".shards-" in p.name] == []

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib import exercises
-from tutorial_lib.exercises import check, sandbox
+from tutorial_course import exercises
+from tutorial_course.exercises import check, sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = sorted(exercises.REGISTRY)
@@ -38,7 +38,7 @@ def wrong_answer(key: str):
 
 
 def chapter_modules() -> list[str]:
-    """The chapter modules of tutorial_lib/exercises (ch00, ch01, ...), sorted."""
+    """The chapter modules of tutorial_course/exercises (ch00, ch01, ...), sorted."""
     return sorted(p.stem for p in (ROOT / "tutorial_lib" / "exercises").glob("ch*.py"))
 
 
@@ -61,13 +61,13 @@ def test_one_module_of_cases_per_chapter_mirroring_solutions():
 
 
 def test_importing_check_alone_registers_every_chapter():
-    script = "from tutorial_lib.exercises import check, REGISTRY; print(sorted({k[:2] for k in REGISTRY}))"
+    script = "from tutorial_course.exercises import check, REGISTRY; print(sorted({k[:2] for k in REGISTRY}))"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
     assert done.stdout.strip() == str([module.removeprefix("ch") for module in chapter_modules()])
 
 
 def test_a_chapter_module_can_be_imported_first():
-    script = "import tutorial_lib.exercises.ch02; from tutorial_lib.exercises import REGISTRY; print(len(REGISTRY))"
+    script = "import tutorial_course.exercises.ch02; from tutorial_course.exercises import REGISTRY; print(len(REGISTRY))"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
     assert done.stdout.strip() == str(len(KEYS))
 
@@ -118,7 +118,7 @@ def test_stub_is_unfinished_and_not_counted_as_a_failure(key):
 
 
 def test_train_cases_are_the_library_with_the_chapter_rule():
-    from tutorial_lib.tokenization import bpe_toy
+    from tutorial_lib.bpe import bpe_toy
 
     cases = exercises.REGISTRY["02.train"].make_cases()
     assert all(case.expected == bpe_toy.train(*case.args, tie_break="first").merges for case in cases)
@@ -136,7 +136,7 @@ def test_other_typical_wrong_trainings_fail(wrong):
 
 def test_a_failing_train_case_shows_the_words_in_the_order_the_function_got_them():
     """reprlib sorts a plain dict's keys; under the "first" rule the order of the words is part of the input."""
-    from tutorial_lib.tokenization import bpe_toy
+    from tutorial_lib.bpe import bpe_toy
 
     def reversed_words(corpus, num_merges):
         return bpe_toy.train(dict(reversed(corpus.items())), num_merges).merges

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tutorial_lib import data
-from tutorial_lib._files import AtomicFile, locked, read_utf8, replace_together
+from tutorial_pipeline.files import AtomicFile, locked, read_utf8, replace_together
 
 
 def test_read_utf8_joins_characters_cut_between_reads(tmp_path):

@@ -11,13 +11,14 @@ import numpy as np
 import pytest
 import tiktoken
 
-from tutorial_lib import display
-from tutorial_lib.plotting import bar_chart
-from tutorial_lib.plotting.tokenization import zipf_plot
-from tutorial_lib.widgets.tokenization import bpe_steps, utf8_explorer
-from tutorial_lib.exercises import check
-from tutorial_lib.tokenization import bpe_toy, characters, compare, corpus, d2l, measure, trainer
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.show import display
+from tutorial_lib.show.plotting import bar_chart
+from tutorial_lib.show.plotting.tokenization import zipf_plot
+from tutorial_lib.show.widgets.tokenization import bpe_steps, utf8_explorer
+from tutorial_course.exercises import check
+from tutorial_lib.bpe import bpe_toy, corpus, trainer
+from tutorial_lib.text import characters, compare, d2l, measure
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 NAN, INF = math.nan, math.inf
 

@@ -103,9 +103,9 @@ def test_both_notebooks_run_on_the_installed_package_and_its_data(hub):
 
 
 def test_notebook_00s_course_map_lists_every_chapter_without_the_repository(hub):
-    from tutorial_lib import course
+    from tutorial_course import chapters
 
     _, _, results = hub
     shown = next(out for out in results["00_intro.ipynb"]["outputs"] if "10_megatron_mmap" in out)
-    assert all(f"{c.stem}.ipynb" in shown for c in course.CHAPTERS)
+    assert all(f"{c.stem}.ipynb" in shown for c in chapters.CHAPTERS)
     assert "规划中" not in shown

@@ -235,7 +235,7 @@ def test_the_table_keeps_the_layers():
     ("from ..tokenization.bpe_toy import EOW", {"tokenization.bpe_toy"}),
     ("from .. import tokenization", {"tokenization"}),
     ("from .. import _checks", {"_checks"}),
-    ("import tutorial_lib.tokenization.d2l as d2l", {"tokenization.d2l"}),
+    ("import tutorial_lib.text.d2l as d2l", {"tokenization.d2l"}),
     ("from tutorial_lib import tokenization", {"tokenization"}),
     ("def f():\n    from tutorial_lib.tokenization import d2l", {"tokenization.d2l"}),
     ("from tutorial_lib._checks import check_int", {"_checks"}),
@@ -298,7 +298,7 @@ def test_the_wheel_holds_every_module_of_tutorial_lib(wheel):
     expected = {p.relative_to(ROOT).as_posix() for p in library_files()}
     packed = {name for name in wheel.namelist() if name.endswith(".py")}
     assert expected - packed == set()
-    assert {"tutorial_lib/packing/batch.py", "tutorial_lib/exercises/ch03.py"} <= packed
+    assert {"tutorial_lib/packing/batch.py", "tutorial_course/exercises/ch03.py"} <= packed
 
 
 # --- (d) short modules and functions -------------------------------------------------------------------------

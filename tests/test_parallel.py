@@ -4,7 +4,7 @@ guard and Ctrl-C in tests/tokenization/test_corpus.py (the trainer) and tests/te
 
 import pytest
 
-from tutorial_lib._parallel import batches, map_in_workers
+from tutorial_pipeline.workers import batches, map_in_workers
 
 
 def test_batches_add_up_to_the_limit_and_keep_the_order():

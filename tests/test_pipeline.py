@@ -13,12 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tutorial_lib import data, pipeline
-from tutorial_lib.packing import dataset_manifest, pair
+from tutorial_lib import data
+from tutorial_pipeline import local
+from tutorial_pipeline import dataset_manifest, dataset_files as pair
 from tutorial_lib.packing.megatron import IndexedDataset, bin_path, idx_path
-from tutorial_lib.tokenization import course_tokenizer
-from tutorial_lib.pipeline import build
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe import course_tokenizer
+from tutorial_pipeline.local import build
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 EOT = data.ENDOFTEXT
 EOD = 50256  # GPT-2's <|endoftext|>
@@ -39,7 +40,7 @@ def small_batches(monkeypatch):
 @pytest.fixture
 def workers_on_small_files(monkeypatch):
     """Workers even for a bundled corpus, which is below the size where `build` starts them."""
-    monkeypatch.setattr(pipeline, "WORKERS_FROM_BYTES", dict.fromkeys(pipeline.WORKERS_FROM_BYTES, 0))
+    monkeypatch.setattr(pipeline, "WORKERS_FROM_BYTES", dict.fromkeys(local.WORKERS_FROM_BYTES, 0))
 
 
 def read_dataset(prefix):
@@ -108,7 +109,7 @@ def test_a_file_that_is_not_utf8_leaves_no_output_and_the_old_dataset_intact(gpt
 
 
 def test_an_interrupted_build_leaves_nothing_behind(gpt2, tmp_path, monkeypatch, small_batches):
-    encode_batch, calls = pipeline._encode_batch, []
+    encode_batch, calls = local._encode_batch, []
 
     def interrupted(*args):
         calls.append(1)
@@ -225,19 +226,19 @@ def test_a_dtype_that_cannot_hold_the_vocabulary_is_refused_before_anything_is_w
 
 
 def test_tokenizer_fields_follow_the_contract(gpt2):
-    fields = pipeline.tokenizer_fields(gpt2)
+    fields = local.tokenizer_fields(gpt2)
     assert fields["digest"] == gpt2.digest and fields["eod_id"] == EOD and "tokenizer_sha256" not in fields["digests"]
     nfkc = Tokenizer(gpt2.vocab, gpt2.merges, [EOT], normalization="NFKC")
-    assert pipeline.tokenizer_fields(nfkc)["normalization"] == "NFKC"
-    assert pipeline.tokenizer_fields(nfkc)["digest"] != fields["digest"]
+    assert local.tokenizer_fields(nfkc)["normalization"] == "NFKC"
+    assert local.tokenizer_fields(nfkc)["digest"] != fields["digest"]
     with pytest.raises(ValueError, match="eod must be a special token"):
-        pipeline.tokenizer_fields(gpt2, "<|pad|>")
+        local.tokenizer_fields(gpt2, "<|pad|>")
 
 
 SCRIPT = ("from tutorial_lib import data, pipeline\n"
-          "pipeline.WORKERS_FROM_BYTES = dict.fromkeys(pipeline.WORKERS_FROM_BYTES, 0)  # workers even for a small corpus\n"
-          "from tutorial_lib.tokenization.tokenizer import Tokenizer\n"
-          "BUILD = lambda: print(pipeline.build(data.corpus_path('timemachine'), Tokenizer.from_gpt2_files("
+          "local.WORKERS_FROM_BYTES = dict.fromkeys(local.WORKERS_FROM_BYTES, 0)  # workers even for a small corpus\n"
+          "from tutorial_lib.bpe.tokenizer import Tokenizer\n"
+          "BUILD = lambda: print(local.build(data.corpus_path('timemachine'), Tokenizer.from_gpt2_files("
           "*data.gpt2_files(), special_tokens=[data.ENDOFTEXT]), 'out', workers=2, progress=False).documents)\n")
 
 
@@ -261,7 +262,7 @@ def test_a_script_without_the_main_guard_fails_fast_and_says_what_to_add(tmp_pat
 
 
 def cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "tutorial_lib.pipeline", *map(str, args)], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tutorial_pipeline.local", *map(str, args)], capture_output=True,
                           text=True, timeout=300, cwd=cwd)
 
 
@@ -397,5 +398,5 @@ def test_verify_stopped_by_ctrl_c_says_so(built, monkeypatch, capsys):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(dataset_manifest, "file_checksum", interrupted)
-    assert pipeline.main(["verify", str(built)]) == 128 + signal.SIGINT
+    assert local.main(["verify", str(built)]) == 128 + signal.SIGINT
     assert capsys.readouterr().err == "tutorial-megatron: interrupted; not verified\n"

@@ -41,7 +41,7 @@ from tutorial_lib.packing.megatron import (
     read_header,
     write_dataset,
 )
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "data" / "megatron"

@@ -2,15 +2,16 @@
 beside it (course_bpe_4096.golden.jsonl, whose sha256 the tokenizer's manifest records), and print both
 sha256s.
 
-Run from the repository root after changing the recipe in tutorial_lib/tokenization/course_tokenizer.py or
-the inputs of tutorial_lib/tokenization/golden.py, then record the printed sha256s in tutorial_lib/data.py
+Run from the repository root after changing the recipe in tutorial_lib/bpe/course_tokenizer.py or
+the inputs of tutorial_lib/contract/golden.py, then record the printed sha256s in tutorial_lib/data.py
 (COURSE_TOKENIZER, COURSE_GOLDEN) and data/PROVENANCE.md.
 """
 
 import hashlib
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import course_tokenizer, golden
+from tutorial_lib.bpe import course_tokenizer
+from tutorial_lib.contract import golden
 
 if __name__ == "__main__":
     tokenizer = course_tokenizer.train()

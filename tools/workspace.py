@@ -19,7 +19,7 @@ course's `nbgrader zip_collect` takes: submissions/<assignment>__<ID>.zip holdin
 commit and push hands the work in too.
 
 Only the standard library, so that `make workspace` runs before the course's venv exists; files
-are written as tutorial_lib/_files.py writes them (a synced temporary file beside the target,
+are written as tutorial_pipeline/files.py writes them (a synced temporary file beside the target,
 renamed). Bad input (an unknown chapter, a bad student id) is a ValueError; the command line
 prints it and exits 2.
 """

@@ -1,20 +1,19 @@
-"""tutorial_lib: the computation behind the 分词与序列打包 notebooks.
+"""tutorial_lib: the lesson, the code the chapters of 分词与序列打包 teach and learners read.
 
-The course has two halves so far, and so has the library:
+One family per part of the course, one idea per module:
 
-- `tutorial_lib.tokenization`: text -> token ids (its package docstring lists a module per concept);
-- `tutorial_lib.packing`: token ids -> training rows (padding, masks, packing, Megatron's
-  .bin/.idx). It works on ids, whatever made them, and imports nothing from `tokenization`;
-- `tutorial_lib.pipeline` joins the two: corpus files -> `Tokenizer` -> a .bin/.idx dataset, in
-  constant memory, also from the command line (`python -m tutorial_lib.pipeline build ...`).
+- `text` (01, 03): D2L's text and `Vocab`, the characters of a text, measuring and comparing
+  tokenizers;
+- `bpe` (02, 04-06): the toy BPE, pre-tokenization, training, `Tokenizer`, vocabulary size;
+- `unigram`, `wordpiece` (11): the other two subword algorithms, trained and compared;
+- `evaluation` (12): token premium, bits per byte, mixes, superwords, the model tokenizers;
+- `contract` (13): normalization, offsets, golden vectors, streaming decode;
+- `packing` (07-10): padding and masks, packing strategies, attention, Megatron's .bin/.idx;
+- `show`: tables, colours, plots and widgets that lay out what the rest computed.
 
-Beneath them: `_checks` (argument checks), `_files` (atomic writes, strict UTF-8 reading),
-`_parallel` (the one Ctrl-C-safe worker pool) and `data` (the bundled corpora, hash-checked). Above
-them, the course's own tools, which show and check but compute nothing of their own: `display`
-(tables and tokens), `palette` (the colours), `plotting` and `widgets` (a module per half),
-`exercises` (the checkers, a module per chapter) and `course` (the chapter map and the environment
-check). tests/test_layout.py holds who may import whom. A notebook imports what it teaches from the
-module of that concept.
+Beneath them: `data` (the bundled corpora, hash-checked), `_checks` (the argument checks, one line
+at each call site) and `_memory` (refuse an array that cannot fit). Nothing here imports the course
+machinery (`tutorial_course`) or the production path (`tutorial_pipeline`).
 """
 
 __version__ = "0.1.0"

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import nbformat
 
-from tutorial_lib import exercises
-from tutorial_lib.classroom import answers
-from tutorial_lib.classroom.points import key_of, solution_id
+from tutorial_course import exercises
+from tutorial_course.classroom import answers
+from tutorial_course.classroom.points import key_of, solution_id
 
 STUDENTS = ("right", "wrong", "stub", "loop", "tamper", "hardcode")
 
 TAMPERING = '''\
 # 把检查器换成永远说“通过”的版本，连评分用的模块也改掉
-import tutorial_lib.exercises as _ex
-import tutorial_lib.classroom.grade as _grade
+import tutorial_course.exercises as _ex
+import tutorial_course.classroom.grade as _grade
 
 
 def check(key, fn, **options):

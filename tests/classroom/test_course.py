@@ -17,10 +17,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tutorial_lib import course, exercises
-from tutorial_lib.classroom import answers, release
-from tutorial_lib.classroom.points import POINTS
-from tutorial_lib.classroom.report import notebook_verdicts, write_report
+from tutorial_course import chapters, exercises
+from tutorial_course.classroom import answers, release
+from tutorial_course.classroom.points import POINTS
+from tutorial_course.classroom.report import notebook_verdicts, write_report
 
 import fake_class  # tests/classroom/conftest.py puts it on sys.path
 
@@ -72,7 +72,7 @@ def reference_lines(key: str) -> set[str]:
 
 def test_the_student_version_holds_no_reference_line_and_no_teacher_note(graded):
     released = cell_text(graded / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
-    original = cell_text(course.NOTEBOOK_DIR / f"{ASSIGNMENT}.ipynb")
+    original = cell_text(chapters.NOTEBOOK_DIR / f"{ASSIGNMENT}.ipynb")
     for key in KEYS:
         leaked = {line for line in reference_lines(key) if line in released and line not in original}
         assert leaked == set(), key
@@ -154,14 +154,14 @@ def whole_course(tmp_path_factory) -> Path:
 
 
 def test_the_whole_course_releases_without_running_a_notebook(whole_course):
-    chapters = [c for c in course.CHAPTERS if c.available]
+    chapters = [c for c in chapters.CHAPTERS if c.available]
     for chapter in chapters:
         released = whole_course / "release" / chapter.stem / f"{chapter.stem}.ipynb"
         nb = nbformat.read(released, 4)
         assert all(c.get("outputs", []) == [] for c in nb.cells)
         text = cell_text(released)
         assert "教师注" not in text and str(SEED) not in text
-        original = cell_text(course.NOTEBOOK_DIR / f"{chapter.stem}.ipynb")
+        original = cell_text(chapters.NOTEBOOK_DIR / f"{chapter.stem}.ipynb")
         for key in (k for k in POINTS if k.startswith(chapter.number + ".")):
             assert {l for l in reference_lines(key) if l in text and l not in original} == set()
             assert f'grade("{key}",' in text
@@ -180,7 +180,7 @@ def test_the_student_kit_is_the_course_without_solutions_tests_or_executed_noteb
     assert not (kit / "solutions").exists() and not (kit / "tests").exists()
     assert (kit / "tools" / "workspace.py").is_file() and (kit / "tutorial_lib" / "classroom").is_dir()
     assert sorted(p.name for p in (kit / "notebooks").iterdir()) == sorted(
-        f"{c.stem}.ipynb" for c in course.CHAPTERS if c.available)
+        f"{c.stem}.ipynb" for c in chapters.CHAPTERS if c.available)
     for nb in (kit / "notebooks").iterdir():
         assert nb.read_bytes() == (whole_course / "release" / nb.stem / nb.name).read_bytes()
     assert release.KIT_PYTEST in (kit / "pyproject.toml").read_text("utf-8")

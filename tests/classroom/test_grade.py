@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from tutorial_lib import exercises
-from tutorial_lib.classroom import FEEDBACK_MIME, grade
-from tutorial_lib.classroom.report import cell_verdict
+from tutorial_course import exercises
+from tutorial_course.classroom import FEEDBACK_MIME, grade
+from tutorial_course.classroom.report import cell_verdict
 
 
 def notebook_function(source: str, name: str):
@@ -38,7 +38,7 @@ def test_a_right_function_passes_public_and_hidden_cases_a_wrong_one_fails_both(
 def test_patching_the_checker_in_this_process_changes_nothing(monkeypatch):
     passed = exercises.Feedback("通过", "通过：全部正确", "00.utf8_length", None)
     monkeypatch.setattr(exercises, "check", lambda *args, **kwargs: passed)
-    monkeypatch.setitem(sys.modules, "tutorial_lib.exercises.ch00", None)
+    monkeypatch.setitem(sys.modules, "tutorial_course.exercises.ch00", None)
     assert verdicts(notebook_function(WRONG, "utf8_length")) == ["未通过", "未通过"]
 
 
@@ -123,7 +123,7 @@ def utf8_length(text):
 
 REBUILDER = """
 def utf8_length(text):
-    from tutorial_lib import exercises
+    from tutorial_course import exercises
 
     exercise = exercises.REGISTRY["00.utf8_length"]
     for build in (exercise.cases, exercise.make_cases):
@@ -153,7 +153,7 @@ def test_the_worker_judges_with_the_checks_own_messages():
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_DUMPABLE is Linux's")
 def test_the_worker_keeps_its_memory_from_other_processes_of_the_user():
-    probe = ("import ctypes\nfrom tutorial_lib.classroom import worker\n"
+    probe = ("import ctypes\nfrom tutorial_course.classroom import worker\n"
              "assert worker.keep_memory_private()\n"
              "print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))\n")  # PR_GET_DUMPABLE
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
@@ -162,8 +162,8 @@ def test_the_worker_keeps_its_memory_from_other_processes_of_the_user():
 
 
 def test_a_runner_that_answers_nothing_fails_the_cases(monkeypatch):
-    from tutorial_lib.classroom import worker
-    from tutorial_lib.exercises import runner
+    from tutorial_course.classroom import worker
+    from tutorial_course.exercises import runner
 
     monkeypatch.setattr(runner, "command", lambda: [sys.executable, "-c", "print('[[]]')"])
     exercise = exercises.REGISTRY["00.utf8_length"]

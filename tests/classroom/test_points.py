@@ -2,8 +2,8 @@
 
 import re
 
-from tutorial_lib import exercises
-from tutorial_lib.classroom.points import POINTS, grade_id, key_of, solution_id
+from tutorial_course import exercises
+from tutorial_course.classroom.points import POINTS, grade_id, key_of, solution_id
 
 
 def test_every_registered_exercise_has_points_and_nothing_else_does():

@@ -6,18 +6,18 @@ import functools
 import nbformat
 import pytest
 
-from tutorial_lib import course, exercises
-from tutorial_lib.classroom import answers
-from tutorial_lib.classroom.points import POINTS, grade_id, solution_id
-from tutorial_lib.classroom.source import source_notebook, split_exercise, without_teacher_notes
+from tutorial_course import chapters, exercises
+from tutorial_course.classroom import answers
+from tutorial_course.classroom.points import POINTS, grade_id, solution_id
+from tutorial_course.classroom.source import source_notebook, split_exercise, without_teacher_notes
 
 SEED = 4242
 
 
 @functools.cache
 def sources() -> dict[str, nbformat.NotebookNode]:
-    return {c.number: source_notebook(nbformat.read(course.NOTEBOOK_DIR / f"{c.stem}.ipynb", 4),
-                                      SEED) for c in course.CHAPTERS if c.available}
+    return {c.number: source_notebook(nbformat.read(chapters.NOTEBOOK_DIR / f"{c.stem}.ipynb", 4),
+                                      SEED) for c in chapters.CHAPTERS if c.available}
 
 
 def answer_cell(key: str) -> str:
@@ -36,7 +36,7 @@ def test_teacher_notes_and_remarks_pointing_at_them_are_removed():
 
 def test_an_exercise_cell_becomes_an_answer_cell_and_a_locked_graded_cell():
     cell = nbformat.v4.new_code_cell(
-        "from tutorial_lib.exercises import check\n\n\ndef utf8_length(text: str) -> int:\n"
+        "from tutorial_course.exercises import check\n\n\ndef utf8_length(text: str) -> int:\n"
         "    # 在这里写你的实现\n    raise NotImplementedError\n\n\n"
         'check("00.utf8_length", utf8_length)')
     answer, test = split_exercise(cell, seed=17)

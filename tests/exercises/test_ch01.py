@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 
 from solutions import ch01
-from tutorial_lib import exercises
-from tutorial_lib.exercises import check
+from tutorial_course import exercises
+from tutorial_course.exercises import check
 
 KEYS = ["01.build_vocab", "01.clean_line", "01.oov_rate"]
 

@@ -5,8 +5,8 @@ warn about."""
 import pytest
 
 from solutions import ch03
-from tutorial_lib import exercises
-from tutorial_lib.exercises import check
+from tutorial_course import exercises
+from tutorial_course.exercises import check
 
 KEYS = ["03.bytes_per_token", "03.chars_for_coverage", "03.count_cut_characters"]
 

@@ -4,10 +4,10 @@ typical wrong answer fails, stub is 未完成): the cases hold what the wrong an
 import pytest
 
 from solutions import ch04
-from tutorial_lib import exercises
-from tutorial_lib.exercises import check
-from tutorial_lib.exercises.ch04 import ExactInt
-from tutorial_lib.tokenization import vocab_size
+from tutorial_course import exercises
+from tutorial_course.exercises import check
+from tutorial_course.exercises.ch04 import ExactInt
+from tutorial_lib.bpe import vocab_size
 
 KEYS = ["04.embedding_bytes", "04.first_merges", "04.utilization", "04.vocab_size"]
 
@@ -66,7 +66,7 @@ def test_bytes_cases_pad_and_hold_a_multiple_as_it_is():
 def test_first_merges_cases_are_separate_runs_equal_to_the_library_cut():
     """The expected vocabularies come from separate training runs; the prefix property says they
     are the library's cut of the long run, and the cases cover special tokens and k = 0."""
-    from tutorial_lib.tokenization.tokenizer import Tokenizer
+    from tutorial_lib.bpe.tokenizer import Tokenizer
 
     cases = exercises.REGISTRY["04.first_merges"].make_cases()
     for case in cases:

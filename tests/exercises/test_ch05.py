@@ -2,7 +2,7 @@
 typical wrong answer fails, stub is 未完成): the cases hold what the wrong answers get wrong."""
 
 from solutions import ch05
-from tutorial_lib.exercises import REGISTRY, check
+from tutorial_course.exercises import REGISTRY, check
 
 
 def test_the_ranks_case_shows_a_short_input_and_tiktokens_ids():

@@ -4,8 +4,8 @@ typical wrong answer fails, stub is 未完成): the cases hold what the wrong an
 import pytest
 
 from solutions import ch07
-from tutorial_lib import exercises
-from tutorial_lib.exercises import check
+from tutorial_course import exercises
+from tutorial_course.exercises import check
 from tutorial_lib.packing import batch, masks
 
 KEYS = ["07.attention_mask", "07.bucketed_batches", "07.labels", "07.pad", "07.padding_share"]

@@ -2,8 +2,8 @@
 wrong answer fails, stub is 未完成): the cases hold what the wrong answers get wrong."""
 
 from solutions import ch08
-from tutorial_lib import exercises
-from tutorial_lib.exercises import check
+from tutorial_course import exercises
+from tutorial_course.exercises import check
 from tutorial_lib.packing import strategies
 
 

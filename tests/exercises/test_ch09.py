@@ -2,7 +2,7 @@
 wrong answer fails, stub is 未完成): the cases hold what the wrong answers get wrong."""
 
 from solutions import ch09
-from tutorial_lib.exercises import check
+from tutorial_course.exercises import check
 
 KEYS = ["09.document_mask", "09.position_ids", "09.cu_seqlens", "09.same_as_alone",
         "09.next_token_labels"]
@@ -28,8 +28,8 @@ def test_a_mask_of_0_and_1_ints_is_refused_and_bools_from_numpy_pass():
 
 
 def test_the_cases_include_real_packed_rows_and_are_the_library_values():
-    from tutorial_lib import exercises
-    from tutorial_lib.exercises import ch09 as cases
+    from tutorial_course import exercises
+    from tutorial_course.exercises import ch09 as cases
     from tutorial_lib.packing import masks
 
     real = cases._real_rows()[1].tolist()
@@ -44,7 +44,7 @@ def test_the_cases_include_real_packed_rows_and_are_the_library_values():
 
 
 def test_same_as_alone_cases_hold_both_verdicts_for_both_heads():
-    from tutorial_lib import exercises
+    from tutorial_course import exercises
     from tutorial_lib.packing import attention
 
     cases = exercises.REGISTRY["09.same_as_alone"].make_cases()
@@ -57,7 +57,7 @@ def test_same_as_alone_cases_hold_both_verdicts_for_both_heads():
 def test_with_rope_the_document_mask_needs_no_position_reset_and_the_absolute_head_does():
     import numpy as np
 
-    from tutorial_lib import exercises
+    from tutorial_course import exercises
     from tutorial_lib.packing import attention, masks
 
     for case in exercises.REGISTRY["09.same_as_alone"].make_cases():
@@ -86,7 +86,7 @@ def test_the_split_document_case_is_the_one_shown_for_the_one_stream_mistake():
 
 
 def test_the_labels_cases_are_the_library_labels_of_the_inputs():
-    from tutorial_lib import exercises
+    from tutorial_course import exercises
     from tutorial_lib.packing.batch import next_token_labels
 
     for case in exercises.REGISTRY["09.next_token_labels"].make_cases():
@@ -96,7 +96,7 @@ def test_the_labels_cases_are_the_library_labels_of_the_inputs():
 
 
 def test_chapter_09_registers_exactly_these_exercises():
-    from tutorial_lib import exercises
+    from tutorial_course import exercises
 
     assert sorted(k for k in exercises.REGISTRY if k.startswith("09.")) == sorted(KEYS)
     assert set(ch09.WRONG_ANSWERS) == {exercises.REGISTRY[k].function_name for k in KEYS}

@@ -7,7 +7,7 @@ import struct
 import numpy as np
 
 from solutions import ch10
-from tutorial_lib import exercises
+from tutorial_course import exercises
 from tutorial_lib.packing import gpt_samples, megatron
 
 KEYS = ["10.idx_bytes", "10.parse_header", "10.sample_index", "10.samples_with_document",

@@ -7,9 +7,10 @@ import math
 import pytest
 
 from solutions import ch11
-from tutorial_lib import exercises
-from tutorial_lib.exercises import check
-from tutorial_lib.tokenization import unigram, unigram_train, wordpiece, wordpiece_train
+from tutorial_course import exercises
+from tutorial_course.exercises import check
+from tutorial_lib.unigram import model as unigram, train as unigram_train
+from tutorial_lib.wordpiece import model as wordpiece, train as wordpiece_train
 
 KEYS = ["11.encode_word", "11.expected_counts", "11.viterbi", "11.wordpiece_score"]
 UNK, PREFIX = "[UNK]", "##"

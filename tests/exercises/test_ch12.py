@@ -9,11 +9,13 @@ import numpy as np
 import pytest
 
 from solutions import ch12
-from tutorial_lib import data, exercises
-from tutorial_lib.exercises import check
-from tutorial_lib.exercises.ch12 import COURSE, FLORES_SLICES, VOCABULARIES
-from tutorial_lib.tokenization import bits_per_byte, model_tokenizers
-from tutorial_lib.tokenization.evaluate import Premium
+from tutorial_lib import data
+from tutorial_course import exercises
+from tutorial_course.exercises import check
+from tutorial_course.exercises.ch12 import COURSE, FLORES_SLICES, VOCABULARIES
+from tutorial_lib.evaluation import bits_per_byte
+from tutorial_lib.text import model_tokenizers
+from tutorial_lib.evaluation.evaluate import Premium
 
 KEYS = ["12.bits_per_byte", "12.premium_summary", "12.token_script"]
 
@@ -253,7 +255,7 @@ def _punctuation_only(token):
 
 def _with_is_han(token):
     """Right, with characters.is_han, as the recipe allows."""
-    from tutorial_lib.tokenization.characters import is_han
+    from tutorial_lib.text.characters import is_han
 
     return _script(token, han=is_han)
 

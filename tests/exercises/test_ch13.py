@@ -9,12 +9,12 @@ import unicodedata
 import pytest
 
 from solutions import ch13
-from tutorial_lib import exercises
-from tutorial_lib.exercises import check
-from tutorial_lib.exercises.ch13 import (HAND, OFFSET_SLICES, OFFSET_TEXTS, PAIRINGS,
-                                         VECTOR_CATEGORIES, corpus_lines, course_with)
-from tutorial_lib.tokenization import course_tokenizer, golden, offsets
-from tutorial_lib.tokenization.normalize import FORMS, normalize
+from tutorial_course import exercises
+from tutorial_course.exercises import check
+from tutorial_course.exercises.ch13 import (HAND, OFFSET_SLICES, OFFSET_TEXTS, PAIRINGS, VECTOR_CATEGORIES, corpus_lines, course_with)
+from tutorial_lib.bpe import course_tokenizer
+from tutorial_lib.contract import golden, offsets
+from tutorial_lib.contract.normalize import FORMS, normalize
 
 KEYS = ["13.golden_vector", "13.invariant_failures", "13.token_offsets"]
 
@@ -108,7 +108,7 @@ def test_a_right_answer_with_the_library_normalize_passes_unless_it_is_blocked()
     assert check("13.invariant_failures", _from_the_bytes).passed
     assert check("13.invariant_failures", _from_the_bytes, seed=7).passed
     blocked = check("13.invariant_failures", _from_the_bytes, block_library=True)
-    assert "不能调用 tutorial_lib.tokenization.normalize.normalize" in blocked.message
+    assert "不能调用 tutorial_lib.contract.normalize.normalize" in blocked.message
 
 
 @pytest.mark.parametrize("seed", [None, 3])

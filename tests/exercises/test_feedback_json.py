@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from tutorial_lib import exercises
-from tutorial_lib.exercises import Feedback, check
+from tutorial_course import exercises
+from tutorial_course.exercises import Feedback, check
 
 
 def stub(text):

@@ -13,8 +13,8 @@ import textwrap
 
 import pytest
 
-from tutorial_lib import exercises
-from tutorial_lib.classroom import grade
+from tutorial_course import exercises
+from tutorial_course.classroom import grade
 
 KEYS = ["11.viterbi", "11.expected_counts",
         "12.premium_summary", "12.token_script", "12.bits_per_byte",

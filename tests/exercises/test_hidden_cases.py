@@ -15,8 +15,8 @@ import sys
 import numpy as np
 import pytest
 
-from tutorial_lib import exercises
-from tutorial_lib.exercises import check
+from tutorial_course import exercises
+from tutorial_course.exercises import check
 
 KEYS = sorted(exercises.REGISTRY)
 SEEDS = (1, 2, 3)

@@ -9,8 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from tutorial_lib import exercises
-from tutorial_lib.exercises import check, sandbox, wire
+from tutorial_course import exercises
+from tutorial_course.exercises import check, sandbox, wire
 
 
 class Yes(int):
@@ -36,7 +36,7 @@ def test_a_value_whose_eq_always_says_true_fails():
 
 def test_patching_the_comparison_in_the_running_process_changes_nothing():
     def patched(text):
-        module = sys.modules["tutorial_lib.exercises"]
+        module = sys.modules["tutorial_course.exercises"]
         module.same_value = module._agrees = lambda *args: True
         return None
 

@@ -15,33 +15,22 @@ import numpy as np
 import pytest
 import tiktoken
 
-from tutorial_lib import exercises
-from tutorial_lib.exercises import blocking, check
-from tutorial_lib.exercises.ch05 import reference_tokenizer
-from tutorial_lib.exercises.ch07 import _pad_expected
-from tutorial_lib.exercises.ch09 import TOLERANCE
-from tutorial_lib.exercises.ch13 import byte_level_tokenizer
+from tutorial_course import exercises
+from tutorial_course.exercises import blocking, check
+from tutorial_course.exercises.ch05 import reference_tokenizer
+from tutorial_course.exercises.ch07 import _pad_expected
+from tutorial_course.exercises.ch09 import TOLERANCE
+from tutorial_course.exercises.ch13 import byte_level_tokenizer
 from tutorial_lib.packing import attention, batch, gpt_samples, masks, megatron, strategies
-from tutorial_lib.tokenization import (
-    bits_per_byte,
-    bpe_toy,
-    characters,
-    d2l,
-    evaluate,
-    golden,
-    measure,
-    model_tokenizers,
-    normalize,
-    offsets,
-    trainer,
-    unigram,
-    unigram_train,
-    vocab_size,
-    wordpiece,
-    wordpiece_train,
-)
-from tutorial_lib.tokenization.pretokenize import GPT4_PATTERN
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.evaluation import bits_per_byte, evaluate
+from tutorial_lib.text import model_tokenizers
+from tutorial_lib.bpe import bpe_toy, trainer, vocab_size
+from tutorial_lib.text import characters, d2l, measure
+from tutorial_lib.contract import golden, normalize, offsets
+from tutorial_lib.unigram import model as unigram, train as unigram_train
+from tutorial_lib.wordpiece import model as wordpiece, train as wordpiece_train
+from tutorial_lib.bpe.pretokenize import GPT4_PATTERN
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 KEYS = sorted(exercises.REGISTRY)
 # the answer is Python's own len(text.encode()); the recipe itself calls bpe_toy.train for the
@@ -224,11 +213,11 @@ def test_calling_the_twin_passes_only_while_the_library_may_run(key):
 
 def test_a_reference_bound_before_the_check_is_caught_too():
     """`from ... import train` holds the function object itself; its code is what gets swapped."""
-    from tutorial_lib.tokenization.bpe_toy import train as bound
+    from tutorial_lib.bpe.bpe_toy import train as bound
 
     feedback = check("02.train", lambda corpus, n: bound(corpus, n, tie_break="first").merges,
                      block_library=True)
-    assert "不能调用 tutorial_lib.tokenization.bpe_toy.train" in feedback.message
+    assert "不能调用 tutorial_lib.bpe.bpe_toy.train" in feedback.message
 
 
 def test_a_caught_refusal_still_fails_the_case():
@@ -269,8 +258,8 @@ def test_a_method_using_super_can_be_blocked(monkeypatch):
     assert Child().f() == 2
 
 
-@pytest.mark.parametrize("name", ["bpe_toy.train", "tutorial_lib.tokenization.bpe_toy.EOW",
-                                  "tutorial_lib.tokenization.bpe_toy.no_such_name",
+@pytest.mark.parametrize("name", ["bpe_toy.train", "tutorial_lib.bpe.bpe_toy.EOW",
+                                  "tutorial_lib.bpe.bpe_toy.no_such_name",
                                   "tutorial_lib.no_such_module.f"])
 def test_a_bad_twin_name_is_refused(name):
     with pytest.raises(ValueError, match="library twin"):
@@ -285,11 +274,11 @@ def test_block_library_must_be_a_bool():
 
 
 def test_without_fork_the_twins_are_restored_after_the_check(monkeypatch):
-    from tutorial_lib.exercises import sandbox
+    from tutorial_course.exercises import sandbox
 
     monkeypatch.setattr(sandbox, "CAN_FORK", False)
     code = bpe_toy.train.__code__
     feedback = check("02.train", CHEATS["02.train"], block_library=True)
-    assert "不能调用 tutorial_lib.tokenization.bpe_toy.train" in feedback.message
+    assert "不能调用 tutorial_lib.bpe.bpe_toy.train" in feedback.message
     assert bpe_toy.train.__code__ is code
     assert check("02.train", CHEATS["02.train"]).passed

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from tutorial_lib.exercises import sandbox
-from tutorial_lib.exercises.sandbox import Ended, run_each
+from tutorial_course.exercises import sandbox
+from tutorial_course.exercises.sandbox import Ended, run_each
 
 pytestmark = pytest.mark.skipif(not sandbox.CAN_FORK, reason="the forked sandbox needs os.fork")
 

@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from tutorial_lib.exercises import sandbox
+from tutorial_course.exercises import sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 DEADLINE = 60  # seconds: only bounds a regression; a passing case takes a fraction of it
 
 SCRIPT = """\
 import json, os, resource, signal, sys
-from tutorial_lib.exercises import check, sandbox
+from tutorial_course.exercises import check, sandbox
 # should the checker's own memory limit regress, this one still spares the machine
 with open("/proc/self/statm") as statm:
     mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
@@ -174,7 +174,7 @@ def test_the_error_line_is_found_without_reading_source_lines(monkeypatch):
     after the timer was off; the learner's line must come from walking the frames alone."""
     import linecache
 
-    from tutorial_lib import exercises
+    from tutorial_course import exercises
 
     def deep(n):
         return deep(n + 1) if n < 500 else 1 / 0
@@ -193,7 +193,7 @@ def test_the_error_line_is_found_without_reading_source_lines(monkeypatch):
 
 
 def test_a_huge_exception_message_is_cut():
-    from tutorial_lib import exercises
+    from tutorial_course import exercises
 
     text = exercises._error_text(ValueError("x" * 10**6), len)
     assert text.startswith("ValueError: xxx") and text.endswith("...")
@@ -207,7 +207,7 @@ def test_in_a_notebook_kernel_the_output_shows_and_the_kernel_survives(tmp_path)
     from nbclient import NotebookClient
 
     cells = [
-        "import os, sys\nfrom tutorial_lib.exercises import check\nkernel = os.getpid()",
+        "import os, sys\nfrom tutorial_course.exercises import check\nkernel = os.getpid()",
         "def chatty(text):\n    print('在算', repr(text))\n    return len(text.encode('utf-8'))\n"
         "check('00.utf8_length', chatty).verdict",
         "check('00.utf8_length', lambda text: sys.exit(3)).verdict",

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tutorial_lib import _files
-from tutorial_lib._files import AtomicFile, remove_stale_temporaries, write_atomically
+from tutorial_pipeline import files as _files
+from tutorial_pipeline.files import AtomicFile, remove_stale_temporaries, write_atomically
 from tutorial_lib.packing.megatron import IndexedDataset, IndexedDatasetBuilder, write_dataset
 
 DEADLINE = 60  # seconds: only bounds a failure
@@ -191,7 +191,7 @@ def test_the_command_line_says_in_one_line_what_it_removed(tmp_path, monkeypatch
         child.kill()
         child.wait()
     (tmp_path / "c.txt").write_text("hello\nworld\n", encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "tutorial_lib.pipeline", "build", "--quiet", "--tokenizer",
+    run = subprocess.run([sys.executable, "-m", "tutorial_pipeline.local", "build", "--quiet", "--tokenizer",
                           "gpt2", "--output", "d", "c.txt"], cwd=tmp_path, capture_output=True, text=True,
                          timeout=DEADLINE, env=os.environ | {"PYTHONPATH": str(ROOT)})
     assert run.returncode == 0, run.stderr

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tutorial_lib import _parallel, data
+from tutorial_pipeline import workers as _parallel
+from tutorial_lib import data
 
 DEADLINE = 60  # seconds; reached only when something is left behind
 EOT = data.ENDOFTEXT
@@ -26,14 +27,14 @@ EOT = data.ENDOFTEXT
 RUNNER = r"""
 import json, multiprocessing, os, signal, sys, time
 from pathlib import Path
-from tutorial_lib import pipeline
+from tutorial_pipeline import local
 from tutorial_lib.packing import megatron
 
 # A shell starts a background job with Ctrl-C ignored, and a command keeps it ignored (as it should):
 # the test plays a terminal's foreground job, where Ctrl-C is on.
 signal.signal(signal.SIGINT, signal.SIG_DFL)
-pipeline.WORKERS_FROM_BYTES = dict.fromkeys(pipeline.WORKERS_FROM_BYTES, 0)  # workers even for a small corpus
-pipeline.BATCH_CHARS = 20_000  # many batches: the pool is busy when the signal comes
+local.WORKERS_FROM_BYTES = dict.fromkeys(local.WORKERS_FROM_BYTES, 0)  # workers even for a small corpus
+local.BATCH_CHARS = 20_000  # many batches: the pool is busy when the signal comes
 add_documents = megatron.IndexedDatasetBuilder.add_documents  # the pipeline writes a batch at a time
 
 
@@ -50,7 +51,7 @@ def add_then_wait(self, ids, lengths):
 
 if __name__ == "__main__":  # a worker imports this script too
     megatron.IndexedDatasetBuilder.add_documents = add_then_wait
-    sys.exit(pipeline.main(sys.argv[1:]))
+    sys.exit(local.main(sys.argv[1:]))
 """
 
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tutorial_lib.packing import pair
-from tutorial_lib.packing.dataset_manifest import manifest_path
+from tutorial_pipeline import dataset_files as pair
+from tutorial_pipeline.dataset_manifest import manifest_path
 from tutorial_lib.packing.megatron import DTYPES, IndexedDataset, IndexedDatasetBuilder, bin_path, idx_path
 
 DOCUMENTS = [[[1, 2], [3]], [[4, 5, 6]], [[7], [8, 9], [10]], [[11, 12]]]  # documents of sentences

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tutorial_lib import _files
-from tutorial_lib.packing import pair
-from tutorial_lib.packing.dataset_manifest import manifest_path
+from tutorial_pipeline import files as _files
+from tutorial_pipeline import dataset_files as pair
+from tutorial_pipeline.dataset_manifest import manifest_path
 from tutorial_lib.packing.megatron import IndexedDataset, IndexedDatasetBuilder, bin_path, idx_path, write_dataset
 
 DEADLINE = 60  # seconds: only bounds a failure

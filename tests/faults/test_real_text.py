@@ -7,11 +7,12 @@ import sys
 
 import pytest
 
-from tutorial_lib import data, pipeline
+from tutorial_lib import data
+from tutorial_pipeline import local
 from tutorial_lib.packing.megatron import IndexedDataset
-from tutorial_lib.corpus_files import plain_text
-from tutorial_lib.pipeline import build
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_pipeline.corpus_files import plain_text
+from tutorial_pipeline.local import build
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 EOT = data.ENDOFTEXT
 
@@ -61,20 +62,21 @@ def test_a_batch_holds_a_bounded_number_of_documents(gpt2, tmp_path, monkeypatch
     """A million one-word lines used to make one batch of half a million documents, with several
     Python objects each (hundreds of MB); each document now counts DOC_CHARS more."""
     (tmp_path / "lines.txt").write_text("a\n" * 50_000, encoding="utf-8")
-    sizes, encode_batch = [], pipeline._encode_batch
+    sizes, encode_batch = [], local._encode_batch
     monkeypatch.setattr(pipeline, "_encode_batch", lambda *args: sizes.append(len(args[2])) or encode_batch(*args))
     summary = build(tmp_path / "lines.txt", gpt2, tmp_path / "lines", progress=False)
     assert summary.documents == sum(sizes) == 50_000
-    assert max(sizes) <= pipeline.BATCH_CHARS // pipeline.DOC_CHARS + 1
+    assert max(sizes) <= local.BATCH_CHARS // local.DOC_CHARS + 1
 
 
 MEMORY = r"""
 import resource, sys
-from tutorial_lib import data, pipeline
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib import data
+from tutorial_pipeline import local
+from tutorial_lib.bpe.tokenizer import Tokenizer
 tokenizer = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-summary = pipeline.build(sys.argv[1], tokenizer, "out", progress=False)
+summary = local.build(sys.argv[1], tokenizer, "out", progress=False)
 added = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
 print(summary.tokens, added * (1 if sys.platform == "darwin" else 1024) // 2**20)  # macOS counts bytes
 """
@@ -98,7 +100,7 @@ def test_memory_stays_small_for_many_documents_or_one_huge_pre_token(gpt2, tmp_p
 
 def test_workers_start_only_for_a_corpus_big_enough_to_gain(gpt2, tmp_path, monkeypatch):
     started = []
-    map_in_workers = pipeline.map_in_workers
+    map_in_workers = local.map_in_workers
     monkeypatch.setattr(pipeline, "map_in_workers", lambda *a, **k: started.append(a[2]) or map_in_workers(*a, **k))
     small = build(data.corpus_path("tinystories"), gpt2, tmp_path / "small", split=EOT, workers=2, progress=False)
     assert started == [] and small.documents == 1727  # 1.4 MB: encoded in this process
@@ -111,7 +113,7 @@ def test_workers_start_only_for_a_corpus_big_enough_to_gain(gpt2, tmp_path, monk
 
 
 def cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "tutorial_lib.pipeline", *map(str, args)], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tutorial_pipeline.local", *map(str, args)], capture_output=True,
                           text=True, timeout=300, cwd=cwd)
 
 

@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from tutorial_lib.packing import pair
-from tutorial_lib.packing.dataset_manifest import manifest_path
+from tutorial_pipeline import dataset_files as pair
+from tutorial_pipeline.dataset_manifest import manifest_path
 from tutorial_lib.packing.megatron import IndexedDataset, bin_path, idx_path, read_header, write_dataset
 
 DEADLINE = 60  # seconds: only bounds a failure (a reader blocked on the FIFO)

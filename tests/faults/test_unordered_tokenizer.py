@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib.tokenization import corpus, trainer
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe import corpus, trainer
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 CLASSIC = {"low": 5, "lower": 2, "newest": 6, "widest": 3}  # Sennrich et al.'s example
 

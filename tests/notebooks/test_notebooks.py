@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tutorial_lib import course
+from tutorial_course import chapters
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -59,7 +59,7 @@ def test_ignore_markers_are_exact_and_explained(path):
 
 def test_every_notebook_is_a_chapter():
     stems = {p.stem for p in NOTEBOOKS}
-    assert stems <= {c.stem for c in course.CHAPTERS}, "add the new notebook to course.CHAPTERS"
+    assert stems <= {c.stem for c in chapters.CHAPTERS}, "add the new notebook to chapters.CHAPTERS"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

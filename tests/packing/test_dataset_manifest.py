@@ -10,13 +10,14 @@ import struct
 import numpy as np
 import pytest
 
-from tutorial_lib import data, pipeline
-from tutorial_lib.packing import dataset_manifest, pair
-from tutorial_lib.packing.dataset_manifest import check_holds, largest_id, manifest_path
+from tutorial_lib import data
+from tutorial_pipeline import local
+from tutorial_pipeline import dataset_manifest, dataset_files as pair
+from tutorial_pipeline.dataset_manifest import check_holds, largest_id, manifest_path
 from tutorial_lib.packing.megatron import (IndexedDataset, IndexedDatasetBuilder, bin_path, idx_path, merge_datasets,
                                            verify_dataset, write_dataset)
-from tutorial_lib.tokenization import course_tokenizer
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe import course_tokenizer
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 EOT = data.ENDOFTEXT
 DTYPE_BYTE = 17  # the .idx header's dtype code
@@ -52,7 +53,7 @@ def corpus_file(tmp_path, name, text):
 
 def shard(tmp_path, tokenizer, name, text):
     """A dataset built by the pipeline from one small file, one document per line."""
-    pipeline.build(corpus_file(tmp_path, f"{name}.txt", text), tokenizer, tmp_path / name, progress=False)
+    local.build(corpus_file(tmp_path, f"{name}.txt", text), tokenizer, tmp_path / name, progress=False)
     return tmp_path / name
 
 
@@ -104,7 +105,7 @@ def test_the_same_build_writes_the_same_manifest_bytes(tmp_path):
 
 
 def test_the_builder_refuses_a_tokenizer_its_dtype_cannot_hold_and_bad_fields(tmp_path, course):
-    fields = pipeline.tokenizer_fields(course)
+    fields = local.tokenizer_fields(course)
     with pytest.raises(ValueError, match="dtype: uint8 holds ids up to 255, but the tokenizer has 4,096 ids"):
         IndexedDatasetBuilder(tmp_path / "d", np.uint8, fields)
     with pytest.raises(ValueError, match=r"tokenizer\['digest'\] must be a str"):
@@ -162,7 +163,7 @@ def test_counts_and_sizes_that_are_not_the_manifests_are_refused(tmp_path):
 
 def test_a_manifest_whose_dtype_cannot_hold_the_vocabulary_is_refused_at_open(tmp_path, course):
     prefix = tmp_path / "d"
-    pipeline.build(corpus_file(tmp_path, "c.txt", "one story\nanother\n"), course, prefix, progress=False)
+    local.build(corpus_file(tmp_path, "c.txt", "one story\nanother\n"), course, prefix, progress=False)
     manifest = json.loads(manifest_path(prefix).read_text())
     manifest["tokenizer"]["vocab_size"] = 70_000  # as if a tokenizer of 70,000 ids had made it
     manifest_path(prefix).write_text(dataset_manifest.dumps(manifest))
@@ -269,7 +270,7 @@ def test_a_merged_manifest_is_a_single_builds_plus_its_shards(tmp_path, course):
     texts = {"a": "Once upon a time\nthere was a cat\n", "b": "它很小。\n\nThe end.\n"}
     shards = [shard(tmp_path, course, name, text) for name, text in texts.items()]
     merged = merge_datasets(shards, tmp_path / "m").manifest
-    pipeline.build([tmp_path / "a.txt", tmp_path / "b.txt"], course, tmp_path / "whole", progress=False)
+    local.build([tmp_path / "a.txt", tmp_path / "b.txt"], course, tmp_path / "whole", progress=False)
     whole = json.loads(manifest_path(tmp_path / "whole").read_text())
     parts = [json.loads(manifest_path(p).read_text()) for p in shards]
     assert merged["shards"] == [{"name": p.name, "documents": m["documents"], "tokens": m["tokens"],
@@ -294,9 +295,9 @@ def test_a_merged_manifest_does_not_depend_on_where_the_shards_were_built(tmp_pa
     for place in ("here", "node1", "node2"):
         (tmp_path / place).mkdir()
     for path, place in zip(corpus, ("node1", "node2")):  # each shard on its own machine...
-        pipeline.build(path, course, tmp_path / place / f"shard_{path.stem}", progress=False)
+        local.build(path, course, tmp_path / place / f"shard_{path.stem}", progress=False)
     for path in corpus:  # ...or both here
-        pipeline.build(path, course, tmp_path / "here" / f"shard_{path.stem}", progress=False)
+        local.build(path, course, tmp_path / "here" / f"shard_{path.stem}", progress=False)
     merge_datasets([tmp_path / "node1" / "shard_a", tmp_path / "node2" / "shard_b"], tmp_path / "spread")
     merge_datasets([tmp_path / "here" / "shard_a", tmp_path / "here" / "shard_b"], tmp_path / "local")
     for path in (manifest_path, bin_path, idx_path):

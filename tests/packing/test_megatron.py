@@ -12,7 +12,7 @@ from tutorial_lib import data
 from tutorial_lib.packing import megatron
 from tutorial_lib.packing.megatron import (DTYPES, Header, IndexedDataset, IndexedDatasetBuilder, bin_path,
                                            idx_path, merge_datasets, read_header, write_dataset)
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 
 def test_idx_bytes_are_megatrons_layout(tmp_path):

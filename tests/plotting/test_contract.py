@@ -4,8 +4,8 @@ import matplotlib.colors as mcolors
 import matplotlib.pyplot as plt
 import pytest
 
-from tutorial_lib import palette
-from tutorial_lib.plotting.contract import offset_boxes
+from tutorial_lib.show import palette
+from tutorial_lib.show.plotting.contract import offset_boxes
 
 pytestmark = pytest.mark.usefixtures("chinese_figures")
 

@@ -4,8 +4,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from tutorial_lib import palette
-from tutorial_lib.plotting.evaluation import premium_boxes
+from tutorial_lib.show import palette
+from tutorial_lib.show.plotting.evaluation import premium_boxes
 
 pytestmark = pytest.mark.usefixtures("chinese_figures")
 
@@ -64,7 +64,7 @@ def test_premium_boxes_refuse_bad_options(refused_before_drawing):
 
 
 def test_labelled_panels_draws_one_line_per_series_and_labels_every_point():
-    from tutorial_lib.plotting.evaluation import labelled_panels
+    from tutorial_lib.show.plotting.evaluation import labelled_panels
 
     panels = {"a": {"ours": ([1, 2, 3], [3, 2, 1], ["256", "512", "1024"]),
                     "gpt2": ([1.5], [2.5], ["gpt2"])},
@@ -79,7 +79,7 @@ def test_labelled_panels_draws_one_line_per_series_and_labels_every_point():
 def test_labelled_panels_refuses_ragged_series():
     import pytest
 
-    from tutorial_lib.plotting.evaluation import labelled_panels
+    from tutorial_lib.show.plotting.evaluation import labelled_panels
 
     with pytest.raises(ValueError, match="as many"):
         labelled_panels({"a": {"s": ([1, 2], [1], ["p", "q"])}}, title="t", xlabel="x",

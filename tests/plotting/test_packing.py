@@ -5,12 +5,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from tutorial_lib import palette
+from tutorial_lib.show import palette
 from tutorial_lib.packing import masks as dm
 from tutorial_lib.packing.masks import PAD, causal_mask, causal_padding_mask
-from tutorial_lib.plotting import line_chart
-from tutorial_lib.plotting.packing import (bin_layout, length_histograms, mask_heatmaps, padding_curves,
-                                           sample_documents, timing_plot)
+from tutorial_lib.show.plotting import line_chart
+from tutorial_lib.show.plotting.packing import (bin_layout, length_histograms, mask_heatmaps, padding_curves, sample_documents, timing_plot)
 
 pytestmark = pytest.mark.usefixtures("chinese_figures")
 

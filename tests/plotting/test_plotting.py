@@ -6,7 +6,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import pytest
 
-from tutorial_lib.plotting import bar_chart, bundled_font_path, grouped_bar_chart, setup_chinese
+from tutorial_lib.show.plotting import (bar_chart, bundled_font_path, grouped_bar_chart, setup_chinese)
 
 
 def glyph_warnings(title: str) -> list[str]:

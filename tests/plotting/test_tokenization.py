@@ -6,15 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from tutorial_lib.plotting.tokenization import (
-    coverage_plot,
-    loglog_panels,
-    merge_progress,
-    pair_count_bars,
-    tradeoff_scatter,
-    vocab_size_curves,
-    zipf_plot,
-)
+from tutorial_lib.show.plotting.tokenization import (coverage_plot, loglog_panels, merge_progress, pair_count_bars, tradeoff_scatter, vocab_size_curves, zipf_plot)
 
 pytestmark = pytest.mark.usefixtures("chinese_figures")
 
@@ -218,7 +210,7 @@ def test_numpy_inputs_are_accepted():
 def test_lattice_plot_draws_one_arc_per_edge_and_labels_the_path():
     from matplotlib.patches import Arc
 
-    from tutorial_lib.plotting.tokenization import lattice_plot
+    from tutorial_lib.show.plotting.tokenization import lattice_plot
 
     fig = lattice_plot("时候", [(0, 1), (0, 2), (1, 2)], [(0, 2)], title="网格")
     (ax,) = fig.axes
@@ -230,7 +222,7 @@ def test_lattice_plot_draws_one_arc_per_edge_and_labels_the_path():
 
 
 def test_lattice_plot_refuses_edges_outside_the_text():
-    from tutorial_lib.plotting.tokenization import lattice_plot
+    from tutorial_lib.show.plotting.tokenization import lattice_plot
 
     with pytest.raises(ValueError, match="end"):
         lattice_plot("ab", [(0, 3)], [], title="t")
@@ -239,7 +231,7 @@ def test_lattice_plot_refuses_edges_outside_the_text():
 
 
 def test_em_curves_plot_each_run_and_mark_the_rounds():
-    from tutorial_lib.plotting.tokenization import em_curves
+    from tutorial_lib.show.plotting.tokenization import em_curves
 
     steps = [(0, 100, -3.0), (0, 100, -2.5), (1, 75, -2.7), (1, 75, -2.6)]
     fig = em_curves({"a": steps, "b": steps[:3]}, title="t", ylabel="y")

@@ -6,8 +6,8 @@ from tiktoken.load import data_gym_to_mergeable_bpe_ranks
 from tiktoken_ext.openai_public import r50k_pat_str
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import compare
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.text import compare
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 
 @pytest.fixture(scope="session")

@@ -11,10 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import measure
-from tutorial_lib.tokenization.bits_per_byte import (Evaluation, NgramModel, combine,
-                                                     encode_documents, evaluate_tokenizer,
-                                                     from_loss)
+from tutorial_lib.text import measure
+from tutorial_lib.evaluation.bits_per_byte import (Evaluation, NgramModel, combine, encode_documents, evaluate_tokenizer, from_loss)
 
 TOY = [[0, 1, 0, 1, 0]]  # V = 3: id 2 never occurs
 

@@ -1,4 +1,4 @@
-"""Tests for tutorial_lib.tokenization.bpe_toy: the classic corpora's merges and encodings, tie-break rules,
+"""Tests for tutorial_lib.bpe.bpe_toy: the classic corpora's merges and encodings, tie-break rules,
 bad input, invariants.
 
 The figures checked here are the ones notebook 02 shows: the low/lowest/newer/wider corpus, a small Chinese
@@ -10,21 +10,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib.packing.batch import pad
-from tutorial_lib.tokenization import d2l
-from tutorial_lib.tokenization.bpe_toy import (
-    EOW,
-    PAD_TOKEN,
-    TIE_BREAKS,
-    UNK,
-    TinyTokenizer,
-    count_pairs,
-    decode,
-    encode,
-    encode_word,
-    merge_pair,
-    tied,
-    train,
-)
+from tutorial_lib.text import d2l
+from tutorial_lib.bpe.bpe_toy import (EOW, PAD_TOKEN, TIE_BREAKS, UNK, TinyTokenizer, count_pairs, decode, encode, encode_word, merge_pair, tied, train)
 
 CLASSIC = {"low": 5, "lowest": 2, "newer": 6, "wider": 3}
 CHINESE = {"人工智能": 3, "人工": 4, "智能": 5, "人工智障": 2}

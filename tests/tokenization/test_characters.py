@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib.tokenization import characters
-from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN
+from tutorial_lib.text import characters
+from tutorial_lib.bpe.pretokenize import GPT2_PATTERN
 
 
 def test_is_han():

@@ -3,9 +3,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tutorial_lib.packing.batch import IGNORE_INDEX
-from tutorial_lib.tokenization.chat import (ASSISTANT_END, ASSISTANT_START, BOS, CHAT_SPECIAL_TOKENS, USER_END,
-                                            USER_START, inputs_and_targets, render_conversation)
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe.chat import (ASSISTANT_END, ASSISTANT_START, BOS, CHAT_SPECIAL_TOKENS, USER_END, USER_START, inputs_and_targets, render_conversation)
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 
 @pytest.fixture(scope="module")

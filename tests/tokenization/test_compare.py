@@ -6,13 +6,16 @@ import tiktoken
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib import data, display
-from tutorial_lib.tokenization import bpe_toy, compare, measure, unigram_train
-from tutorial_lib.tokenization.characters import is_han
-from tutorial_lib.tokenization.d2l import UNK, Vocab
-from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, PATTERNS, pretokenize
-from tutorial_lib.tokenization.tokenizer import Tokenizer
-from tutorial_lib.tokenization.wordpiece import WordPiece
+from tutorial_lib import data
+from tutorial_lib.show import display
+from tutorial_lib.bpe import bpe_toy
+from tutorial_lib.text import compare, measure
+from tutorial_lib.unigram import train as unigram_train
+from tutorial_lib.text.characters import is_han
+from tutorial_lib.text.d2l import UNK, Vocab
+from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, PATTERNS, pretokenize
+from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.wordpiece.model import WordPiece
 
 
 @pytest.fixture(scope="module")

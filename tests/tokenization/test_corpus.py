@@ -16,11 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib.data import CORPORA, ENDOFTEXT, corpus_path, load_text
-from tutorial_lib.tokenization import corpus
-from tutorial_lib.tokenization.corpus import corpus_digest, count_pretokens, iter_texts
-from tutorial_lib.tokenization.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN,
-                                                   compile_pattern, split_special)
-from tutorial_lib.tokenization.trainer import train_bpe
+from tutorial_lib.bpe import corpus
+from tutorial_lib.bpe.corpus import corpus_digest, count_pretokens, iter_texts
+from tutorial_lib.bpe.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, compile_pattern, split_special)
+from tutorial_lib.bpe.trainer import train_bpe
 
 # --- files and texts ------------------------------------------------------------------------------
 
@@ -153,7 +152,7 @@ SCRIPTS = {
 @pytest.mark.parametrize("kind", sorted(SCRIPTS))
 def test_a_script_without_the_main_guard_fails_fast_and_says_what_to_add(kind, tmp_path):
     script = tmp_path / "train.py"
-    script.write_text("from tutorial_lib.tokenization.trainer import train_bpe\n" + SCRIPTS[kind], encoding="utf-8")
+    script.write_text("from tutorial_lib.bpe.trainer import train_bpe\n" + SCRIPTS[kind], encoding="utf-8")
     # Before the fix the workers were restarted forever; the timeout only keeps such a bug from hanging the suite.
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     if kind == "guarded":
@@ -168,7 +167,7 @@ def test_a_script_without_the_main_guard_fails_fast_and_says_what_to_add(kind, t
 CTRL_C = '''
 import signal
 
-from tutorial_lib.tokenization.trainer import train_bpe
+from tutorial_lib.bpe.trainer import train_bpe
 
 # a process started with SIGINT ignored (a background job of a non-interactive shell) keeps
 # ignoring it: give this one the terminal's Ctrl-C, whatever started the test

@@ -5,7 +5,8 @@ import hashlib
 import pytest
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import course_tokenizer, golden
+from tutorial_lib.bpe import course_tokenizer
+from tutorial_lib.contract import golden
 
 
 def test_retraining_gives_the_shipped_file_byte_for_byte(tmp_path):

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import d2l
-from tutorial_lib.tokenization.d2l import UNK, Vocab
+from tutorial_lib.text import d2l
+from tutorial_lib.text.d2l import UNK, Vocab
 
 
 @pytest.fixture(scope="module")
@@ -224,9 +224,9 @@ def test_frequencies_by_rank():
 def test_time_machine_trade_off_figures(lines):
     """Word-level OOV on the last 10% of lines, none for characters or byte-level BPE
     (measure.measure)."""
-    from tutorial_lib.tokenization import compare, measure
-    from tutorial_lib.tokenization.tokenizer import Tokenizer
-    from tutorial_lib.tokenization.trainer import train_bpe
+    from tutorial_lib.text import compare, measure
+    from tutorial_lib.bpe.tokenizer import Tokenizer
+    from tutorial_lib.bpe.trainer import train_bpe
 
     train, held_out = d2l.split_lines(lines)
     word = measure.measure(compare.from_vocab("word", Vocab(d2l.tokenize(train))), held_out)

@@ -9,9 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import bpe_toy, compare, evaluate, unigram_train
-from tutorial_lib.tokenization.measure import Segmenter
-from tutorial_lib.tokenization.wordpiece import WordPiece
+from tutorial_lib.bpe import bpe_toy
+from tutorial_lib.text import compare
+from tutorial_lib.evaluation import evaluate
+from tutorial_lib.unigram import train as unigram_train
+from tutorial_lib.text.measure import Segmenter
+from tutorial_lib.wordpiece.model import WordPiece
 
 BYTES = Segmenter("bytes", 256, lambda s: list(s.encode()), lambda i: bytes([i]))
 CHARS = Segmenter("chars", 0x10000, lambda s: [ord(c) for c in s], lambda i: chr(i).encode())

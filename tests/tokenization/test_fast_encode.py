@@ -11,11 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import fast_encode
-from tutorial_lib.tokenization.fast_encode import (CACHED_CHARS, HEAP_ABOVE, LEAN_ABOVE, Boundaries,
-                                                   apply_merges, merge_by_scan, merge_in_rank_order,
-                                                   merge_with_heap)
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe import fast_encode
+from tutorial_lib.bpe.fast_encode import (CACHED_CHARS, HEAP_ABOVE, LEAN_ABOVE, Boundaries, apply_merges, merge_by_scan, merge_in_rank_order, merge_with_heap)
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 
 @pytest.fixture(scope="module")

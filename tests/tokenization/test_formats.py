@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.tokenization.formats import GPT2_BYTE_DECODER
-from tutorial_lib.tokenization.pretokenize import GPT4_PATTERN
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe.formats import GPT2_BYTE_DECODER
+from tutorial_lib.bpe.pretokenize import GPT4_PATTERN
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 EOT = "<|endoftext|>"
 BYTES = {i: bytes([i]) for i in range(256)}

@@ -10,9 +10,10 @@ import unicodedata
 import pytest
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import course_tokenizer, golden
-from tutorial_lib.tokenization.golden import CATEGORIES, FROM_CORPUS
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe import course_tokenizer
+from tutorial_lib.contract import golden
+from tutorial_lib.contract.golden import CATEGORIES, FROM_CORPUS
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 COURSE = course_tokenizer.load()
 
@@ -228,7 +229,7 @@ def test_read_refuses_what_write_did_not_make(tmp_path):
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "tutorial_lib.tokenization.golden", *args],
+    return subprocess.run([sys.executable, "-m", "tutorial_lib.contract.golden", *args],
                           capture_output=True, text=True, timeout=120)
 
 

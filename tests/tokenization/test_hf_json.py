@@ -17,9 +17,9 @@ from tokenizers import decoders, models, normalizers, pre_tokenizers
 from transformers import PreTrainedTokenizerFast
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import hf_json
-from tutorial_lib.tokenization.normalize import FORMS, normalize
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_pipeline.interop import hf_json
+from tutorial_lib.contract.normalize import FORMS, normalize
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 EOT, PAD = "<|endoftext|>", "<|pad|>"
 CORPORA = [c.name for c in data.list_corpora()]

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib.tokenization import compare, measure
-from tutorial_lib.tokenization.characters import is_han
-from tutorial_lib.tokenization.d2l import Vocab
+from tutorial_lib.text import compare, measure
+from tutorial_lib.text.characters import is_han
+from tutorial_lib.text.d2l import Vocab
 
 
 def test_token_kind():

@@ -3,8 +3,9 @@
 import pytest
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import compare, mixes
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.text import compare
+from tutorial_lib.evaluation import mixes
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 EN = ["the cat sat on the mat. " * 20, "a dog and a cat. " * 20]
 ZH = ["我们今天去公园散步，天气很好。" * 10, "他说他明天不来了。" * 10]

@@ -13,9 +13,10 @@ from tokenizers import Regex, pre_tokenizers
 from tokenizers import Tokenizer as HFTokenizer
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import model_imports, model_tokenizers
-from tutorial_lib.tokenization.pretokenize import pretokenize
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_pipeline.interop import model_imports
+from tutorial_lib.text import model_tokenizers
+from tutorial_lib.bpe.pretokenize import pretokenize
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 CORPORA = [c.name for c in data.list_corpora()]
 

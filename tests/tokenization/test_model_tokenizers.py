@@ -7,8 +7,8 @@ import hashlib
 import pytest
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import model_tokenizers as mt
-from tutorial_lib.tokenization.measure import Segmenter
+from tutorial_lib.text import model_tokenizers as mt
+from tutorial_lib.text.measure import Segmenter
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,8 @@
 import pytest
 
 from tutorial_lib import data
-from tutorial_lib.tokenization.measure import compression
-from tutorial_lib.tokenization.normalization_effect import form_effect, trained_pair
+from tutorial_lib.text.measure import compression
+from tutorial_lib.contract.normalization_effect import form_effect, trained_pair
 
 
 @pytest.fixture(scope="module")

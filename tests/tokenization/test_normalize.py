@@ -8,11 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import corpus
-from tutorial_lib.tokenization.normalize import (FORMS, normalize, normalize_aligned,
-                                                 normalize_texts, settled_length, starts_fresh)
-from tutorial_lib.tokenization.pretokenize import PATTERNS
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe import corpus
+from tutorial_lib.contract.normalize import (FORMS, normalize, normalize_aligned, normalize_texts, settled_length, starts_fresh)
+from tutorial_lib.bpe.pretokenize import PATTERNS
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 # Random text, and text made of the pieces normalization acts on: combining marks (and their
 # reordering), Hangul jamo, full-width forms, ligatures and compatibility characters, case folding

@@ -8,10 +8,10 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models, normalizers, pre_tokenizers
 
 from tutorial_lib import data
-from tutorial_lib.tokenization.normalize import FORMS, normalize
-from tutorial_lib.tokenization.offsets import encode_with_offsets, offset_rows
-from tutorial_lib.tokenization.pretokenize import PATTERNS
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.contract.normalize import FORMS, normalize
+from tutorial_lib.contract.offsets import encode_with_offsets, offset_rows
+from tutorial_lib.bpe.pretokenize import PATTERNS
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 EOT = "<|endoftext|>"
 SAMPLE = 10_000  # characters of each corpus: every script and kind of text, in a few seconds

@@ -7,9 +7,9 @@ import regex
 from tokenizers import Regex, pre_tokenizers
 
 from tutorial_lib import data
-from tutorial_lib.tokenization.onig_regex import from_oniguruma, to_oniguruma
-from tutorial_lib.tokenization.pretokenize import PATTERNS, pretokenize
-from tutorial_lib.tokenization.tiktoken_export import every_character
+from tutorial_pipeline.interop.onig_regex import from_oniguruma, to_oniguruma
+from tutorial_lib.bpe.pretokenize import PATTERNS, pretokenize
+from tutorial_pipeline.interop.tiktoken_export import every_character
 
 EVERY_CHARACTER = every_character()
 

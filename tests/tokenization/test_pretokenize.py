@@ -9,20 +9,11 @@ import tiktoken
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib.tokenization.corpus import count_pretokens
-from tutorial_lib.tokenization.pretokenize import (
-    GPT2_PATTERN,
-    GPT4_PATTERN,
-    NANOCHAT_PATTERN,
-    PATTERNS,
-    check_special_tokens,
-    compile_pattern,
-    pretokenize,
-    split_special,
-)
-from tutorial_lib.tokenization.tiktoken_export import class_members
-from tutorial_lib.tokenization.tokenizer import Tokenizer
-from tutorial_lib.tokenization.trainer import train_bpe, train_bpe_naive
+from tutorial_lib.bpe.corpus import count_pretokens
+from tutorial_lib.bpe.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS, check_special_tokens, compile_pattern, pretokenize, split_special)
+from tutorial_pipeline.interop.tiktoken_export import class_members
+from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer import train_bpe, train_bpe_naive
 
 
 def test_gpt2_keeps_leading_space_and_han_runs_together():

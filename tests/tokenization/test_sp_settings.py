@@ -8,7 +8,7 @@ import tempfile
 import pytest
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import sp_settings as sps
+from tutorial_lib.unigram import sp_settings as sps
 
 BASE = {"vocab_size": 3000}
 VARIANTS = {

@@ -6,10 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import course_tokenizer
-from tutorial_lib.tokenization.stream_decode import (REPLACEMENT, StreamDecoder, cut_mid_character,
-                                                     decode_stream, fffd_counts)
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe import course_tokenizer
+from tutorial_lib.contract.stream_decode import (REPLACEMENT, StreamDecoder, cut_mid_character, decode_stream, fffd_counts)
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 COURSE = course_tokenizer.load()
 

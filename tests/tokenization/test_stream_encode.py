@@ -6,9 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.tokenization.normalize import FORMS, normalize
-from tutorial_lib.tokenization.pretokenize import PATTERNS
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.contract.normalize import FORMS, normalize
+from tutorial_lib.bpe.pretokenize import PATTERNS
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 EOT = "<|endoftext|>"
 

@@ -6,10 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib.data import ENDOFTEXT, list_corpora, load_text, tinystories_documents
-from tutorial_lib.tokenization import superbpe as sb
-from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, pretokenize
-from tutorial_lib.tokenization.tokenizer import Tokenizer
-from tutorial_lib.tokenization.trainer import merge_unchecked, train_bpe
+from tutorial_lib.evaluation import superbpe as sb
+from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, pretokenize
+from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer import merge_unchecked, train_bpe
 
 STORIES = tinystories_documents()[:40]
 LUXUN = [line for line in load_text("luxun").splitlines() if line.strip()][:60]

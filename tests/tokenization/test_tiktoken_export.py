@@ -3,8 +3,8 @@
 import pytest
 
 from tutorial_lib import data
-from tutorial_lib.tokenization.tiktoken_export import class_members, tiktoken_matches
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_pipeline.interop.tiktoken_export import class_members, tiktoken_matches
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 EOT, PAD = "<|endoftext|>", "<|pad|>"
 CORPORA = [c.name for c in data.list_corpora()]

@@ -2,9 +2,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib.tokenization.token_healing import (CUT_KINDS, cut_kind, cut_kinds, cut_place,
-                                                     heal, is_prefix, tokens_starting_with)
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe.token_healing import (CUT_KINDS, cut_kind, cut_kinds, cut_place, heal, is_prefix, tokens_starting_with)
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 
 @pytest.fixture(scope="module")

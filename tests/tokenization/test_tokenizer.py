@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import corpus
-from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN
-from tutorial_lib.tokenization.tokenizer import Tokenizer
-from tutorial_lib.tokenization.trainer import TIE_BREAK
+from tutorial_lib.bpe import corpus
+from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN
+from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer import TIE_BREAK
 
 EOT = "<|endoftext|>"
 BYTES = {i: bytes([i]) for i in range(256)}

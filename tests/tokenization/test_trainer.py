@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 from tutorial_lib.data import CORPORA, ENDOFTEXT, corpus_path, load_text, tinystories_documents
-from tutorial_lib.tokenization import trainer
-from tutorial_lib.tokenization.corpus import count_pretokens
-from tutorial_lib.tokenization.formats import GPT2_BYTE_DECODER
-from tutorial_lib.tokenization.pretokenize import GPT2_PATTERN, GPT4_PATTERN
-from tutorial_lib.tokenization.trainer import merge, train_bpe, train_bpe_naive
+from tutorial_lib.bpe import trainer
+from tutorial_lib.bpe.corpus import count_pretokens
+from tutorial_lib.bpe.formats import GPT2_BYTE_DECODER
+from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, GPT4_PATTERN
+from tutorial_lib.bpe.trainer import merge, train_bpe, train_bpe_naive
 
 BOTH = pytest.mark.parametrize("train", [train_bpe_naive, train_bpe], ids=["naive", "fast"])
 

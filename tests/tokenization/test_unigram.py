@@ -5,7 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import compare, unigram
+from tutorial_lib.text import compare
+from tutorial_lib.unigram import model as unigram
 
 TOY = {"人": -2.0, "工": -3.0, "智": -3.2, "能": -2.5, "障": -4.0,
        "人工": -2.8, "智能": -2.7, "人工智能": -6.0, "智障": -5.0}

@@ -4,8 +4,8 @@ comparison runs in notebook 11 and benchmarks/bench_unigram.py)."""
 import pytest
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import byte_fallback, sp_settings, unigram_compare, unigram_train
-from tutorial_lib.tokenization.unigram import SP_UNDERLINE
+from tutorial_lib.unigram import (byte_fallback, sp_settings, compare as unigram_compare, train as unigram_train)
+from tutorial_lib.unigram.model import SP_UNDERLINE
 
 
 def test_cuts_are_the_offsets_between_pieces():

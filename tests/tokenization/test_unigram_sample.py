@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib.tokenization import byte_fallback, unigram, unigram_sample
+from tutorial_lib.unigram import byte_fallback, model as unigram, sample as unigram_sample
 
 TOY = {"人": -2.0, "工": -3.0, "智": -3.2, "能": -2.5, "障": -4.0,
        "人工": -2.8, "智能": -2.7, "人工智能": -6.0, "智障": -5.0}

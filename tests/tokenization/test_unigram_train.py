@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import unigram, unigram_lattice, unigram_train
+from tutorial_lib.unigram import (model as unigram, lattice as unigram_lattice, train as unigram_train)
 
 TOY_TEXT = "\n".join(["low lower lowest newer newest wider"] * 3 + ["the cat sat on the mat"] * 2)
 WORDS = {"▁人工智能": 3, "▁人工": 2, "▁智能": 1, "▁能人": 1}

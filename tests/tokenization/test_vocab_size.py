@@ -5,9 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import vocab_size as vs
-from tutorial_lib.tokenization.pretokenize import GPT4_PATTERN
-from tutorial_lib.tokenization.tokenizer import Tokenizer
+from tutorial_lib.bpe import vocab_size as vs
+from tutorial_lib.bpe.pretokenize import GPT4_PATTERN
+from tutorial_lib.bpe.tokenizer import Tokenizer
 
 EOT = "<|endoftext|>"
 TEXTS = [data.load_text("timemachine")[:30_000], data.load_text("luxun")[:6_000]]

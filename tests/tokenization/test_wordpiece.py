@@ -9,8 +9,8 @@ import pytest
 from tokenizers import pre_tokenizers
 
 from tutorial_lib import data
-from tutorial_lib.tokenization import wordpiece as wp
-from tutorial_lib.tokenization import wordpiece_train as wt
+from tutorial_lib.wordpiece import model as wp
+from tutorial_lib.wordpiece import train as wt
 
 CORPORA = [c.name for c in data.list_corpora()]
 SLICE = 20_000  # characters of each corpus for the per-option checks

@@ -1,7 +1,7 @@
 """`workspace.py submit`: what it packs is what the course's `nbgrader zip_collect` takes.
 
 The course collects with nbgrader's FileNameCollectorPlugin and the file name pattern
-`tutorial_lib.classroom.NAMED_REGEXP`, written into the course's nbgrader_config.py by
+`tutorial_course.classroom.NAMED_REGEXP`, written into the course's nbgrader_config.py by
 `release.write_config`; the test below collects with exactly that configuration.
 """
 
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 import workspace  # noqa: E402  (tools/ is not a package)
 
-from tutorial_lib.classroom import NAMED_REGEXP, release  # noqa: E402
+from tutorial_course.classroom import NAMED_REGEXP, release  # noqa: E402
 
 NAME = "02_bpe_step_by_step.ipynb"
 ASSIGNMENT = "02_bpe_step_by_step"

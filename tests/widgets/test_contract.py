@@ -2,9 +2,9 @@
 
 import pytest
 
-from tutorial_lib.tokenization import golden
-from tutorial_lib.tokenization.tokenizer import Tokenizer
-from tutorial_lib.widgets.contract import golden_explorer, golden_html, vector_row
+from tutorial_lib.contract import golden
+from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.show.widgets.contract import golden_explorer, golden_html, vector_row
 
 TOKENIZER = Tokenizer.train(["hello world, hello tokens"], 270, special_tokens=["<|endoftext|>"])
 VECTORS = [golden.vector(TOKENIZER, "urls", "see www.example.org"),

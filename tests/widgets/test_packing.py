@@ -6,23 +6,12 @@ import ipywidgets
 import numpy as np
 import pytest
 
-from tutorial_lib import palette
+from tutorial_lib.show import palette
 from tutorial_lib.packing import batch, gpt_samples, masks, megatron, strategies
 from tutorial_lib.packing.masks import PAD
-from tutorial_lib.tokenization.tokenizer import Tokenizer
-from tutorial_lib.widgets import rendered
-from tutorial_lib.widgets.packing import (
-    batch_grid_html,
-    bucketing_explorer,
-    document_mask_explorer,
-    mask_grid_html,
-    packed_rows_html,
-    packing_explorer,
-    sample_explorer,
-    sample_html,
-    sequence_explorer,
-    sequence_html,
-)
+from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.show.widgets import rendered
+from tutorial_lib.show.widgets.packing import (batch_grid_html, bucketing_explorer, document_mask_explorer, mask_grid_html, packed_rows_html, packing_explorer, sample_explorer, sample_html, sequence_explorer, sequence_html)
 
 LENGTHS = {"长短混合": [1, 40, 2, 38, 3, 36, 4, 34] * 4, "一样长": [5] * 20}
 

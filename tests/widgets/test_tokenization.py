@@ -2,22 +2,12 @@
 
 import pytest
 
-from tutorial_lib.tokenization import bpe_toy, compare, d2l, measure
-from tutorial_lib.tokenization import vocab_size as vs
-from tutorial_lib.tokenization.tokenizer import Tokenizer
-from tutorial_lib.tokenization.trainer_stages import merge_work
-from tutorial_lib.widgets.tokenization import (
-    bpe_steps,
-    bpe_trace_rows,
-    merge_work_explorer,
-    merge_work_html,
-    pretokenize_explorer,
-    segmentation_explorer,
-    tokenizer_comparison,
-    utf8_explorer,
-    vocab_size_explorer,
-    vocab_size_report,
-)
+from tutorial_lib.bpe import bpe_toy
+from tutorial_lib.text import compare, d2l, measure
+from tutorial_lib.bpe import vocab_size as vs
+from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer_stages import merge_work
+from tutorial_lib.show.widgets.tokenization import (bpe_steps, bpe_trace_rows, merge_work_explorer, merge_work_html, pretokenize_explorer, segmentation_explorer, tokenizer_comparison, utf8_explorer, vocab_size_explorer, vocab_size_report)
 
 
 def test_utf8_explorer_redraws_on_new_text():
@@ -194,8 +184,8 @@ def test_text_boxes_are_as_wide_as_the_cell_so_the_sentence_is_not_cut_off():
 
 
 def test_pruning_explorer_shows_each_round_with_its_costly_and_free_pieces():
-    from tutorial_lib.tokenization.unigram_train import PruneRound
-    from tutorial_lib.widgets.tokenization import pruning_explorer
+    from tutorial_lib.unigram.train import PruneRound
+    from tutorial_lib.show.widgets.tokenization import pruning_explorer
 
     rounds = [PruneRound(0, 10, 7, (("ab", 0.0), ("abc", 0.0), ("bc", 0.25))),
               PruneRound(1, 7, 5, (("ca", 0.5), ("cab", 1.5)))]

@@ -29,14 +29,32 @@ from pathlib import Path
 
 import numpy as np
 
-from tutorial_lib._checks import (check_bool, check_int, check_iterable, check_path,
-                                  check_regular_file, check_type, describe)
-from tutorial_lib._files import CHUNK_BYTES, AtomicFile
-from tutorial_lib.packing import dataset_manifest, pair
+from tutorial_lib._checks import (
+    check_bool,
+    check_int,
+    check_iterable,
+    check_path,
+    check_regular_file,
+    check_type,
+    describe,
+)
 from tutorial_lib.packing.bin_ids import as_dtype
-from tutorial_lib.packing.megatron_format import (DTYPES, HEADER, MAGIC, VERSION, Header, bin_path,
-                                                  byte_offsets, dtype_code, idx_path,
-                                                  optimal_dtype, read_header)
+from tutorial_lib.packing.megatron_format import (
+    DTYPES,
+    HEADER,
+    MAGIC,
+    VERSION,
+    Header,
+    bin_path,
+    byte_offsets,
+    dtype_code,
+    idx_path,
+    optimal_dtype,
+    read_header,
+)
+from tutorial_pipeline import dataset_files as pair
+from tutorial_pipeline import dataset_manifest
+from tutorial_pipeline.files import CHUNK_BYTES, AtomicFile
 
 __all__ = ["DTYPES", "MAGIC", "VERSION", "Header", "IndexedDataset", "IndexedDatasetBuilder",
            "bin_path", "byte_offsets", "dtype_code", "idx_path", "merge_datasets",

@@ -29,10 +29,18 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import (check_callable, check_choice, check_int, check_number, check_path,
-                                  check_type)
-from tutorial_lib._files import AtomicFile
-from tutorial_lib.packing import dataset_manifest, megatron, pair
+from tutorial_lib._checks import (
+    check_callable,
+    check_choice,
+    check_int,
+    check_number,
+    check_path,
+    check_type,
+)
+from tutorial_lib.packing import megatron
+from tutorial_pipeline import dataset_files as pair
+from tutorial_pipeline import dataset_manifest
+from tutorial_pipeline.files import AtomicFile
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 MEMORY_FIELDS = ("VmRSS", "RssAnon", "RssFile", "RssShmem")

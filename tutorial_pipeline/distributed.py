@@ -1,0 +1,333 @@
+"""The pipeline's build on a Dask cluster: shards of the corpus files tokenized as tasks, merged.
+
+    from dask.distributed import Client
+    client = Client("tcp://scheduler:8786")          # or Client(LocalCluster(...)) on one machine
+    distributed.build(files, tokenizer, "out/corpus", client=client, split="<|endoftext|>")
+
+    python -m tutorial_pipeline build --scheduler tcp://scheduler:8786 ...   # the same
+
+The steps, and why each is the way it is:
+
+1. Plan. Each file is cut into byte ranges of about `shard_bytes` (`corpus_files.shard_ranges`),
+   each cut moved forward to a document boundary, so that the documents of the shards, in order,
+   are exactly those `pipeline.build` reads. Planning reads a few bytes around each cut, not the
+   files: the client seeks, the workers read.
+2. Tokenize. The tokenizer goes to every worker once (`Client.scatter`: it pickles through
+   `Tokenizer.__reduce__`), and each worker checks that the one it got has the digest the client
+   sent. Each shard is one task: it reads its range (`corpus_files.read_range`), encodes it as
+   `pipeline.build` does (the same batches, the same EOD) and writes its own dataset with its
+   manifest into a shard directory beside the output, which every worker must see at the same path
+   (a shared file system: NFS, Lustre, a mounted bucket). The task returns its counts and the
+   sha256 of the bytes it read.
+3. Meanwhile the client reads each file once, hashing it whole and range by range. The whole-file
+   sha256 goes into the merged manifest, so that it lists each corpus file as `pipeline.build` does
+   (a range's sha256 cannot be combined into the file's); each range's sha256 must be the one the
+   worker read: a file that changed during the run, or a node that sees another copy of it, fails
+   the build instead of mixing two corpora.
+4. Merge. The client merges the shards in order with `merge_datasets`, which checks each shard's
+   tokenizer and `.bin` sha256 on the way; the merged manifest lists the shards (their names are
+   their byte ranges) and, through its `corpus` argument, the whole files.
+   `.bin` and `.idx` are byte for byte those of `pipeline.build`, and so is the manifest but for
+   its `shards`. The shard directory is removed after the merge.
+
+A failed task, an error on the client or Ctrl-C stops the run the same way: a STOP file in the
+shard directory makes every running shard stop at its next batch (a running Dask task cannot be
+killed from outside), the client waits for them, removes the directory, and the output prefix is
+untouched (the merge writes atomically, like every builder). A client killed outright (SIGKILL, a
+lost node) runs no clean-up: its shard directory, named after its host and process, is removed by
+the next build of the same prefix on that host, with a warning. The cluster's workers are the
+cluster's: this module starts none and leaves them running, idle.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import tempfile
+import time
+import warnings
+from collections.abc import Iterable, Iterator
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from tutorial_lib import data
+from tutorial_lib._checks import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_path,
+    check_str,
+    check_type,
+)
+from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.packing.megatron import merge_datasets
+from tutorial_pipeline import engines
+from tutorial_pipeline.corpus_files import check_paths, read_range, separator_of, shard_ranges
+from tutorial_pipeline.dataset_manifest import Checksum, manifest_path
+from tutorial_pipeline.files import CHUNK_BYTES
+from tutorial_pipeline.local import (
+    BATCH_CHARS,
+    DOC_CHARS,
+    BuildSummary,
+    encode_batch,
+    token_dtype,
+    tokenizer_fields,
+    write_batches,
+)
+from tutorial_pipeline.workers import alive, batches
+
+SHARD_BYTES = 1 << 26  # 64 MiB of text per task: ~10 s of our encoder, a few MB of ids to merge
+STOP_SECONDS = 60  # how long a stopped run waits for its running shards to see the STOP file
+
+
+@dataclass(frozen=True)
+class Shard:
+    """The bytes [start, end) of the corpus file `path` (number `file` of the build's files)."""
+
+    index: int
+    file: int
+    path: str
+    start: int
+    end: int
+
+    @property
+    def name(self) -> str:
+        """The shard's dataset prefix in the shard directory, and its name in the merged manifest:
+        where it comes from, whatever directory it was built in."""
+        return f"{self.index:05d}-file{self.file}-bytes{self.start}-{self.end}"
+
+
+@dataclass(frozen=True)
+class ClusterBuildSummary(BuildSummary):
+    """What `build` wrote (`workers`: the cluster's worker threads when it started), and how many
+    `shards` on the cluster at `scheduler`."""
+
+    shards: int = 0
+    scheduler: str = ""
+
+    def __str__(self) -> str:
+        return (f"{self.prefix}: {self.documents:,} documents, {self.tokens:,} tokens from "
+                f"{self.text_bytes:,} bytes of text in {self.seconds:.2f} s "
+                f"({self.mb_per_second:.2f} MB/s, {self.shards} shard"
+                f"{'' if self.shards == 1 else 's'} on {self.workers} Dask worker thread"
+                f"{'' if self.workers == 1 else 's'} at {self.scheduler})")
+
+
+def plan(paths: str | os.PathLike | Iterable[str | os.PathLike], split: str = "line",
+         shard_bytes: int = SHARD_BYTES) -> list[Shard]:
+    """The shards of `paths`, in the order of their documents (an empty file has none)."""
+    paths = check_paths(paths)
+    shards: list[Shard] = []
+    for number, path in enumerate(paths):
+        for start, end in shard_ranges(path, split, shard_bytes):
+            shards.append(Shard(len(shards), number, str(path), start, end))
+    return shards
+
+
+def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tokenizer,
+          prefix: str | os.PathLike, *, client: object, split: str = "line",
+          eod: str = data.ENDOFTEXT, dtype: str = "auto", shard_bytes: int = SHARD_BYTES,
+          progress: bool = True, engine: str = "ours") -> ClusterBuildSummary:
+    """`pipeline.build` of the same arguments, computed as shard tasks on the Dask `client`
+    (a `dask.distributed.Client`), with the same `.bin` and `.idx`; see the module's docstring.
+
+    The files, the output's directory and the shard directory beside it must be at the same paths
+    on every worker (relative paths are made absolute here, on the client). `engine` names the
+    encoder each shard uses (`engines.ENGINES`); each shard checks it on its own sample.
+    """
+    from distributed import Client  # only a cluster's build needs dask
+
+    paths = check_paths(paths)
+    check_type(tokenizer, "tokenizer", Tokenizer, "a tutorial_lib Tokenizer")
+    prefix = check_path(prefix, "prefix")
+    check_type(client, "client", Client, "a dask.distributed Client")
+    separator_of(split)
+    fields = tokenizer_fields(tokenizer, eod)
+    dtype = token_dtype(dtype, tokenizer)
+    check_choice(engine, "engine", list(engines.ENGINES))
+    shard_bytes = check_int(shard_bytes, "shard_bytes", low=1)
+    check_bool(progress, "progress")
+    start = time.perf_counter()
+    workers = sum(client.nthreads().values())
+    shards = plan(paths, split, shard_bytes)
+    directory = _shard_directory(prefix)
+    try:
+        documents, tokens = _run(client, paths, shards, tokenizer, fields, dtype, split, prefix,
+                                 directory, progress, engine)
+    finally:
+        _remove(directory)
+    return ClusterBuildSummary(prefix, documents, tokens, sum(p.stat().st_size for p in paths),
+                               time.perf_counter() - start, workers,
+                               manifest_path(prefix), engine, shards=len(shards),
+                               scheduler=str(client.scheduler.address))
+
+
+def _shard_directory(prefix: Path) -> Path:
+    """A new directory beside the output for the shards, named after this host and process. Those
+    that a client on this host left when it was killed (SIGKILL, a lost node: no clean-up ran) are
+    removed first, with a warning, as the pipeline's pool and builder remove theirs."""
+    stem = f"{prefix.name}.shards-{socket.gethostname()}-"
+    stale = [path for path in prefix.parent.glob(f"{glob.escape(stem)}*-*")
+             if (pid := path.name[len(stem):].split("-")[0]).isdigit() and os.name == "posix"
+             and not alive(int(pid))]
+    for path in stale:
+        _remove(path)
+    if stale:
+        warnings.warn(f"removed {len(stale)} shard director{'y' if len(stale) == 1 else 'ies'} "
+                      f"of {os.fspath(prefix)!r} left by builds that were killed: "
+                      f"{', '.join(path.name for path in stale)}", stacklevel=3)
+    return Path(tempfile.mkdtemp(prefix=f"{stem}{os.getpid()}-", dir=prefix.parent)).resolve()
+
+
+def _remove(directory: Path) -> None:
+    """Remove `directory` and all in it, again until it is gone (for at most STOP_SECONDS): a shard
+    task still running for it (of a killed client, or one that did not stop in time) can write a
+    file into it during a removal, until its next batch sees the directory gone and stops."""
+    deadline = time.monotonic() + STOP_SECONDS
+    shutil.rmtree(directory, ignore_errors=True)
+    while directory.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _run(client: object, paths: list[Path], shards: list[Shard], tokenizer: Tokenizer,
+         fields: dict, dtype: np.dtype, split: str, prefix: Path, directory: Path,
+         progress: bool, engine: str) -> tuple[int, int]:
+    """Steps 2 to 4 of the module's docstring; on any error or Ctrl-C, stop the shards first."""
+    stop, futures = directory / "STOP", []
+    try:
+        remote = client.scatter(tokenizer, broadcast=True, hash=False)
+        for shard in shards:  # absolute paths: a worker's working directory is not ours
+            task = Shard(shard.index, shard.file, str(Path(shard.path).resolve()), shard.start,
+                         shard.end)
+            futures.append(client.submit(
+                _build_shard, task, str(directory / shard.name), remote, fields, dtype, split,
+                str(stop), engine, key=f"tutorial_lib-shard-{directory.name}-{shard.index}",
+                pure=False))
+        corpus, ranges = _checksums(paths, shards)  # on the client, while the workers tokenize
+        results = _gather(futures, shards, progress)
+        for shard, result, expected in zip(shards, results, ranges):
+            if result["sha256"] != expected:
+                raise ValueError(f"{shard.path}: bytes {shard.start:,} to {shard.end:,} were not "
+                                 "the same on the worker that tokenized them as on this client "
+                                 "(the file changed during the build, or that node sees another "
+                                 "copy of it); nothing was written")
+        return _merge([directory / shard.name for shard in shards], prefix, corpus, results)
+    except BaseException:
+        _stop(futures, stop)
+        raise
+
+
+def _build_shard(shard: Shard, prefix: str, tokenizer: Tokenizer, fields: dict, dtype: np.dtype,
+                 split: str, stop: str, engine_name: str) -> dict:
+    """Runs on a worker: the shard's dataset at `prefix`, as `pipeline.build` writes one; returns
+    its documents, tokens and the sha256 of the bytes it read."""
+    if tokenizer.digest != fields["digest"]:
+        raise ValueError(f"the worker got a tokenizer with digest {tokenizer.digest}, but the "
+                         f"client sent {fields['digest']}: a different tutorial_lib on the worker "
+                         "builds another tokenizer from the same pickle; install the same version")
+    checksum, corpus = Checksum(), []
+    engine = engines.make_engine(engine_name, tokenizer)
+    sample = engines.SampleCheck(tokenizer, engine)
+    documents = read_range(Path(shard.path), shard.start, shard.end, split, checksum.update)
+    tasks = sample.batches(batches(documents, BATCH_CHARS,
+                                   size=lambda doc: len(doc[2]) + DOC_CHARS))
+    results = _until_stopped(Path(stop), (encode_batch(engine, fields["eod_id"], batch)
+                                          for batch in tasks))
+    counts = write_batches(Path(prefix), dtype,
+                           _then(sample.results(results), corpus, shard, checksum),
+                           fields, corpus, engine.fields())
+    return {"documents": counts[0], "tokens": counts[1], "sha256": checksum.fields()["sha256"]}
+
+
+class Stopped(RuntimeError):
+    """A shard's task ended because its run was stopped (another task failed, or Ctrl-C)."""
+
+
+def _until_stopped(stop: Path, results: Iterator) -> Iterator:
+    """`results`, but a Stopped error as soon as the file `stop` exists, or its directory is gone
+    (the next build removed the directory of a client that was killed), checked before each."""
+    while not stop.exists() and stop.parent.is_dir():
+        try:
+            yield next(results)
+        except StopIteration:
+            return
+    raise Stopped(f"stopped: {stop} exists")
+
+
+def _then(results: Iterator, corpus: list, shard: Shard, checksum: Checksum) -> Iterator:
+    """`results`, then the shard's range into `corpus` (`_write` lists it once all is read)."""
+    yield from results
+    corpus.append({"path": f"{shard.path}[{shard.start}:{shard.end}]", **checksum.fields()})
+
+
+def _checksums(paths: list[Path], shards: list[Shard]) -> tuple[list[dict], list[str]]:
+    """Each file's {"path", "bytes", "sha256"}, as `pipeline.build` lists it, and the sha256 of
+    each shard's range, from one read of each file (the shards of a file cover it, in order)."""
+    corpus, ranges = [], []
+    for number, path in enumerate(paths):
+        whole = Checksum()
+        with open(path, "rb") as f:
+            for shard in (s for s in shards if s.file == number):
+                part = Checksum()
+                for chunk in iter(lambda: f.read(min(CHUNK_BYTES, shard.end - f.tell())), b""):
+                    whole.update(chunk)
+                    part.update(chunk)
+                ranges.append(part.fields()["sha256"])
+            if f.read(1):
+                raise ValueError(f"{path} grew after its shards were planned: build it again once "
+                                 "nothing writes to it")
+        corpus.append({"path": str(path), **whole.fields()})
+    return corpus, ranges
+
+
+def _gather(futures: list, shards: list[Shard], progress: bool) -> list[dict]:
+    """The results of the shard tasks in shard order, a bar counting bytes as shards finish; the
+    first task that failed raises its error here."""
+    from distributed import as_completed
+
+    bar = tqdm(total=sum(s.end - s.start for s in shards), unit="B", unit_scale=True,
+               desc="tokenizing on the cluster", disable=not progress)
+    order = {future.key: i for i, future in enumerate(futures)}
+    results: list = [None] * len(futures)
+    with bar:
+        for future in as_completed(futures):
+            i = order[future.key]
+            results[i] = future.result()
+            bar.update(shards[i].end - shards[i].start)
+    return results
+
+
+def _merge(prefixes: list[Path], prefix: Path, corpus: list[dict], results: list[dict]
+           ) -> tuple[int, int]:
+    """`merge_datasets` of the shards, listing the whole `corpus` files instead of the ranges the
+    shards list: what `pipeline.build` lists."""
+    merge_datasets(prefixes, prefix, corpus=corpus)
+    return sum(r["documents"] for r in results), sum(r["tokens"] for r in results)
+
+
+def _stop(futures: list, stop: Path) -> None:
+    """Make the running shards stop at their next batch, the waiting ones at their start, and wait
+    (at most STOP_SECONDS) until none is left, so that nothing writes in the shard directory once
+    it is removed. Errors here (a lost scheduler) must not hide the one that stopped the run."""
+    from distributed import wait
+
+    with suppress(Exception):
+        stop.touch()
+        wait(futures, timeout=STOP_SECONDS)
+
+
+def build_on(scheduler: str, *args: object, **kwargs: object) -> ClusterBuildSummary:
+    """`build` on the Dask cluster whose scheduler is at the address `scheduler`
+    ("tcp://host:8786"): what `tutorial-megatron build --scheduler` runs."""
+    from distributed import Client
+
+    check_str(scheduler, "scheduler", non_empty=True)
+    with Client(scheduler) as client:
+        return build(*args, client=client, **kwargs)

@@ -1,0 +1,117 @@
+"""Our Tokenizer as a tiktoken `Encoding`: our ids at tiktoken's speed, where tiktoken can hold it.
+
+tiktoken keeps no merge list: `Encoding(name, pat_str, mergeable_ranks, special_tokens)` maps each
+token's bytes to a rank, merges inside a pre-token the adjacent pair whose joined bytes have the
+lowest rank, and returns the rank as the id. So the ranks must be our ids, and our ids must be in
+merge order: each merge result's id above the ids of the earlier merges' results (the bytes may
+sit anywhere: cl100k gives byte b not id b, a space is 220). Our trained tokenizers (the merge
+results after the bytes and special tokens, in merge order) and any tokenizer read from tiktoken
+(cl100k, Qwen2.5) are. A tokenizer whose ids are not in merge order is refused, not
+renumbered: renumbered ids would not be ours.
+
+Even in merge order, tiktoken joins any adjacent pair whose bytes make a token, where our encoder
+joins only the pair a merge names. `to_tiktoken` therefore reads the merges back out of the ranks
+(`formats.from_tiktoken`, as `Tokenizer.from_tiktoken` does) and refuses the export unless they are
+ours; that is what makes the two encoders agree.
+
+What cannot be carried: a normalization form (tiktoken has no normalizer: normalize the text first
+with `normalize.normalize`), and decode-only ids (tiktoken could merge into them: name them special
+tokens). And the split pattern runs in tiktoken's regex engine, whose Unicode tables are older than
+the `regex` module's: on the 17,480 code points pretokenize's docstring describes (U+0558 is the
+first, chapter 05's U+0C5C one of them) the ids can differ;
+tests/tokenization/test_tiktoken_export.py pins that, and `class_members` shows where (chapters 05
+and 13).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import regex
+
+from tutorial_lib._checks import check_str
+from tutorial_lib.bpe import formats
+from tutorial_lib.bpe.formats import Contract
+
+
+def to_tiktoken(tokenizer: Contract, name: str | None = None) -> Any:
+    """`tokenizer` as a `tiktoken.Encoding` named `name` (default: "tutorial_lib_" and the digest's
+    first 12 hex digits), with our ids; a ValueError says why a tokenizer cannot be exported."""
+    name = check_str(name, "name", non_empty=True) if name is not None else None
+    try:
+        import tiktoken
+    except ImportError:
+        raise ImportError("tiktoken is not installed: install the course's comparison libraries "
+                          "with pip install -c constraints.txt -e '.[bench]'") from None
+    _check_exportable(tokenizer)
+    specials = set(tokenizer.special_tokens.values())
+    ranks = {token: i for i, token in tokenizer.vocab.items() if i not in specials}
+    digest = formats.contract_sha256(tokenizer)
+    encoding = tiktoken.Encoding(name or f"tutorial_lib_{digest[:12]}", pat_str=tokenizer.pattern,
+                                 mergeable_ranks=ranks,
+                                 special_tokens=dict(tokenizer.special_tokens))
+    implied = formats.from_tiktoken(encoding).merges
+    if implied != tokenizer.merges:
+        rank = next(k for k, (a, b) in enumerate(zip(implied, tokenizer.merges)) if a != b)
+        raise ValueError(f"tiktoken would not encode like this tokenizer: from merge {rank} on, "
+                         f"its ranks imply the merge {implied[rank]!r} where ours is "
+                         f"{tokenizer.merges[rank]!r}")
+    return encoding
+
+
+def _check_exportable(tokenizer: Contract) -> None:
+    """Refuse, by name, what a tiktoken Encoding cannot hold."""
+    if tokenizer.normalization != "none":
+        raise ValueError(f"this tokenizer normalizes text ({tokenizer.normalization}) and tiktoken "
+                         "has no normalization step; export a tokenizer with normalization='none' "
+                         "and normalize the text yourself (normalize.normalize)")
+    id_of = {token: i for i, token in tokenizer.vocab.items()}
+    made = {id_of[bytes([b])] for b in range(256)}
+    previous = -1
+    for rank, (a, b) in enumerate(tokenizer.merges):
+        token_id = id_of[a + b]
+        if token_id <= previous:
+            raise ValueError(f"tiktoken returns ranks as ids, so ids must follow merge order, but "
+                             f"merge {rank} {(a, b)!r} makes id {token_id}, not above the id "
+                             f"{previous} of merge {rank - 1}")
+        previous = token_id
+        made.add(token_id)
+    specials = set(tokenizer.special_tokens.values())
+    loose = sorted(set(tokenizer.vocab) - made - specials)
+    if loose:
+        raise ValueError(f"ids {loose[:5]} are neither bytes, merge results nor special tokens "
+                         "(decode-only); tiktoken could merge into them: name them special tokens "
+                         "or leave them out")
+
+
+# --------------------------------------------------- where the two engines' Unicode tables differ
+
+
+@cache
+def every_character() -> str:
+    """Every code point but the surrogates (which no str of real text holds), in order."""
+    return "".join(chr(code) for code in range(0x110000) if not 0xD800 <= code < 0xE000)
+
+
+def tiktoken_matches(char_class: str, text: str) -> str:
+    """The characters of `text` that tiktoken's regex engine puts in `char_class`, in order.
+
+    tiktoken does not expose its regex, but shows what it matched: with `char_class` as the split
+    pattern and only the 256 bytes as tokens, `encode_ordinary` returns the UTF-8 bytes of the
+    matched characters and drops everything else.
+    """
+    import tiktoken
+
+    probe = tiktoken.Encoding("probe", pat_str=check_str(char_class, "char_class", non_empty=True),
+                              mergeable_ranks={bytes([b]): b for b in range(256)},
+                              special_tokens={})
+    return bytes(probe.encode_ordinary(check_str(text, "text"))).decode("utf-8")
+
+
+def class_members(char_class: str) -> tuple[set[str], set[str]]:
+    """The characters in `char_class` (`\\p{L}`, say) for the `regex` module and for tiktoken's
+    engine, out of `every_character()`: where their Unicode tables differ, the two sets do."""
+    return (set(regex.findall(check_str(char_class, "char_class", non_empty=True),
+                              every_character())),
+            set(tiktoken_matches(char_class, every_character())))
