@@ -10,20 +10,28 @@ import pytest
 
 from tutorial_course import chapters, exercises
 
+
+def graph_modules() -> set[str]:
+    from tests.test_layout import all_modules  # noqa: PLC0415
+
+    return all_modules()
+
 ROOT = Path(__file__).resolve().parent.parent
 AVAILABLE = [c for c in chapters.CHAPTERS if c.available]
-TOOLS = {"data", "display", "exercises", "course", "palette"}  # what every notebook may use without teaching it
+TOOLS = {"data"}  # what every notebook may use without a chapter teaching it (and show.*)
 
 
-def notebook_imports(stem: str) -> tuple[set[str], set[str]]:
-    """(library modules, widget functions) that a notebook's code cells import, read from its source."""
+def notebook_imports(stem: str) -> tuple[set[str], set[str], set[str]]:
+    """(lesson modules, widget functions, production modules) that a notebook's code cells import,
+    read from its source; names relative to their package."""
     nb = json.loads((chapters.NOTEBOOK_DIR / f"{stem}.ipynb").read_text(encoding="utf-8"))
-    modules, widgets = set(), set()
+    modules, widgets, calls = set(), set(), set()
     for cell in nb["cells"]:
         if cell["cell_type"] != "code":
             continue
         for node in ast.walk(ast.parse("".join(cell["source"]))):
-            if not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tutorial_lib")):
+            package = (node.module or "").split(".")[0] if isinstance(node, ast.ImportFrom) else ""
+            if package not in ("tutorial_lib", "tutorial_pipeline"):
                 continue
             for alias in node.names:
                 name = f"{node.module}.{alias.name}"
@@ -31,12 +39,28 @@ def notebook_imports(stem: str) -> tuple[set[str], set[str]]:
                     importlib.import_module(name)  # `from tutorial_lib.packing import batch`: a module
                 except ImportError:
                     name = node.module  # `from tutorial_lib.packing.batch import pad`: a name in a module
-                name = name.removeprefix("tutorial_lib.")
-                if name.startswith("widgets."):
+                name = name.removeprefix(package + ".")
+                if package == "tutorial_pipeline":
+                    calls.add(name)
+                elif name.startswith("show.widgets."):
                     widgets.add(alias.name)
-                elif not name.startswith("plotting") and name not in TOOLS:
+                elif not name.startswith("show") and name not in TOOLS:
                     modules.add(name)
-    return modules, widgets
+    return modules, widgets, calls
+
+
+def closure(modules: set[str]) -> set[str]:
+    """The lesson modules that `modules` import, transitively (what a reader of them follows)."""
+    from tests.test_layout import graph  # noqa: PLC0415 - one reader of imports for both tests
+
+    edges, seen = graph(), set()
+    todo = [f"tutorial_lib.{m}" for m in modules]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo += [m for m in edges.get(module, ()) if m.startswith("tutorial_lib.")]
+    return {m.removeprefix("tutorial_lib.") for m in seen}
 
 
 def test_chapters_are_numbered_in_order_and_name_their_notebooks():
@@ -51,11 +75,12 @@ def test_chapters_are_numbered_in_order_and_name_their_notebooks():
 
 @pytest.mark.parametrize("chapter", AVAILABLE, ids=lambda c: c.number)
 def test_a_chapter_teaches_modules_its_notebook_imports_and_lists_exactly_its_widgets(chapter):
-    modules, widgets = notebook_imports(chapter.stem)
+    modules, widgets, calls = notebook_imports(chapter.stem)
     for name in chapter.modules:
         importlib.import_module(f"tutorial_lib.{name}")
-    assert set(chapter.modules) <= modules | {"course"}, f"{chapter.stem} does not import {chapter.modules}"
+    assert set(chapter.modules) <= closure(modules | TOOLS), f"{chapter.stem} does not reach them"
     assert set(chapter.widgets) == widgets
+    assert set(chapter.calls) == calls, "calls lists the production modules the notebook imports"
 
 
 def test_every_module_a_notebook_imports_is_taught_by_one_chapter():
@@ -63,6 +88,16 @@ def test_every_module_a_notebook_imports_is_taught_by_one_chapter():
     assert len(taught) == len(set(taught)), "a module is taught by one chapter"
     imported = set().union(*(notebook_imports(c.stem)[0] for c in AVAILABLE))
     assert imported <= set(taught), f"no chapter teaches {sorted(imported - set(taught))}"
+
+
+def test_every_lesson_module_is_taught_by_a_chapter():
+    """Each module of the lesson is listed by one chapter, whose notebook reaches it; only the
+    package faces, the argument and memory checks and the presentation (`show`) are not."""
+    lesson = {m.removeprefix("tutorial_lib.") for m in graph_modules() if m.startswith("tutorial_lib.")}
+    infrastructure = {m for m in lesson if m.startswith("show") or m.rpartition(".")[2].startswith("_")}
+    faces = {m for m in lesson if (ROOT / "tutorial_lib" / m.replace(".", "/") / "__init__.py").exists()}
+    taught = {name for c in chapters.CHAPTERS for name in c.modules}
+    assert sorted(lesson - infrastructure - faces - taught) == []
 
 
 @pytest.mark.parametrize("chapter", AVAILABLE, ids=lambda c: c.number)
@@ -77,7 +112,7 @@ def test_a_notebook_checks_exactly_the_exercises_of_its_chapter(chapter):
 
 def test_exercise_and_solution_modules_are_exactly_the_chapters():
     numbers = {c.number for c in chapters.CHAPTERS}
-    for folder in (ROOT / "tutorial_lib" / "exercises", ROOT / "solutions"):
+    for folder in (ROOT / "tutorial_course" / "exercises", ROOT / "solutions"):
         found = {p.stem.removeprefix("ch") for p in folder.glob("ch*.py")}
         assert found == numbers, folder
 
@@ -95,5 +130,5 @@ def test_environment_report_checks_font_and_widgets():
 
 
 def test_missing_package_is_reported_not_raised(monkeypatch):
-    monkeypatch.setattr(course, "PACKAGES", ["numpy", "no-such-package-here"])
+    monkeypatch.setattr(chapters, "PACKAGES", ["numpy", "no-such-package-here"])
     assert chapters.package_versions()["no-such-package-here"] == "缺失"

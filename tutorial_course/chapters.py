@@ -111,7 +111,8 @@ CHAPTERS = [
         "GPT-4 / nanochat 三种预切分与数字分组，Unicode 版本差异（U+0C5C），特殊 token 的约定；"
         "动手写一个字节级 BPE，再装入 cl100k 的排名，得到与 tiktoken 相同的 id；清单与重放确定性，"
         "官方 GPT-2 文件",
-        ("bpe.tokenizer", "bpe.token_healing"),
+        ("bpe.tokenizer", "bpe.fast_encode", "bpe.formats", "bpe.stream_encode", "bpe.vocab_check",
+         "bpe.token_healing"),
         ("pretokenize_explorer",),
     ),
     Chapter(
@@ -149,7 +150,7 @@ CHAPTERS = [
         "的利用率、填充与裁剪；检验“25% / 92% / 98%”之类的常见数字；按文档着色的打包控件；BFD "
         "与逐行首次适配"
         "的速度",
-        ("packing.strategies",),
+        ("packing.strategies", "packing.fit_trees"),
         ("packed_rows_html", "packing_explorer"),
     ),
     Chapter(
@@ -179,7 +180,8 @@ CHAPTERS = [
         "打包对比；"
         "分片写入再合并；比一台机器还大的数据集：按字节区间切分片、Megatron 的 `--partitions` 与 "
         "`merge_datasets.py`、在 Dask 集群上构建（与单进程逐字节相同）",
-        ("packing.megatron", "packing.mmap_demo", "packing.gpt_samples"),
+        ("packing.megatron", "packing.megatron_format", "packing.bin_ids", "packing.mmap_demo",
+         "packing.gpt_samples"),
         ("sample_explorer", "sequence_explorer"),
         ("local", "distributed"),
     ),
@@ -198,7 +200,7 @@ CHAPTERS = [
         "nmt_nfkc、add_dummy_prefix、按文字切分）；“可逆”检验；亲手写 Viterbi、E 步的期望计数、"
         "WordPiece 的打分和最长匹配编码",
         ("wordpiece.model", "wordpiece.train", "unigram.sp_settings", "unigram.train",
-         "unigram.sample", "unigram.byte_fallback", "unigram.compare"),
+         "unigram.lattice", "unigram.sample", "unigram.byte_fallback", "unigram.compare"),
         ("pruning_explorer",),
     ),
     Chapter(
@@ -233,8 +235,8 @@ CHAPTERS = [
         ("contract.normalize", "contract.normalization_effect", "contract.offsets",
          "contract.golden", "contract.stream_decode"),
         ("golden_explorer",),
-        ("dataset_manifest", "interop.model_imports", "interop.tiktoken_export", "engines",
-         "local"),
+        ("dataset_manifest", "interop.hf_json", "interop.model_imports", "interop.tiktoken_export",
+         "engines", "local"),
     ),
 ]
 
