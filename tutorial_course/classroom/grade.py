@@ -4,13 +4,13 @@ verdict, tell nbgrader.
 The kernel that nbgrader's `autograde` runs is the student's: every cell they wrote runs before the
 graded cell does, so nothing in it can be trusted. The graded cell (its source is restored from the
 instructor's copy by autograde, so deleting or editing it gains nothing) first drops every
-`tutorial_lib` module from `sys.modules`, so a patched library is imported afresh, then calls
-`grade`. `grade` serializes the function by value with cloudpickle (its code, and the notebook
-globals it uses, such as the student's own helper functions) and runs `python -m
-tutorial_course.classroom.worker` on it: a new interpreter that imports the library from its files,
-not a fork of the kernel, with an environment built here (no PYTHONPATH, no sitecustomize from the
-kernel's variables) and the library's root as its working directory (so a `tutorial_lib/` the
-student wrote beside the notebook is not imported). There the function is graded as
+`tutorial_lib` and `tutorial_course` module from `sys.modules`, so a patched library is imported
+afresh, then calls `grade`. `grade` serializes the function by value with cloudpickle (its code, and
+the notebook globals it uses, such as the student's own helper functions) and runs `python -m
+tutorial_course.classroom.worker` on it: a new interpreter that imports the packages from their
+files, not a fork of the kernel, with an environment built here (no PYTHONPATH, no sitecustomize
+from the kernel's variables) and the library's root as its working directory (so a `tutorial_lib/`
+the student wrote beside the notebook is not imported). There the function is graded as
 `exercises.check` grades it, on the public cases (seed None) and the hidden ones (the instructor's
 seed), with the library's own answers blocked. A student who redefined `check`, patched
 `tutorial_lib` or edited the displayed verdict gets the same verdict as one who did not.

@@ -27,10 +27,12 @@ from tutorial_course.classroom.source import source_notebook
 from tutorial_pipeline.files import write_atomically
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository: notebooks/, solutions/, data/ ...
-# What the student kit copies from the repository: the library, its data, the tools, the two
-# commands' files. Not solutions/, tests/, benchmarks/, interop/ or the executed notebooks/.
-KIT_FILES = ("tutorial_lib", "data", "tools", "Makefile", "pyproject.toml", "constraints.txt",
-             "environment.yml", "README.md", ".gitignore", ".gitattributes")
+# What the student kit copies from the repository: the three packages, their data, the tools, the
+# docs and the two commands' files. Not solutions/, tests/, benchmarks/, interop/ or the executed
+# notebooks/.
+KIT_FILES = ("tutorial_lib", "tutorial_course", "tutorial_pipeline", "data", "tools", "docs",
+             "Makefile", "pyproject.toml", "constraints.txt", "environment.yml", "README.md",
+             ".gitignore", ".gitattributes")
 # In the kit `make test` runs every released notebook top to bottom (nothing compared, graded
 # cells may fail on an exercise not done yet): the check that the student's machine is set up.
 KIT_PYTEST = ('testpaths = ["notebooks"]\n'

@@ -35,10 +35,10 @@ POINTER = re.compile(r"（[^（）\n]*教师注[^（）\n]*）")
 STUB_COMMENT = "# 在这里写你的实现"
 
 TEST_CELL = '''\
-# 评分单元格（只读）：在一个新的 Python 进程里重新导入 tutorial_lib，检查你的 {fn}。
+# 评分单元格（只读）：在一个新的 Python 进程里重新导入课程的包，检查你的 {fn}。
 import sys
 
-for _name in [name for name in sys.modules if name.split(".")[0] == "tutorial_lib"]:
+for _name in [n for n in sys.modules if n.split(".")[0] in ("tutorial_lib", "tutorial_course")]:
     del sys.modules[_name]
 from tutorial_course.classroom.grade import grade
 
