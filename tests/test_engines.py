@@ -15,7 +15,8 @@ from tutorial_lib import data
 from tutorial_pipeline import engines, local
 from tutorial_pipeline.engines import (Engine, HuggingFaceEngine, SampleCheck, TiktokenEngine, make_engine)
 from tutorial_pipeline import dataset_manifest
-from tutorial_lib.packing.megatron import IndexedDataset, bin_path, idx_path, merge_datasets
+from tutorial_lib.packing.megatron import IndexedDataset, bin_path, idx_path
+from tutorial_pipeline.dataset import merge_datasets
 from tutorial_pipeline.local import build
 from tutorial_lib.bpe import course_tokenizer
 from tutorial_lib.bpe.tokenizer import Tokenizer
@@ -80,8 +81,8 @@ def test_a_normalizing_tokenizer_gets_its_normalization_from_ours_in_every_engin
 
 
 def test_workers_write_the_same_bytes_with_every_engine(made, tmp_path, monkeypatch):
-    monkeypatch.setattr(pipeline, "BATCH_CHARS", 50_000)  # many batches, so that the workers interleave
-    monkeypatch.setattr(pipeline, "WORKERS_FROM_BYTES", dict.fromkeys(local.WORKERS_FROM_BYTES, 0))
+    monkeypatch.setattr(local, "BATCH_CHARS", 50_000)  # many batches, so that the workers interleave
+    monkeypatch.setattr(local, "WORKERS_FROM_BYTES", dict.fromkeys(local.WORKERS_FROM_BYTES, 0))
     tok, made_engines = made["gpt2"]
     build(data.corpus_path("tinystories"), tok, tmp_path / "one", split=EOT, progress=False)
     for name in ("tiktoken", "huggingface"):
@@ -121,7 +122,7 @@ def test_the_sample_check_stops_a_wrong_engine_before_anything_is_written(made, 
     if not checked:
         assert build(tmp_path / "lines.txt", tok, tmp_path / "out", engine=engine, progress=False).documents == 2500
         check = SampleCheck(tok, engine)
-        assert sum(1 for _ in check.results(local._encode_batch(engine, 50256, b) for b in check.batches(
+        assert sum(1 for _ in check.results(local.encode_batch(engine, 50256, b) for b in check.batches(
             [[("f", k, f"line {k}") for k in range(2500)]]))) == 1 and check.checked == 100 + 2
         return
     with pytest.raises(ValueError) as error:
@@ -133,8 +134,8 @@ def test_the_sample_check_stops_a_wrong_engine_before_anything_is_written(made, 
 
 
 def test_a_wrong_engine_leaves_the_old_dataset_intact(made, tmp_path, monkeypatch):
-    monkeypatch.setattr(pipeline, "WORKERS_FROM_BYTES", dict.fromkeys(local.WORKERS_FROM_BYTES, 0))
-    monkeypatch.setattr(pipeline, "BATCH_CHARS", 10_000)
+    monkeypatch.setattr(local, "WORKERS_FROM_BYTES", dict.fromkeys(local.WORKERS_FROM_BYTES, 0))
+    monkeypatch.setattr(local, "BATCH_CHARS", 10_000)
     tok, _ = made["gpt2"]
     (tmp_path / "lines.txt").write_text(numbered_lines(3000), encoding="utf-8")
     build(tmp_path / "lines.txt", tok, tmp_path / "out", progress=False)
@@ -220,7 +221,7 @@ def test_cli_takes_an_engine(made, tmp_path):
     tok, _ = made["gpt2"]
     (tmp_path / "t.txt").write_text("Once upon a time\nthere was a cat\n", encoding="utf-8")
     build(tmp_path / "t.txt", tok, tmp_path / "api", progress=False)
-    command = [sys.executable, "-m", "tutorial_pipeline.local", "build", "--tokenizer", "gpt2", "--output",
+    command = [sys.executable, "-m", "tutorial_pipeline", "build", "--tokenizer", "gpt2", "--output",
                str(tmp_path / "cli"), "--quiet", str(tmp_path / "t.txt")]
     run = subprocess.run(command + ["--engine", "tiktoken"], capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == 0, run.stderr
@@ -267,10 +268,10 @@ def test_workers_start_at_each_engines_own_threshold(made, tmp_path, monkeypatch
     tok, made_engines = made["gpt2"]
     (tmp_path / "t.txt").write_text("Once upon a time\n" * 100, encoding="utf-8")
     size = (tmp_path / "t.txt").stat().st_size
-    monkeypatch.setattr(pipeline, "WORKERS_FROM_BYTES", {"ours": size, "tiktoken": size + 1, "huggingface": 0})
+    monkeypatch.setattr(local, "WORKERS_FROM_BYTES", {"ours": size, "tiktoken": size + 1, "huggingface": 0})
     started = []
-    monkeypatch.setattr(pipeline, "_encode_in_workers", lambda tasks, engine, eod, workers: started.append(
-        engine.name) or (local._encode_batch(engine, eod, batch) for batch in tasks))
+    monkeypatch.setattr(local, "_encode_in_workers", lambda tasks, engine, eod, workers: started.append(
+        engine.name) or (local.encode_batch(engine, eod, batch) for batch in tasks))
     summaries = {name: build(tmp_path / "t.txt", tok, tmp_path / name, workers=2, engine=made_engines[name],
                              progress=False) for name in NAMES}
     assert started == ["ours", "huggingface"] and [s.workers for s in summaries.values()] == [2, 1, 2]

@@ -1,41 +1,19 @@
-"""The strict streaming UTF-8 reader that the trainer's corpus and the pipeline read files with, and the
-group renames and the lock that a dataset's files are committed with."""
+"""The pipeline's armour for files: the group renames and the lock that a dataset's files are committed
+with. (The plain helpers it imports from the lesson, `read_utf8` and `write_atomically`: tests/test_data.py;
+a killed writer's leftovers: tests/faults/test_cleanup.py.)"""
 
 import os
-import re
 
 import pytest
 
-from tutorial_lib import data
-from tutorial_pipeline.files import AtomicFile, locked, read_utf8, replace_together
+from tutorial_pipeline import files
+from tutorial_pipeline.files import AtomicFile, locked, replace_together
 
 
-def test_read_utf8_joins_characters_cut_between_reads(tmp_path):
-    path = tmp_path / "zh.txt"
-    text = data.load_text("luxun")[:3000]
-    path.write_text(text, encoding="utf-8")
-    chunks = []
-    pieces = list(read_utf8(path, 5, on_read=chunks.append))  # every 3-byte Han character is cut
-    assert "".join(pieces) == text and len(pieces) > 100
-    assert b"".join(chunks) == path.read_bytes() and max(map(len, chunks)) == 5  # what a bar or a checksum sees
-
-
-@pytest.mark.parametrize("content, where", [(b"ok\n\xff\n", "byte 3 (b'\\xff') is invalid start byte"),
-                                            ("中文".encode() + b"\xe4\xb8\xe4", "byte 6 (b'\\xe4') is invalid "
-                                                                              "continuation byte"),
-                                            ("中".encode()[:2], "it ends inside a character")])
-def test_read_utf8_names_the_first_byte_that_is_not_utf8(tmp_path, content, where):
-    path = tmp_path / "latin1.txt"
-    path.write_bytes(content)
-    with pytest.raises(ValueError, match=re.escape(f"latin1.txt is not UTF-8 text: {where}")):
-        list(read_utf8(path, 4))
-
-
-def test_read_utf8_checks_its_arguments(tmp_path):
-    with pytest.raises(TypeError, match="path must be a path"):
-        list(read_utf8(b"x.txt"))
-    with pytest.raises(ValueError, match="chunk_bytes must be an int >= 1, got 0"):
-        list(read_utf8(tmp_path / "x.txt", 0))
+def test_the_plain_helpers_are_the_lessons_not_a_second_copy():
+    from tutorial_lib import data
+    assert (files.read_utf8, files.write_atomically, files.file_sha256, files.CHUNK_BYTES) == (
+        data.read_utf8, data.write_atomically, data.file_sha256, data.CHUNK_BYTES)
 
 
 # --- groups of files and the lock (the dataset pair's use of them: tests/faults/test_pair.py) ----------------

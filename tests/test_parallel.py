@@ -1,6 +1,7 @@
-"""The one worker pool (`_parallel`): batches, results in order, bounded work in flight, and a
-generator closed early cancels the rest. Its users test the rest with their own scripts: no main
-guard and Ctrl-C in tests/tokenization/test_corpus.py (the trainer) and tests/test_pipeline.py."""
+"""The one worker pool (`tutorial_pipeline.workers`): batches, results in order, bounded work in
+flight, and a generator closed early cancels the rest. Its users test the rest with their own scripts:
+no main guard and Ctrl-C in tests/tokenization/test_corpus.py (parallel training,
+`tutorial_pipeline.train`) and tests/test_pipeline.py."""
 
 import pytest
 

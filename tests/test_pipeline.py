@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 
 from tutorial_lib import data
-from tutorial_pipeline import local
+from tutorial_pipeline import cli, local
 from tutorial_pipeline import dataset_manifest, dataset_files as pair
-from tutorial_lib.packing.megatron import IndexedDataset, bin_path, idx_path
+from tutorial_lib.packing.megatron import bin_path, idx_path
+from tutorial_pipeline.dataset import CheckedDataset
 from tutorial_lib.bpe import course_tokenizer
 from tutorial_pipeline.local import build
 from tutorial_lib.bpe.tokenizer import Tokenizer
@@ -34,17 +35,17 @@ def gpt2():
 @pytest.fixture
 def small_batches(monkeypatch):
     """Batches of ~20,000 characters, so that a bundled corpus makes many and workers interleave."""
-    monkeypatch.setattr(pipeline, "BATCH_CHARS", 20_000)
+    monkeypatch.setattr(local, "BATCH_CHARS", 20_000)
 
 
 @pytest.fixture
 def workers_on_small_files(monkeypatch):
     """Workers even for a bundled corpus, which is below the size where `build` starts them."""
-    monkeypatch.setattr(pipeline, "WORKERS_FROM_BYTES", dict.fromkeys(local.WORKERS_FROM_BYTES, 0))
+    monkeypatch.setattr(local, "WORKERS_FROM_BYTES", dict.fromkeys(local.WORKERS_FROM_BYTES, 0))
 
 
 def read_dataset(prefix):
-    return [IndexedDataset(prefix).document(i).tolist() for i in range(IndexedDataset(prefix).num_documents)]
+    return [CheckedDataset(prefix).document(i).tolist() for i in range(CheckedDataset(prefix).num_documents)]
 
 
 def files_in(directory):
@@ -66,7 +67,7 @@ def test_every_document_decodes_to_its_text_then_eod(gpt2, tmp_path, small_batch
     summary = build([TINYSTORIES, data.corpus_path("luxun")], gpt2, tmp_path / "two_files", split=EOT,
                     progress=False)
     texts = data.tinystories_documents() + data.split_documents(data.load_text("luxun"), EOT)
-    dataset = IndexedDataset(tmp_path / "two_files")
+    dataset = CheckedDataset(tmp_path / "two_files")
     assert dataset.dtype == np.uint16  # GPT-2 has 50,257 ids: Megatron's rule picks uint16
     assert summary.documents == dataset.num_documents == len(texts)
     assert summary.tokens == dataset.num_tokens
@@ -80,7 +81,7 @@ def test_line_split_and_int32(gpt2, tmp_path):
     path = tmp_path / "lines.txt"
     path.write_text("first line\n\nsecond, 第二行\n   \nthird\n", encoding="utf-8")
     summary = build(path, gpt2, tmp_path / "lines", dtype="int32", progress=False)
-    dataset = IndexedDataset(tmp_path / "lines")
+    dataset = CheckedDataset(tmp_path / "lines")
     assert dataset.dtype == np.int32 and summary.documents == 3
     assert [gpt2.decode(ids) for ids in read_dataset(tmp_path / "lines")] == [
         f"first line{EOT}", f"second, 第二行{EOT}", f"third{EOT}"]
@@ -92,7 +93,7 @@ def test_an_empty_file_gives_an_empty_dataset(gpt2, tmp_path, content):
     path.write_text(content, encoding="utf-8")
     summary = build(path, gpt2, tmp_path / "empty", progress=False)
     assert (summary.documents, summary.tokens) == (0, 0)
-    assert IndexedDataset(tmp_path / "empty").num_documents == 0
+    assert CheckedDataset(tmp_path / "empty").num_documents == 0
     assert files_in(tmp_path) == ["empty.bin", "empty.idx", "empty.manifest.json", "empty.pair.json", "empty.txt"]
 
 
@@ -109,7 +110,7 @@ def test_a_file_that_is_not_utf8_leaves_no_output_and_the_old_dataset_intact(gpt
 
 
 def test_an_interrupted_build_leaves_nothing_behind(gpt2, tmp_path, monkeypatch, small_batches):
-    encode_batch, calls = local._encode_batch, []
+    encode_batch, calls = local.encode_batch, []
 
     def interrupted(*args):
         calls.append(1)
@@ -117,7 +118,7 @@ def test_an_interrupted_build_leaves_nothing_behind(gpt2, tmp_path, monkeypatch,
             raise KeyboardInterrupt  # as Ctrl-C would, in the middle of the corpus
         return encode_batch(*args)
 
-    monkeypatch.setattr(pipeline, "_encode_batch", interrupted)
+    monkeypatch.setattr(local, "encode_batch", interrupted)
     with pytest.raises(KeyboardInterrupt):
         build(TINYSTORIES, gpt2, tmp_path / "partial", split=EOT, progress=False)
     assert files_in(tmp_path) == []
@@ -174,7 +175,7 @@ def course():
 def test_the_manifest_of_a_build_is_the_dataset_its_tokenizer_and_its_corpus(course, tmp_path, small_batches):
     corpus = [TINYSTORIES, data.corpus_path("luxun")]
     summary = build(corpus, course, tmp_path / "d", split=EOT, progress=False)
-    dataset = IndexedDataset(tmp_path / "d")
+    dataset = CheckedDataset(tmp_path / "d")
     manifest = json.loads(summary.manifest.read_text())
     assert summary.manifest == dataset_manifest.manifest_path(tmp_path / "d") and manifest == dataset.manifest
     assert (manifest["documents"], manifest["sequences"], manifest["tokens"]) == (
@@ -222,7 +223,7 @@ def test_a_dtype_that_cannot_hold_the_vocabulary_is_refused_before_anything_is_w
         build(path, big, tmp_path / "out", dtype="uint16", progress=False)
     assert files_in(tmp_path) == ["c.txt"]
     build(path, big, tmp_path / "out", progress=False)  # auto: int32
-    assert IndexedDataset(tmp_path / "out").manifest["dtype"] == "int32"
+    assert CheckedDataset(tmp_path / "out").manifest["dtype"] == "int32"
 
 
 def test_tokenizer_fields_follow_the_contract(gpt2):
@@ -235,7 +236,8 @@ def test_tokenizer_fields_follow_the_contract(gpt2):
         local.tokenizer_fields(gpt2, "<|pad|>")
 
 
-SCRIPT = ("from tutorial_lib import data, pipeline\n"
+SCRIPT = ("from tutorial_lib import data\n"
+          "from tutorial_pipeline import local\n"
           "local.WORKERS_FROM_BYTES = dict.fromkeys(local.WORKERS_FROM_BYTES, 0)  # workers even for a small corpus\n"
           "from tutorial_lib.bpe.tokenizer import Tokenizer\n"
           "BUILD = lambda: print(local.build(data.corpus_path('timemachine'), Tokenizer.from_gpt2_files("
@@ -261,13 +263,13 @@ def test_a_script_without_the_main_guard_fails_fast_and_says_what_to_add(tmp_pat
 # ------------------------------------------------------------------------------------------------ command line
 
 
-def cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "tutorial_pipeline.local", *map(str, args)], capture_output=True,
+def run_cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "tutorial_pipeline", *map(str, args)], capture_output=True,
                           text=True, timeout=300, cwd=cwd)
 
 
 def test_cli_builds_what_build_builds(gpt2, tmp_path):
-    run = cli("build", "--tokenizer", "gpt2", "--output", "cli", "--split", EOT, "--workers", "2", TINYSTORIES,
+    run = run_cli("build", "--tokenizer", "gpt2", "--output", "cli", "--split", EOT, "--workers", "2", TINYSTORIES,
               cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("cli: 1,727 documents, 347,005 tokens from 1,424,243 bytes of text in ")
@@ -281,10 +283,10 @@ def test_cli_takes_a_saved_tokenizer_and_a_dtype(tmp_path):
     tokenizer.save(tmp_path / "tok.json")
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("Time travelling.\n\nA second paragraph,\nof two lines.\n", encoding="utf-8")
-    run = cli("build", "--tokenizer", "tok.json", "--output", "out", "--split", "blank", "--dtype", "int32",
+    run = run_cli("build", "--tokenizer", "tok.json", "--output", "out", "--split", "blank", "--dtype", "int32",
               "--quiet", "corpus.txt", cwd=tmp_path)
     assert (run.returncode, run.stderr) == (0, "")
-    dataset = IndexedDataset(tmp_path / "out")
+    dataset = CheckedDataset(tmp_path / "out")
     assert dataset.dtype == np.int32
     assert [tokenizer.decode(ids) for ids in read_dataset(tmp_path / "out")] == [
         f"Time travelling.{EOT}", f"A second paragraph,\nof two lines.{EOT}"]
@@ -305,7 +307,7 @@ def test_cli_takes_a_saved_tokenizer_and_a_dtype(tmp_path):
 ])
 def test_cli_bad_usage_exits_with_2_and_says_why(tmp_path, args, message):
     (tmp_path / "c.txt").write_text("text\n", encoding="utf-8")
-    run = cli(*args, cwd=tmp_path)
+    run = run_cli(*args, cwd=tmp_path)
     assert run.returncode == 2 and run.stdout == ""
     assert message in run.stderr and "usage: tutorial-megatron" in run.stderr
     assert files_in(tmp_path) == ["c.txt"]
@@ -316,7 +318,7 @@ def test_cli_bad_usage_exits_with_2_and_says_why(tmp_path, args, message):
 
 def test_cli_bad_input_exits_with_1_without_a_traceback(tmp_path):
     (tmp_path / "bad.txt").write_bytes(b"caf\xe9\n")
-    run = cli("build", "--tokenizer", "gpt2", "--output", "out", "bad.txt", cwd=tmp_path)
+    run = run_cli("build", "--tokenizer", "gpt2", "--output", "out", "bad.txt", cwd=tmp_path)
     assert run.returncode == 1 and run.stdout == ""
     assert run.stderr.strip().splitlines()[-1] == ("tutorial-megatron: error: bad.txt is not UTF-8 text: byte 3 "
                                                    "(b'\\xe9') is invalid continuation byte; convert the file to "
@@ -343,9 +345,9 @@ def built(course, tmp_path):
 
 
 def test_cli_verify_prints_the_manifest_and_exits_with_0_when_everything_matches(course, built):
-    run = cli("verify", "d", cwd=built.parent)
+    run = run_cli("verify", "d", cwd=built.parent)
     assert (run.returncode, run.stderr) == (0, ""), run.stderr
-    manifest = IndexedDataset(built).manifest
+    manifest = CheckedDataset(built).manifest
     lines = run.stdout.splitlines()
     assert lines[0] == "format     tutorial_lib dataset manifest, version 1"
     assert lines[1] == f"tokenizer  {course.digest}"
@@ -356,7 +358,7 @@ def test_cli_verify_prints_the_manifest_and_exits_with_0_when_everything_matches
     assert lines[lines.index("corpus     1 file, 33 bytes") + 1] == f"           {corpus}  33 bytes  sha256 {sha256(corpus)}"
     assert f".bin       {manifest['bin']['bytes']:,} bytes  sha256 {sha256(bin_path(built))}" in lines
     assert lines[-1] == "d: the dtype, the counts, the sizes and the sha256 of .bin and .idx match the manifest"
-    quick = cli("verify", "--no-checksums", "d", cwd=built.parent)
+    quick = run_cli("verify", "--no-checksums", "d", cwd=built.parent)
     assert quick.returncode == 0 and quick.stdout.splitlines()[-1] == (
         "d: the dtype, the counts and the sizes match the manifest (checksums not read: --no-checksums)")
 
@@ -366,14 +368,14 @@ def test_cli_verify_exits_with_1_and_the_reason_when_a_byte_changed(built):
     raw = bytearray(bin_path(built).read_bytes())
     raw[3] ^= 0x10
     bin_path(built).write_bytes(bytes(raw))
-    run = cli("verify", "d", cwd=built.parent)
+    run = run_cli("verify", "d", cwd=built.parent)
     assert run.returncode == 1 and run.stdout.startswith("format     tutorial_lib dataset manifest")
     manifest = json.loads(dataset_manifest.manifest_path(built).read_text())
     assert run.stderr.strip().splitlines()[-1] == (
         f"tutorial-megatron: error: d.bin: sha256 {sha256(bin_path(built))}, but the manifest says "
         f"{manifest['bin']['sha256']}: the file changed after it was written (a flipped bit, an edit in place); "
         "build it again")
-    assert cli("verify", "--no-checksums", "d", cwd=built.parent).returncode == 0  # only the checksum sees it
+    assert run_cli("verify", "--no-checksums", "d", cwd=built.parent).returncode == 0  # only the checksum sees it
 
 
 @pytest.mark.parametrize("args, code, message", [
@@ -383,13 +385,13 @@ def test_cli_verify_exits_with_1_and_the_reason_when_a_byte_changed(built):
      "has no manifest"),
 ])
 def test_cli_verify_bad_usage_and_datasets_without_a_manifest(tmp_path, args, code, message):
-    run = cli(*args, cwd=tmp_path)
+    run = run_cli(*args, cwd=tmp_path)
     assert run.returncode == code and message in run.stderr and run.stdout == ""
 
 
 def test_cli_verify_of_a_dataset_missing_a_file_is_a_bad_dataset(built):
     bin_path(built).unlink()
-    run = cli("verify", "d", cwd=built.parent)
+    run = run_cli("verify", "d", cwd=built.parent)
     assert run.returncode == 1 and "has no token file beside it" in run.stderr
 
 
@@ -398,5 +400,5 @@ def test_verify_stopped_by_ctrl_c_says_so(built, monkeypatch, capsys):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(dataset_manifest, "file_checksum", interrupted)
-    assert local.main(["verify", str(built)]) == 128 + signal.SIGINT
+    assert cli.main(["verify", str(built)]) == 128 + signal.SIGINT
     assert capsys.readouterr().err == "tutorial-megatron: interrupted; not verified\n"

@@ -10,8 +10,9 @@ interop/requirements.txt), reached through `tools/megatron_ops.py` in one subpro
 - megatron -> ours: the files megatron's IndexedDatasetBuilder writes (through add_item + end_document, and
   through add_document(ids, lengths)), read by our IndexedDataset: the same arrays, the header, every document.
 - bytes: our .bin and .idx against both of megatron's, byte for byte.
-- merge: the case cut into three datasets, merged by our merge_datasets and by megatron's add_index (as its
-  tools/merge_datasets.py does): byte-identical to each other and to the whole case written at once.
+- merge: the case cut into three datasets, merged by our add_index and by megatron's add_index (as its
+  tools/merge_datasets.py does): byte-identical to each other and to the whole case written at once; and the
+  production path's merge_datasets (tutorial_pipeline.dataset) writes the same bytes as ours.
 
 Every dtype megatron's DType knows goes through both directions. Last, the fixture in data/megatron/ is rebuilt
 by tools/make_megatron_fixture.py and compared byte for byte. Prints a table; exits 1 on any mismatch.
@@ -36,12 +37,12 @@ from tutorial_lib.packing.megatron import (
     IndexedDatasetBuilder,
     bin_path,
     idx_path,
-    merge_datasets,
     optimal_dtype,
     read_header,
     write_dataset,
 )
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_pipeline.dataset import merge_datasets
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "data" / "megatron"
@@ -132,6 +133,13 @@ def write_ours(case: Case, prefix: Path) -> None:
             builder.end_document()
 
 
+def merge_ours(prefixes: list[Path], prefix: Path, dtype: np.dtype) -> None:
+    """Our builder's add_index of each, in order: what megatron's tools/merge_datasets.py does."""
+    with IndexedDatasetBuilder(prefix, dtype=dtype) as builder:
+        for part in prefixes:
+            builder.add_index(part)
+
+
 def thirds(case: Case) -> list[Case]:
     cut = np.linspace(0, len(case.documents), 4).astype(int)
     return [Case(f"{case.name}_part{k}", case.dtype, case.documents[a:b])
@@ -204,7 +212,9 @@ def check(python: str, work: Path) -> list[tuple[Case, dict[str, list[str]]]]:
         parts = thirds(case)
         for part in parts:
             write_ours(part, d / part.name)
-        merge_datasets([d / p.name for p in parts], d / "ours_merged")
+        merge_ours([d / p.name for p in parts], d / "ours_merged", case.dtype)
+        # the production path's merge; the parts have no manifest (our plain builder writes none)
+        merge_datasets([d / p.name for p in parts], d / "pipeline_merged", allow_missing_manifest=True)
         write = {"op": "write", "src": str(d / "case.npz"), "dtype": case.dtype.name}
         jobs += [
             {"op": "read", "prefix": str(d / "ours"), "out": str(d / "megatron_read.npz")},
@@ -225,6 +235,7 @@ def check(python: str, work: Path) -> list[tuple[Case, dict[str, list[str]]]]:
             "merge": [name for name, ok in {
                 "bytes": same_files(d / "ours_merged", d / "mg_merged"),
                 "= whole": same_files(d / "ours_merged", d / "ours"),
+                "pipeline": same_files(d / "pipeline_merged", d / "ours_merged"),
                 "megatron read": not megatron_read_matches(case, d / "megatron_read_merged.npz"),
             }.items() if not ok],
         }))

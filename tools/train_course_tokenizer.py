@@ -7,8 +7,6 @@ the inputs of tutorial_lib/contract/golden.py, then record the printed sha256s i
 (COURSE_TOKENIZER, COURSE_GOLDEN) and data/PROVENANCE.md.
 """
 
-import hashlib
-
 from tutorial_lib import data
 from tutorial_lib.bpe import course_tokenizer
 from tutorial_lib.contract import golden
@@ -19,4 +17,4 @@ if __name__ == "__main__":
     path = golden.with_golden_vectors(tokenizer, vectors).save(data.DATA_DIR / data.COURSE_TOKENIZER[0])
     for written in (vectors, path):
         print(written, written.stat().st_size, "bytes, sha256",
-              hashlib.sha256(written.read_bytes()).hexdigest())
+              data.file_sha256(written))

@@ -183,7 +183,7 @@ CHAPTERS = [
         ("packing.megatron", "packing.megatron_format", "packing.bin_ids", "packing.mmap_demo",
          "packing.gpt_samples"),
         ("sample_explorer", "sequence_explorer"),
-        ("local", "distributed"),
+        ("dataset", "local", "distributed"),
     ),
     Chapter(
         "11",
@@ -235,8 +235,8 @@ CHAPTERS = [
         ("contract.normalize", "contract.normalization_effect", "contract.offsets",
          "contract.golden", "contract.stream_decode"),
         ("golden_explorer",),
-        ("dataset_manifest", "interop.hf_json", "interop.model_imports", "interop.tiktoken_export",
-         "engines", "local"),
+        ("dataset", "dataset_manifest", "interop.hf_json", "interop.model_imports",
+         "interop.tiktoken_export", "engines", "local"),
     ),
 ]
 

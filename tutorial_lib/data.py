@@ -1,20 +1,36 @@
-"""The bundled files: where they are, what they are, and proof that they are the files we think.
+"""The course's files: where the bundled ones are, what they are, proof that they are the files
+we think, and the few plain helpers every file of the course is read and written with.
 
 The corpora and GPT-2's tokenizer files are checked against the sha256 recorded in
 data/PROVENANCE.md when they are read, so a notebook never computes an "honest number" on a file
 that was edited or truncated by accident.
+
+This is where the course's files are read and written, one way each:
+
+- `read_utf8` streams a text file of any size as str, refusing bytes that are not UTF-8 (naming the
+  byte) instead of guessing an encoding: the trainer's corpus reader and the pipeline both use it;
+- `write_atomically` writes a text file whole or not at all (a temporary file, then `os.replace`):
+  a saved tokenizer, golden vectors, a classroom report;
+- `file_sha256` is the one digest of a whole file, the one manifests record.
+
+The production path's `files` module adds the armour a long build needs on top of these: files
+committed as a group, locks, and the cleanup of what a killed writer left.
 """
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
+import secrets
 import site
+import stat
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tutorial_lib._checks import check_choice, check_str
+from tutorial_lib._checks import check_choice, check_int, check_path, check_regular_file, check_str
 
 # Where a wheel's data files land, below the install prefix (pyproject.toml's data-files).
 INSTALLED_DATA = Path("share", "tutorial-lib", "data")
@@ -44,6 +60,7 @@ def find_data_dir() -> Path:
 
 DATA_DIR = find_data_dir()
 ENDOFTEXT = "<|endoftext|>"
+CHUNK_BYTES = 1 << 20  # bytes read from a file at a time: memory stays small for a file of any size
 
 
 @dataclass(frozen=True)
@@ -220,11 +237,99 @@ def _checked_bytes(path: Path, sha256: str, what: str) -> bytes:
             f"{what} is missing: expected {path} (see data/PROVENANCE.md; set TUTORIAL_DATA_DIR "
             "to the course's data/ directory if it lives elsewhere)"
         ) from None
+    # The bytes already read are hashed, not the file again (`file_sha256`): read once, the bytes
+    # that were checked are the bytes the caller decodes, even if the file is replaced meanwhile.
     digest = hashlib.sha256(data).hexdigest()
     if digest != sha256:
         raise ValueError(f"{what} at {path} was altered: sha256 {digest}, expected {sha256} "
                          "(restore it from data/ in git)")
     return data
+
+
+# ------------------------------------------------------------------------------------------------
+# Reading and writing the course's files
+
+
+def read_utf8(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES,
+              on_read: Callable[[bytes], object] | None = None, *, start: int = 0,
+              end: int | None = None) -> Iterator[str]:
+    """The text of `path` in pieces, decoded as strict UTF-8, `chunk_bytes` bytes read at a time.
+
+    A character cut between two reads is completed by the next one (an incremental decoder). A byte
+    that is not UTF-8 raises ValueError naming the file and the byte's offset: guessing an encoding
+    would put wrong text into a tokenizer or a dataset. `on_read(chunk)` is given the bytes of each
+    read, once they decoded: a progress bar counts them, a checksum hashes them, and the file is
+    still read only once. `start` and `end` read only the bytes [start, end) (a shard of the file:
+    they must be where characters start); offsets in errors stay the file's.
+    """
+    path = check_path(path, "path")
+    chunk_bytes = check_int(chunk_bytes, "chunk_bytes", low=1)
+    start = check_int(start, "start", low=0)
+    end = None if end is None else check_int(end, "end", low=start)
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset = start  # bytes of the file before this chunk
+    with open(path, "rb") as f:
+        f.seek(start)
+        # Each read is decoded as far as it goes; a character it cuts waits in the decoder.
+        while chunk := f.read(chunk_bytes if end is None else min(chunk_bytes, end - offset)):
+            pending = len(decoder.getstate()[0])  # bytes of a character the last read cut
+            try:
+                yield decoder.decode(chunk)
+            except UnicodeDecodeError as e:  # e.object = the pending bytes, then this chunk
+                bad = e.object[e.start : e.start + 1]
+                raise ValueError(f"{path} is not UTF-8 text: byte {offset - pending + e.start} "
+                                 f"({bad!r}) is {e.reason}; convert the file to UTF-8 first"
+                                 ) from None
+            offset += len(chunk)
+            if on_read is not None:
+                on_read(chunk)
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError as e:  # e.object = the bytes of the cut character
+            raise ValueError(f"{path} is not UTF-8 text: it ends inside a character that starts at "
+                             f"byte {offset - len(e.object) + e.start} ({e.reason})") from None
+
+
+def write_atomically(path: str | os.PathLike, text: str) -> None:
+    """Write `text` to `path` as UTF-8 so that the file is whole or absent, never half-written.
+
+    The text goes to a temporary file beside the target, synced, then renamed over it: `os.replace`
+    is atomic within one file system, so a reader sees the old file (or none) until the rename and
+    the new one after it, and a crash or Ctrl-C mid-write leaves the old file. On any failure the
+    temporary file is removed. Like `open()`, the new file gets 0o666 minus the umask (an existing
+    file keeps its mode), a symlink is followed (the file it points to is replaced, the link stays)
+    and "\\n" is written as "\\n" on every system.
+    """
+    target = Path(os.path.realpath(check_path(path, "path")))
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(8)}.tmp")
+    # O_EXCL: never write into a file found there; O_BINARY: no newline translation on Windows
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            if target.exists():
+                os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())  # the bytes are on disk before the name points to them
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """The sha256 of a file's bytes, read CHUNK_BYTES at a time: the course's one digest of a whole
+    file (golden vectors in a tokenizer's manifest, a corpus file's digest, the shipped files).
+
+    Bytes hashed while they are read or written for another use are not hashed again through this:
+    `_checked_bytes` hashes the bytes it hands on (read once, the checked bytes are the used ones),
+    and the pipeline's `dataset_manifest.Checksum` hashes a dataset's bytes as they stream past.
+    """
+    digest = hashlib.sha256()
+    with open(check_regular_file(path, "path"), "rb") as f:
+        while block := f.read(CHUNK_BYTES):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def split_documents(text: str, separator: str = ENDOFTEXT) -> list[str]:

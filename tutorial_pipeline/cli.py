@@ -17,8 +17,9 @@ import warnings
 from tutorial_lib import data
 from tutorial_lib._checks import check_regular_file
 from tutorial_lib.bpe.tokenizer import Tokenizer
-from tutorial_lib.packing.megatron import bin_path, idx_path, verify_dataset
+from tutorial_lib.packing.megatron import bin_path, idx_path
 from tutorial_pipeline import dataset_manifest, engines
+from tutorial_pipeline.dataset import verify_dataset
 from tutorial_pipeline.local import DTYPE_NAMES, WORKERS_FROM_BYTES, BuildSummary, build
 from tutorial_pipeline.workers import MAX_WORKERS
 

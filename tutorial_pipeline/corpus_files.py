@@ -26,7 +26,7 @@ from pathlib import Path
 from tutorial_lib import data
 from tutorial_lib._checks import check_int, check_iterable, check_regular_file, check_str
 from tutorial_pipeline.dataset_manifest import Checksum
-from tutorial_pipeline.files import read_utf8
+from tutorial_lib.data import read_utf8
 
 SPLITS = {"line": "\n", "blank": "\n\n"}  # named separators; any other non-empty str is itself one
 BOUNDARY_BLOCK = 1 << 16  # bytes read at a time while a shard's end looks for a document boundary

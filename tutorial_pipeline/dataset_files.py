@@ -20,7 +20,7 @@ every byte), joins the group: the record holds the manifest's sha256 (null when 
 committed without one), so a manifest left from another build is refused too.
 
 `commit` renames the builder's `.bin`, `.idx`, the manifest and the record as one group, the record
-last (`_files.replace_together`: a rename that fails undoes those before it, so the old pair stays
+last (`files.replace_together`: a rename that fails undoes those before it, so the old pair stays
 readable) while it holds `<prefix>.lock`, so that two builders of one prefix take turns instead of
 mixing their files. A reader that opens the prefix during those few renames can see a mix for that
 moment and is refused; opening again succeeds. What a killed build leaves (temporary files named

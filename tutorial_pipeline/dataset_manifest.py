@@ -1,10 +1,11 @@
 """The manifest that travels with a dataset: which tokenizer made its ids, from which files, and a
 checksum of every byte, in `<prefix>.manifest.json` beside `.bin` and `.idx`.
 
-The pair record (`pair`) ties the `.bin` to its `.idx`, but nothing in the three files says where
-the ids came from: a shard built with another tokenizer has the same format and merges silently,
-and a byte changed where the record's sampled blocks do not look (or an `.idx` edited together
-with its record) is served as data. The manifest records what a training run has to agree with:
+The pair record (`dataset_files`) ties the `.bin` to its `.idx`, but nothing in the three files says
+where the ids came from: a shard built with another tokenizer has the same format and merges
+silently, and a byte changed where the record's sampled blocks do not look (or an `.idx` edited
+together with its record) is served as data. The manifest records what a training run has to agree
+with:
 
 - `tokenizer`: its digest (`Tokenizer.digest`, one sha256 of its whole contract), `vocab_size`, the
   end-of-document token `eod` and its id `eod_id`, the `normalization`, and the `digests` its own
@@ -19,8 +20,8 @@ with its record) is served as data. The manifest records what a training run has
   (`engines`: the ids are our encoder's whichever it was, so it is a note, not part of the data).
 
 The builder writes the manifest in the same atomic group as the pair and its record, and the record
-holds the manifest's sha256 (`pair.commit`), so an old manifest never describes a new pair and a
-killed build leaves none. Opening a dataset checks, whenever a manifest is there, what costs
+holds the manifest's sha256 (`dataset_files.commit`), so an old manifest never describes a new pair
+and a killed build leaves none. Opening a dataset checks, whenever a manifest is there, what costs
 nothing (`check`: the dtype, that the dtype holds every id of the vocabulary, the counts and the
 sizes; nothing is read but the manifest and the headers); `verify=True` reads every byte and
 compares the checksums. megatron-core never reads this file.
@@ -41,7 +42,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from tutorial_lib._checks import check_path, check_regular_file, check_type, describe
-from tutorial_pipeline.files import CHUNK_BYTES
+from tutorial_lib.data import CHUNK_BYTES
 
 FORMAT, VERSION = "tutorial_lib dataset manifest", 1
 TOKENIZER_FIELDS = {"digest": str, "vocab_size": int, "eod": str, "eod_id": int,
@@ -73,7 +74,7 @@ def check_holds(dtype: object, vocab_size: int, name: str) -> None:
 
 
 def check_tokenizer(tokenizer: dict | None, dtype: object) -> dict | None:
-    """`tokenizer` (the fields a manifest records, `pipeline.tokenizer_fields`, or None for ids
+    """`tokenizer` (the fields a manifest records, `local.tokenizer_fields`, or None for ids
     written without one) checked, as a copy; `dtype` must hold every id of its vocabulary."""
     if tokenizer is None:
         return None

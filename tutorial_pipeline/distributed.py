@@ -10,24 +10,24 @@ The steps, and why each is the way it is:
 
 1. Plan. Each file is cut into byte ranges of about `shard_bytes` (`corpus_files.shard_ranges`),
    each cut moved forward to a document boundary, so that the documents of the shards, in order,
-   are exactly those `pipeline.build` reads. Planning reads a few bytes around each cut, not the
+   are exactly those `local.build` reads. Planning reads a few bytes around each cut, not the
    files: the client seeks, the workers read.
 2. Tokenize. The tokenizer goes to every worker once (`Client.scatter`: it pickles through
    `Tokenizer.__reduce__`), and each worker checks that the one it got has the digest the client
    sent. Each shard is one task: it reads its range (`corpus_files.read_range`), encodes it as
-   `pipeline.build` does (the same batches, the same EOD) and writes its own dataset with its
+   `local.build` does (the same batches, the same EOD) and writes its own dataset with its
    manifest into a shard directory beside the output, which every worker must see at the same path
    (a shared file system: NFS, Lustre, a mounted bucket). The task returns its counts and the
    sha256 of the bytes it read.
 3. Meanwhile the client reads each file once, hashing it whole and range by range. The whole-file
-   sha256 goes into the merged manifest, so that it lists each corpus file as `pipeline.build` does
+   sha256 goes into the merged manifest, so that it lists each corpus file as `local.build` does
    (a range's sha256 cannot be combined into the file's); each range's sha256 must be the one the
    worker read: a file that changed during the run, or a node that sees another copy of it, fails
    the build instead of mixing two corpora.
 4. Merge. The client merges the shards in order with `merge_datasets`, which checks each shard's
    tokenizer and `.bin` sha256 on the way; the merged manifest lists the shards (their names are
    their byte ranges) and, through its `corpus` argument, the whole files.
-   `.bin` and `.idx` are byte for byte those of `pipeline.build`, and so is the manifest but for
+   `.bin` and `.idx` are byte for byte those of `local.build`, and so is the manifest but for
    its `shards`. The shard directory is removed after the merge.
 
 A failed task, an error on the client or Ctrl-C stops the run the same way: a STOP file in the
@@ -57,29 +57,16 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from tutorial_lib import data
-from tutorial_lib._checks import (
-    check_bool,
-    check_choice,
-    check_int,
-    check_path,
-    check_str,
-    check_type,
-)
+from tutorial_lib._checks import (check_bool, check_choice, check_int, check_path, check_str,
+                                  check_type)
 from tutorial_lib.bpe.tokenizer import Tokenizer
-from tutorial_lib.packing.megatron import merge_datasets
 from tutorial_pipeline import engines
 from tutorial_pipeline.corpus_files import check_paths, read_range, separator_of, shard_ranges
+from tutorial_pipeline.dataset import merge_datasets
 from tutorial_pipeline.dataset_manifest import Checksum, manifest_path
-from tutorial_pipeline.files import CHUNK_BYTES
-from tutorial_pipeline.local import (
-    BATCH_CHARS,
-    DOC_CHARS,
-    BuildSummary,
-    encode_batch,
-    token_dtype,
-    tokenizer_fields,
-    write_batches,
-)
+from tutorial_lib.data import CHUNK_BYTES
+from tutorial_pipeline.local import (BATCH_CHARS, DOC_CHARS, BuildSummary, encode_batch,
+                                     token_dtype, tokenizer_fields, write_batches)
 from tutorial_pipeline.workers import alive, batches
 
 SHARD_BYTES = 1 << 26  # 64 MiB of text per task: ~10 s of our encoder, a few MB of ids to merge
@@ -134,7 +121,7 @@ def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tok
           prefix: str | os.PathLike, *, client: object, split: str = "line",
           eod: str = data.ENDOFTEXT, dtype: str = "auto", shard_bytes: int = SHARD_BYTES,
           progress: bool = True, engine: str = "ours") -> ClusterBuildSummary:
-    """`pipeline.build` of the same arguments, computed as shard tasks on the Dask `client`
+    """`local.build` of the same arguments, computed as shard tasks on the Dask `client`
     (a `dask.distributed.Client`), with the same `.bin` and `.idx`; see the module's docstring.
 
     The files, the output's directory and the shard directory beside it must be at the same paths
@@ -226,7 +213,7 @@ def _run(client: object, paths: list[Path], shards: list[Shard], tokenizer: Toke
 
 def _build_shard(shard: Shard, prefix: str, tokenizer: Tokenizer, fields: dict, dtype: np.dtype,
                  split: str, stop: str, engine_name: str) -> dict:
-    """Runs on a worker: the shard's dataset at `prefix`, as `pipeline.build` writes one; returns
+    """Runs on a worker: the shard's dataset at `prefix`, as `local.build` writes one; returns
     its documents, tokens and the sha256 of the bytes it read."""
     if tokenizer.digest != fields["digest"]:
         raise ValueError(f"the worker got a tokenizer with digest {tokenizer.digest}, but the "
@@ -268,7 +255,7 @@ def _then(results: Iterator, corpus: list, shard: Shard, checksum: Checksum) -> 
 
 
 def _checksums(paths: list[Path], shards: list[Shard]) -> tuple[list[dict], list[str]]:
-    """Each file's {"path", "bytes", "sha256"}, as `pipeline.build` lists it, and the sha256 of
+    """Each file's {"path", "bytes", "sha256"}, as `local.build` lists it, and the sha256 of
     each shard's range, from one read of each file (the shards of a file cover it, in order)."""
     corpus, ranges = [], []
     for number, path in enumerate(paths):
@@ -307,7 +294,7 @@ def _gather(futures: list, shards: list[Shard], progress: bool) -> list[dict]:
 def _merge(prefixes: list[Path], prefix: Path, corpus: list[dict], results: list[dict]
            ) -> tuple[int, int]:
     """`merge_datasets` of the shards, listing the whole `corpus` files instead of the ranges the
-    shards list: what `pipeline.build` lists."""
+    shards list: what `local.build` lists."""
     merge_datasets(prefixes, prefix, corpus=corpus)
     return sum(r["documents"] for r in results), sum(r["tokens"] for r in results)
 

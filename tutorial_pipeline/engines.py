@@ -47,7 +47,7 @@ import tutorial_lib
 from tutorial_lib._checks import check_choice, check_type
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.contract.normalize import normalizer
-from tutorial_pipeline.interop import hf_json
+from tutorial_pipeline.interop import hf_json, tiktoken_export
 
 SAMPLE_FIRST = 100  # the first documents of a run are all checked: a wrong engine fails at once
 SAMPLE_EVERY = 1000  # then one document in SAMPLE_EVERY: 0.1% of the text goes through ours too
@@ -97,7 +97,7 @@ class Engine:
 
 
 class TiktokenEngine(Engine):
-    """tiktoken through the export (`Tokenizer.to_tiktoken`), one document at a time.
+    """tiktoken through the export (`tiktoken_export.to_tiktoken`), one document at a time.
 
     Not `Encoding.encode_ordinary_batch`: it hands each document to a thread pool as its own task,
     which on short documents costs more than it saves (benchmarks/bench_pipeline.py measures it).
@@ -119,7 +119,7 @@ class TiktokenEngine(Engine):
 
 
 class HuggingFaceEngine(Engine):
-    """Hugging Face `tokenizers` through the export (`Tokenizer.to_huggingface`), a batch per call,
+    """Hugging Face `tokenizers` through the export (`hf_json.to_huggingface`), a batch per call,
     on one thread (TOKENIZERS_PARALLELISM=false while it runs: the pipeline's workers are the
     parallelism), with no normalizer of its own (rule 2)."""
 
@@ -176,14 +176,14 @@ def _version(package: str) -> str:
 
 
 def _to_tiktoken(tokenizer: Tokenizer) -> object:
-    """The export (`Tokenizer.to_tiktoken`), of the tokenizer without its normalization when it has
-    one: tiktoken has no normalizer, and ours is applied first (rule 2)."""
+    """The export (`tiktoken_export.to_tiktoken`), of the tokenizer without its normalization when
+    it has one: tiktoken has no normalizer, and ours is applied first (rule 2)."""
     name = f"tutorial_lib_{tokenizer.digest[:12]}"  # the tokenizer's own digest, as the export's
-    return tokenizer.replace(normalization="none").to_tiktoken(name)
+    return tiktoken_export.to_tiktoken(tokenizer.replace(normalization="none"), name)
 
 
 def _to_huggingface(tokenizer: Tokenizer) -> object:
-    """The export (`Tokenizer.to_huggingface`'s tokenizer.json, `hf_json.to_spec`), loaded by
+    """The export (`hf_json.to_huggingface`'s tokenizer.json, `hf_json.to_spec`), loaded by
     `tokenizers` from the text itself: no file."""
     try:
         from tokenizers import Tokenizer as HFTokenizer

@@ -1,4 +1,5 @@
-"""Files that appear whole or not at all, and files read as strict UTF-8 a piece at a time.
+"""The pipeline's armour for files: files that appear whole or not at all, alone or as a group,
+and the cleanup of what a killed writer left.
 
 Writing: under a temporary name, synced, then renamed into place. A reader that opens (or has
 mapped) the old file keeps seeing the old file until the rename, and the new one after it; a crash
@@ -20,13 +21,14 @@ directory cannot be opened to be synced (NTFS journals the rename itself), the l
 not asked (os.kill would end the process) and `locked` locks nothing: the pair record of a
 Megatron dataset still refuses a pair that two writers mixed.
 
-Reading: `read_utf8` streams a file of any size as str, refusing bytes that are not UTF-8 instead of
-guessing an encoding; the trainer's corpus reader and the dataset pipeline both read through it.
+The plain helpers are the lesson's, defined once in `tutorial_lib.data`: `write_atomically` (one
+text file, whole or absent), `read_utf8` (strict UTF-8 in chunks of CHUNK_BYTES) and `file_sha256`.
+Modules import them from there; they are imported here too, not defined again, so that an older
+`from tutorial_pipeline.files import read_utf8` keeps working.
 """
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import functools
 import glob
@@ -41,14 +43,17 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from tutorial_lib._checks import check_int, check_path
+from tutorial_lib._checks import check_path
+from tutorial_lib.data import CHUNK_BYTES as CHUNK_BYTES  # re-exported: see the module docstring
+from tutorial_lib.data import file_sha256 as file_sha256
+from tutorial_lib.data import read_utf8 as read_utf8
+from tutorial_lib.data import write_atomically as write_atomically
 
 try:
     import fcntl
 except ImportError:  # Windows
     fcntl = None
 
-CHUNK_BYTES = 1 << 20  # bytes read from a file at a time
 _TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)-(?P<machine>[0-9a-f]{8})"
                         r"-(?P<boot>[0-9a-f]{8})\.[0-9a-f]{16}\.tmp")
 
@@ -270,53 +275,3 @@ def _lock(path: Path) -> int:
             os.close(fd)
             raise
         os.close(fd)  # a file no longer at `path`: lock the one that is
-
-
-def write_atomically(path: str | os.PathLike, text: str) -> None:
-    """Write `text` (UTF-8) to `path` through an `AtomicFile`: old file or new, never half of it."""
-    out = AtomicFile(path, "w", encoding="utf-8")
-    try:
-        out.file.write(text)
-        out.commit()
-    except BaseException:
-        out.discard()
-        raise
-
-
-def read_utf8(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES,
-              on_read: Callable[[bytes], object] | None = None, *, start: int = 0,
-              end: int | None = None) -> Iterator[str]:
-    """The text of `path` in pieces, decoded as strict UTF-8, `chunk_bytes` bytes read at a time.
-
-    A character cut between two reads is completed by the next one (an incremental decoder). A byte
-    that is not UTF-8 raises ValueError naming the file and the byte's offset: guessing an encoding
-    would put wrong text into a tokenizer or a dataset. `on_read(chunk)` is given the bytes of each
-    read, once they decoded: a progress bar counts them, a checksum hashes them, and the file is
-    still read only once. `start` and `end` read only the bytes [start, end) (a shard of the file:
-    they must be where characters start); offsets in errors stay the file's.
-    """
-    path = check_path(path, "path")
-    chunk_bytes = check_int(chunk_bytes, "chunk_bytes", low=1)
-    start = check_int(start, "start", low=0)
-    end = None if end is None else check_int(end, "end", low=start)
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    offset = start  # bytes of the file before this chunk
-    with open(path, "rb") as f:
-        f.seek(start)
-        while chunk := f.read(chunk_bytes if end is None else min(chunk_bytes, end - offset)):
-            pending = len(decoder.getstate()[0])  # bytes of a character the last read cut
-            try:
-                yield decoder.decode(chunk)
-            except UnicodeDecodeError as e:  # e.object = the pending bytes, then this chunk
-                bad = e.object[e.start : e.start + 1]
-                raise ValueError(f"{path} is not UTF-8 text: byte {offset - pending + e.start} "
-                                 f"({bad!r}) is {e.reason}; convert the file to UTF-8 first"
-                                 ) from None
-            offset += len(chunk)
-            if on_read is not None:
-                on_read(chunk)
-        try:
-            decoder.decode(b"", final=True)
-        except UnicodeDecodeError as e:  # e.object = the bytes of the cut character
-            raise ValueError(f"{path} is not UTF-8 text: it ends inside a character that starts at "
-                             f"byte {offset - len(e.object) + e.start} ({e.reason})") from None

@@ -19,9 +19,9 @@ the corpus size:
    ours too (`engines.SampleCheck`): an engine that disagrees stops the run. Workers start only for
    WORKERS_FROM_BYTES[engine name] of text or more: each one starts a Python and loads the
    tokenizer or its export, which costs more than it saves on a small corpus.
-3. `IndexedDatasetBuilder` writes one sequence per document to temporary files and renames them into
-   place only when everything worked: an error or Ctrl-C leaves no half-written dataset. Beside
-   the pair goes its manifest (`packing.dataset_manifest`): the tokenizer's digest and fields
+3. `dataset.AtomicDatasetBuilder` writes one sequence per document to temporary files and renames
+   them into place only when everything worked: an error or Ctrl-C leaves no half-written dataset.
+   Beside the pair goes its manifest (`dataset_manifest`): the tokenizer's digest and fields
    (`tokenizer_fields`), each corpus file's size and sha256 (hashed in step 1: no file is read
    twice), the counts, the sha256 of `.bin` and `.idx`, and the engine. The `verify` command
    checks a dataset against it.
@@ -42,18 +42,13 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from tutorial_lib import data
-from tutorial_lib._checks import (
-    check_bool,
-    check_choice,
-    check_int,
-    check_path,
-    check_str,
-    check_type,
-)
+from tutorial_lib._checks import (check_bool, check_choice, check_int, check_path, check_str,
+                                  check_type)
 from tutorial_lib.bpe.tokenizer import Tokenizer
-from tutorial_lib.packing.megatron import IndexedDatasetBuilder, optimal_dtype
+from tutorial_lib.packing.megatron import optimal_dtype
 from tutorial_pipeline import dataset_manifest, engines
 from tutorial_pipeline.corpus_files import Document, check_paths, read_documents, separator_of
+from tutorial_pipeline.dataset import AtomicDatasetBuilder
 from tutorial_pipeline.engines import Engine
 from tutorial_pipeline.workers import MAX_WORKERS, batches, map_in_workers
 
@@ -229,7 +224,7 @@ def write_batches(prefix: Path, dtype: np.dtype, results: Iterable[tuple[np.ndar
     the `corpus` files (all read by the time the last batch is written) and the `engine`; return
     how many documents and tokens."""
     documents = tokens = 0
-    with IndexedDatasetBuilder(prefix, dtype, tokenizer) as builder:
+    with AtomicDatasetBuilder(prefix, dtype, tokenizer) as builder:
         for ids, lengths in results:
             builder.add_documents(ids, lengths)
             documents += len(lengths)

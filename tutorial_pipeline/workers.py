@@ -1,8 +1,8 @@
 """The one worker pool: a function mapped over tasks in new processes, safe for Ctrl-C and scripts.
 
-Both users, the trainer's pre-token counting (`tokenization.corpus`) and the dataset pipeline, cut
-their input into batches with `batches` and, for `workers > 1`, hand them to `map_in_workers`. The
-pool:
+Both users, parallel BPE training's pre-token counting (`train.count_pretokens`) and the dataset
+pipeline (`local`), cut their input into batches with `batches` and, for `workers > 1`, hand them to
+`map_in_workers`. The pool:
 
 - starts workers with "spawn", not fork: forking a process that already runs threads (a notebook
   kernel, Hugging Face tokenizers) can deadlock the child, and spawn behaves the same on Linux,

@@ -15,7 +15,7 @@ import pytest
 
 from tutorial_pipeline import files as _files
 from tutorial_pipeline.files import AtomicFile, remove_stale_temporaries, write_atomically
-from tutorial_lib.packing.megatron import IndexedDataset, IndexedDatasetBuilder, write_dataset
+from tutorial_pipeline.dataset import AtomicDatasetBuilder, CheckedDataset, write_dataset
 
 DEADLINE = 60  # seconds: only bounds a failure
 ROOT = Path(__file__).resolve().parents[2]  # the children import this checkout's tutorial_lib
@@ -50,16 +50,16 @@ def test_a_build_that_fills_the_disk_leaves_the_old_pair_and_no_temporary_file(t
     prefix = tmp_path / "d"
     write_dataset(prefix, [[1, 2]])
     before = sorted(os.listdir(tmp_path))
-    builder = IndexedDatasetBuilder(prefix)
+    builder = AtomicDatasetBuilder(prefix)
     builder.add_document([3, 4, 5])
     _fill_disk(builder._bin.file)
     with pytest.raises(OSError, match="No space left"):
         builder.finalize()
-    assert sorted(os.listdir(tmp_path)) == before and IndexedDataset(prefix)[0].tolist() == [1, 2]
+    assert sorted(os.listdir(tmp_path)) == before and CheckedDataset(prefix)[0].tolist() == [1, 2]
 
 
 def test_a_dropped_builder_removes_its_temporary_file(tmp_path):
-    builder = IndexedDatasetBuilder(tmp_path / "d")
+    builder = AtomicDatasetBuilder(tmp_path / "d")
     builder.add_document([1, 2, 3])  # a notebook cell that failed here, then `del builder`
     assert len(os.listdir(tmp_path)) == 1
     del builder
@@ -86,8 +86,8 @@ def _child(tmp_path, code):
 
 
 BUILD = """
-from tutorial_lib.packing.megatron import IndexedDatasetBuilder
-builder = IndexedDatasetBuilder("d")
+from tutorial_pipeline.dataset import AtomicDatasetBuilder
+builder = AtomicDatasetBuilder("d")
 builder.add_document([1, 2, 3])
 builder._bin.file.flush()
 """
@@ -158,8 +158,8 @@ def test_directories_are_not_synced_on_windows(tmp_path, monkeypatch):
 
 FORK = """
 import os, sys
-from tutorial_lib.packing.megatron import IndexedDatasetBuilder
-builder = IndexedDatasetBuilder("d")
+from tutorial_pipeline.dataset import AtomicDatasetBuilder
+builder = AtomicDatasetBuilder("d")
 builder.add_document([1, 2, 3])
 child = os.fork()
 if child == 0:
@@ -191,7 +191,7 @@ def test_the_command_line_says_in_one_line_what_it_removed(tmp_path, monkeypatch
         child.kill()
         child.wait()
     (tmp_path / "c.txt").write_text("hello\nworld\n", encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "tutorial_pipeline.local", "build", "--quiet", "--tokenizer",
+    run = subprocess.run([sys.executable, "-m", "tutorial_pipeline", "build", "--quiet", "--tokenizer",
                           "gpt2", "--output", "d", "c.txt"], cwd=tmp_path, capture_output=True, text=True,
                          timeout=DEADLINE, env=os.environ | {"PYTHONPATH": str(ROOT)})
     assert run.returncode == 0, run.stderr

@@ -27,7 +27,7 @@ EOT = data.ENDOFTEXT
 RUNNER = r"""
 import json, multiprocessing, os, signal, sys, time
 from pathlib import Path
-from tutorial_pipeline import local
+from tutorial_pipeline import cli, local
 from tutorial_lib.packing import megatron
 
 # A shell starts a background job with Ctrl-C ignored, and a command keeps it ignored (as it should):
@@ -51,7 +51,7 @@ def add_then_wait(self, ids, lengths):
 
 if __name__ == "__main__":  # a worker imports this script too
     megatron.IndexedDatasetBuilder.add_documents = add_then_wait
-    sys.exit(local.main(sys.argv[1:]))
+    sys.exit(cli.main(sys.argv[1:]))
 """
 
 

@@ -9,7 +9,8 @@ from hypothesis import given, settings, strategies as st
 
 from tutorial_pipeline import dataset_files as pair
 from tutorial_pipeline.dataset_manifest import manifest_path
-from tutorial_lib.packing.megatron import DTYPES, IndexedDataset, IndexedDatasetBuilder, bin_path, idx_path
+from tutorial_lib.packing.megatron import DTYPES, bin_path, idx_path
+from tutorial_pipeline.dataset import AtomicDatasetBuilder, CheckedDataset
 
 DOCUMENTS = [[[1, 2], [3]], [[4, 5, 6]], [[7], [8, 9], [10]], [[11, 12]]]  # documents of sentences
 S = sum(map(len, DOCUMENTS))  # sequences
@@ -20,7 +21,7 @@ DOC_INDICES = HEADER + 12 * S  # where the document indices start
 @pytest.fixture(scope="module")
 def original(tmp_path_factory):
     prefix = tmp_path_factory.mktemp("fuzz") / "d"
-    with IndexedDatasetBuilder(prefix, np.uint16) as builder:
+    with AtomicDatasetBuilder(prefix, np.uint16) as builder:
         for document in DOCUMENTS:
             for sentence in document:
                 builder.add_item(sentence)
@@ -50,7 +51,7 @@ def test_every_truncation_is_refused(tmp_path_factory, original, which, record, 
     prefix = _write(tmp_path_factory.mktemp("cut"), original, {which: raw[:int(cut * len(raw))]}, record)
     with pytest.raises(ValueError, match="truncated|not a Megatron|not a whole number|does not belong|"
                                          "needs exactly|not the file"):
-        IndexedDataset(prefix)
+        CheckedDataset(prefix)
 
 
 def _same_itemsize(code, new):
@@ -71,7 +72,7 @@ def test_a_changed_idx_byte_is_refused_unless_the_index_stays_valid(tmp_path_fac
     directory = tmp_path_factory.mktemp("flip")
     prefix = _write(directory, original, {idx_path: bytes(raw)}, record=False)
     try:
-        dataset = IndexedDataset(prefix)
+        dataset = CheckedDataset(prefix)
     except ValueError:
         pass  # the structural checks caught it
     else:
@@ -82,14 +83,14 @@ def test_a_changed_idx_byte_is_refused_unless_the_index_stays_valid(tmp_path_fac
         prefix = _write(directory, original, {idx_path: bytes(raw)}, record=False, manifest=True)
         if at == DTYPE_BYTE:
             with pytest.raises(ValueError, match="but .*d.manifest.json says uint16"):
-                IndexedDataset(prefix)  # the manifest's cheap check: the dtype
+                CheckedDataset(prefix)  # the manifest's cheap check: the dtype
         else:
-            IndexedDataset(prefix)  # document boundaries that still rise: only the checksum tells
+            CheckedDataset(prefix)  # document boundaries that still rise: only the checksum tells
         with pytest.raises(ValueError, match=r"d\.idx: sha256|says uint16"):  # the cheap checks come first
-            IndexedDataset(prefix, verify=True)
+            CheckedDataset(prefix, verify=True)
     prefix = _write(directory, original, {idx_path: bytes(raw)}, record=True)
     with pytest.raises(ValueError):
-        IndexedDataset(prefix)  # the record covers all of a small file: every change is refused
+        CheckedDataset(prefix)  # the record covers all of a small file: every change is refused
 
 
 @settings(max_examples=100, deadline=None)
@@ -99,8 +100,8 @@ def test_a_changed_bin_byte_is_caught_only_by_the_record_or_the_checksum(tmp_pat
     at = data.draw(st.integers(0, len(raw) - 1), label="offset")
     raw[at] = data.draw(st.integers(0, 255).filter(lambda v: v != raw[at]), label="new byte")
     directory = tmp_path_factory.mktemp("flip")
-    assert len(IndexedDataset(_write(directory, original, {bin_path: bytes(raw)}, record=False))) == S
+    assert len(CheckedDataset(_write(directory, original, {bin_path: bytes(raw)}, record=False))) == S
     with pytest.raises(ValueError, match=r"d\.bin: sha256"):
-        IndexedDataset(_write(directory, original, {bin_path: bytes(raw)}, record=False, manifest=True), verify=True)
+        CheckedDataset(_write(directory, original, {bin_path: bytes(raw)}, record=False, manifest=True), verify=True)
     with pytest.raises(ValueError, match=r"d\.bin is not the file"):
-        IndexedDataset(_write(directory, original, {bin_path: bytes(raw)}, record=True))
+        CheckedDataset(_write(directory, original, {bin_path: bytes(raw)}, record=True))

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tutorial_lib.packing.megatron import DTYPES, IndexedDatasetBuilder, write_dataset
+from tutorial_lib.packing.megatron import DTYPES
+from tutorial_pipeline.dataset import AtomicDatasetBuilder, write_dataset  # a refusal leaves nothing
 
 I64 = 2**63
 
@@ -28,7 +29,7 @@ CASES = [
 @pytest.mark.parametrize("ids, dtype, error, message", CASES, ids=[f"{c[0]!r}-{np.dtype(c[1])}" for c in CASES])
 def test_ids_beyond_the_dtype_are_refused_not_wrapped(tmp_path, ids, dtype, error, message):
     with pytest.raises(error, match=message):
-        with IndexedDatasetBuilder(tmp_path / "d", dtype) as builder:
+        with AtomicDatasetBuilder(tmp_path / "d", dtype) as builder:
             builder.add_document(ids)
     assert list(tmp_path.iterdir()) == []
 

@@ -19,7 +19,8 @@ import pytest
 from tutorial_pipeline import files as _files
 from tutorial_pipeline import dataset_files as pair
 from tutorial_pipeline.dataset_manifest import manifest_path
-from tutorial_lib.packing.megatron import IndexedDataset, IndexedDatasetBuilder, bin_path, idx_path, write_dataset
+from tutorial_lib.packing.megatron import bin_path, idx_path
+from tutorial_pipeline.dataset import AtomicDatasetBuilder, CheckedDataset, write_dataset
 
 DEADLINE = 60  # seconds: only bounds a failure
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +54,7 @@ def test_a_failed_idx_rename_leaves_the_old_pair_readable(tmp_path, monkeypatch)
         write_dataset(prefix, NEW)
     assert calls[:3] == ["d.bin", "d.idx", "d.bin"]  # .bin renamed, .idx refused, the old .bin put back
     assert _files_of(tmp_path) == before  # no temporary file, no lock, no backup link either
-    assert [s.tolist() for s in IndexedDataset(prefix)] == OLD
+    assert [s.tolist() for s in CheckedDataset(prefix)] == OLD
 
 
 def test_a_failed_manifest_rename_leaves_the_old_pair_and_its_manifest(tmp_path, monkeypatch):
@@ -66,7 +67,7 @@ def test_a_failed_manifest_rename_leaves_the_old_pair_and_its_manifest(tmp_path,
     assert calls == ["d.bin", "d.idx", "d.manifest.json", "d.idx", "d.bin"]  # both undone, newest first
     assert _files_of(tmp_path) == before
     monkeypatch.undo()
-    assert [s.tolist() for s in IndexedDataset(prefix, verify=True)] == OLD
+    assert [s.tolist() for s in CheckedDataset(prefix, verify=True)] == OLD
 
 
 def test_a_failed_idx_rename_of_a_first_build_leaves_nothing(tmp_path, monkeypatch):
@@ -87,7 +88,7 @@ def test_the_real_immutable_idx(tmp_path):
         with pytest.raises(PermissionError):
             write_dataset(prefix, NEW)
         assert _files_of(tmp_path) == before
-        assert [s.tolist() for s in IndexedDataset(prefix)] == OLD
+        assert [s.tolist() for s in CheckedDataset(prefix)] == OLD
     finally:
         subprocess.run(["chattr", "-i", idx_path(prefix)], check=True)
 
@@ -101,7 +102,7 @@ def test_without_hard_links_a_torn_pair_is_refused_by_its_record(tmp_path, monke
         write_dataset(prefix, NEW)  # nothing to undo with: the new .bin stays beside the old .idx
     monkeypatch.undo()
     with pytest.raises(ValueError, match=r"d\.bin is not the file .*d\.pair\.json records: the pair is torn"):
-        IndexedDataset(prefix)
+        CheckedDataset(prefix)
 
 
 def _pause_after_bin(monkeypatch, who):
@@ -121,7 +122,7 @@ def _pause_after_bin(monkeypatch, who):
 
 
 def _builder(prefix, docs):
-    builder = IndexedDatasetBuilder(prefix)
+    builder = AtomicDatasetBuilder(prefix)
     for doc in docs:
         builder.add_document(doc)
     return builder
@@ -160,7 +161,7 @@ def test_interleaved_renames_without_the_lock_are_refused_by_the_record(tmp_path
         "A.manifest.json", "A.pair.json"]
     assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.manifest.json", "d.pair.json"]  # opens, sizes fine...
     with pytest.raises(ValueError, match=r"d\.bin is not the file .* the pair is torn"):
-        IndexedDataset(prefix)  # ...but B's tokens under A's index are refused
+        CheckedDataset(prefix)  # ...but B's tokens under A's index are refused
 
 
 def test_the_lock_makes_a_second_builder_wait_for_the_first_ones_renames(tmp_path, monkeypatch):
@@ -194,13 +195,13 @@ def test_the_lock_makes_a_second_builder_wait_for_the_first_ones_renames(tmp_pat
             thread_b.join(DEADLINE)
     assert not errors_a and not errors_b
     assert [who for who, _ in log] == ["A"] * 4 + ["B"] * 4  # one commit, then the other: never mixed
-    assert [s.tolist() for s in IndexedDataset(prefix)] == NEW
+    assert [s.tolist() for s in CheckedDataset(prefix)] == NEW
     assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.manifest.json", "d.pair.json"]  # the lock went too
 
 
 CRASH = """
 import os, signal, sys
-from tutorial_lib.packing.megatron import write_dataset
+from tutorial_pipeline.dataset import write_dataset
 real = os.replace
 def replace(src, dst):
     if %r is None:
@@ -229,11 +230,11 @@ def test_a_build_killed_between_its_renames_is_refused_then_cleaned_up(tmp_path,
     temporaries = 4 + 4 - renamed  # a crash never ran) and the new files not yet renamed
     assert len(left) == 5 + temporaries
     with pytest.raises(ValueError, match="the pair is torn"):
-        IndexedDataset("d")  # the record, renamed last, is the old one
+        CheckedDataset("d")  # the record, renamed last, is the old one
     with pytest.warns(UserWarning, match=f"removed {temporaries} temporary file"):
         write_dataset("d", NEW)
     assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.manifest.json", "d.pair.json"]
-    assert [s.tolist() for s in IndexedDataset("d", verify=True)] == NEW
+    assert [s.tolist() for s in CheckedDataset("d", verify=True)] == NEW
 
 
 def test_a_first_build_killed_before_its_renames_leaves_no_manifest(tmp_path, monkeypatch):
@@ -243,7 +244,7 @@ def test_a_first_build_killed_before_its_renames_leaves_no_manifest(tmp_path, mo
     assert left[-1] == "d.lock" and len(left) == 5 and all(name.endswith(".tmp") for name in left[:-1])
     assert any(name.startswith(".d.manifest.json.") for name in left)  # written, synced, never renamed
     with pytest.raises(FileNotFoundError, match="no dataset at d"):
-        IndexedDataset("d")
+        CheckedDataset("d")
     with pytest.warns(UserWarning, match="removed 4 temporary file"):
         write_dataset("d", NEW)
     assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.manifest.json", "d.pair.json"]
@@ -257,9 +258,9 @@ def test_a_pair_committed_without_a_manifest_leaves_no_old_one(tmp_path):
     idx_file.file.write(idx_path(prefix).read_bytes())
     bin_file.sync()
     idx_file.sync()
-    pair.commit(prefix, bin_file, idx_file)  # as a tool that writes no manifest (mmap_demo's copy) commits
+    pair.commit(prefix, bin_file, idx_file)  # as a tool that writes no manifest commits
     assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.pair.json"]
-    assert IndexedDataset(prefix).manifest is None
+    assert CheckedDataset(prefix).manifest is None
 
 
 def test_a_manifest_the_record_does_not_name_is_refused(tmp_path):
@@ -270,14 +271,14 @@ def test_a_manifest_the_record_does_not_name_is_refused(tmp_path):
     shutil.copyfile(manifest_path(prefix.with_name("e")), manifest_path(prefix))  # another build's
     with pytest.raises(ValueError, match=r"d\.manifest\.json is not the manifest .*d\.pair\.json records \(it was "
                                          r"edited, or is another build's\)"):
-        IndexedDataset(prefix)
+        CheckedDataset(prefix)
     record = json.loads(pair.record_path(prefix).read_text())
     pair.record_path(prefix).write_text(json.dumps(record | {"manifest": None}))  # a commit without one, then a
     manifest_path(prefix).write_bytes(old_manifest)  # crash before the old manifest was removed
     with pytest.raises(ValueError, match=r"\(it records none: the manifest is left from an earlier build\); delete it"):
-        IndexedDataset(prefix)
+        CheckedDataset(prefix)
     manifest_path(prefix).unlink()
-    assert IndexedDataset(prefix).manifest is None
+    assert CheckedDataset(prefix).manifest is None
 
 
 def _rewrite_bin_in_place(prefix):
@@ -316,7 +317,7 @@ def test_a_pair_that_is_not_the_recorded_one_is_refused(tmp_path, name, edit, me
     write_dataset(prefix, OLD)
     edit(prefix)
     with pytest.raises(ValueError, match=message):
-        IndexedDataset(prefix)
+        CheckedDataset(prefix)
 
 
 def test_a_pair_without_a_record_is_read_as_megatron_writes_it(tmp_path):
@@ -324,7 +325,7 @@ def test_a_pair_without_a_record_is_read_as_megatron_writes_it(tmp_path):
     write_dataset(prefix, OLD)
     pair.record_path(prefix).unlink()
     _rewrite_bin_in_place(prefix)
-    assert IndexedDataset(prefix)[0].tolist() == [9, 9, 9]  # structure alone cannot tell
+    assert CheckedDataset(prefix)[0].tolist() == [9, 9, 9]  # structure alone cannot tell
 
 
 def test_the_record_samples_large_files_and_hashes_small_ones_whole(tmp_path):

@@ -62,8 +62,8 @@ def test_a_batch_holds_a_bounded_number_of_documents(gpt2, tmp_path, monkeypatch
     """A million one-word lines used to make one batch of half a million documents, with several
     Python objects each (hundreds of MB); each document now counts DOC_CHARS more."""
     (tmp_path / "lines.txt").write_text("a\n" * 50_000, encoding="utf-8")
-    sizes, encode_batch = [], local._encode_batch
-    monkeypatch.setattr(pipeline, "_encode_batch", lambda *args: sizes.append(len(args[2])) or encode_batch(*args))
+    sizes, encode_batch = [], local.encode_batch
+    monkeypatch.setattr(local, "encode_batch", lambda *args: sizes.append(len(args[2])) or encode_batch(*args))
     summary = build(tmp_path / "lines.txt", gpt2, tmp_path / "lines", progress=False)
     assert summary.documents == sum(sizes) == 50_000
     assert max(sizes) <= local.BATCH_CHARS // local.DOC_CHARS + 1
@@ -101,11 +101,11 @@ def test_memory_stays_small_for_many_documents_or_one_huge_pre_token(gpt2, tmp_p
 def test_workers_start_only_for_a_corpus_big_enough_to_gain(gpt2, tmp_path, monkeypatch):
     started = []
     map_in_workers = local.map_in_workers
-    monkeypatch.setattr(pipeline, "map_in_workers", lambda *a, **k: started.append(a[2]) or map_in_workers(*a, **k))
+    monkeypatch.setattr(local, "map_in_workers", lambda *a, **k: started.append(a[2]) or map_in_workers(*a, **k))
     small = build(data.corpus_path("tinystories"), gpt2, tmp_path / "small", split=EOT, workers=2, progress=False)
     assert started == [] and small.documents == 1727  # 1.4 MB: encoded in this process
     assert small.workers == 1 and "1 encoding process)" in str(small)  # the summary says so
-    monkeypatch.setattr(pipeline, "WORKERS_FROM_BYTES", {"ours": data.corpus_path("tinystories").stat().st_size})
+    monkeypatch.setattr(local, "WORKERS_FROM_BYTES", {"ours": data.corpus_path("tinystories").stat().st_size})
     big = build(data.corpus_path("tinystories"), gpt2, tmp_path / "big", split=EOT, workers=2,
                 progress=False)
     assert started == [2] and big.workers == 2 and "2 encoding processes)" in str(big)
@@ -113,7 +113,7 @@ def test_workers_start_only_for_a_corpus_big_enough_to_gain(gpt2, tmp_path, monk
 
 
 def cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "tutorial_pipeline.local", *map(str, args)], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tutorial_pipeline", *map(str, args)], capture_output=True,
                           text=True, timeout=300, cwd=cwd)
 
 

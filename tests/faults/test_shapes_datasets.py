@@ -8,7 +8,7 @@ import pytest
 
 from tutorial_lib.packing import gpt_samples
 from tutorial_lib.packing.gpt_samples import GPTSamples, PackedSamples
-from tutorial_lib.packing.megatron import IndexedDatasetBuilder, write_dataset
+from tutorial_pipeline.dataset import AtomicDatasetBuilder, write_dataset  # a refusal leaves nothing behind
 
 
 @pytest.fixture
@@ -17,7 +17,7 @@ def ds(tmp_path):
 
 
 def _add(tmp_path, ids):
-    with IndexedDatasetBuilder(tmp_path / "d") as builder:
+    with AtomicDatasetBuilder(tmp_path / "d") as builder:
         builder.add_item(ids)
         builder.end_document()
 

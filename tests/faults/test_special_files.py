@@ -67,7 +67,7 @@ def test_the_cli_says_what_a_path_is_without_blocking_or_a_traceback(tmp_path, r
     (tmp_path / "c.txt").write_text("text\n", encoding="utf-8")
     path = make(tmp_path, kind)
     corpus, tokenizer = (path, "gpt2") if role == "corpus" else ("c.txt", path)
-    run = subprocess.run([sys.executable, "-m", "tutorial_pipeline.local", "build", "--tokenizer", tokenizer,
+    run = subprocess.run([sys.executable, "-m", "tutorial_pipeline", "build", "--tokenizer", tokenizer,
                           "--output", "out", corpus], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert run.returncode == 1 and "Traceback" not in run.stderr
     name = "paths[0]" if role == "corpus" else "--tokenizer"  # the CLI passes its FILES as a list
@@ -80,7 +80,7 @@ def test_a_missing_corpus_or_tokenizer_is_still_bad_usage(tmp_path):
     (tmp_path / "c.txt").write_text("text\n", encoding="utf-8")
     for args, message in [(["--tokenizer", "gpt2", "missing.txt"], "no such corpus file: missing.txt"),
                           (["--tokenizer", "missing.json", "c.txt"], "--tokenizer: no such file: 'missing.json'")]:
-        run = subprocess.run([sys.executable, "-m", "tutorial_pipeline.local", "build", "--output", "out", *args],
+        run = subprocess.run([sys.executable, "-m", "tutorial_pipeline", "build", "--output", "out", *args],
                              capture_output=True, text=True, timeout=120, cwd=tmp_path)
         assert run.returncode == 2 and message in run.stderr
 

@@ -8,7 +8,8 @@ import pytest
 
 from tutorial_pipeline import dataset_files as pair
 from tutorial_pipeline.dataset_manifest import manifest_path
-from tutorial_lib.packing.megatron import IndexedDataset, bin_path, idx_path, read_header, write_dataset
+from tutorial_lib.packing.megatron import bin_path, idx_path, read_header
+from tutorial_pipeline.dataset import CheckedDataset, write_dataset
 
 DEADLINE = 60  # seconds: only bounds a failure (a reader blocked on the FIFO)
 
@@ -73,7 +74,7 @@ def test_a_special_file_in_the_pair_is_refused_before_it_is_opened(tmp_path, nam
     prefix = tmp_path / "d"
     write_dataset(prefix, [[1, 2, 3]])
     make(which(prefix))
-    error = _call_unblocking(lambda: IndexedDataset(prefix), which(prefix))
+    error = _call_unblocking(lambda: CheckedDataset(prefix), which(prefix))
     assert isinstance(error, ValueError), error
     assert f"prefix must be a" in str(error) and kind in str(error) and str(which(prefix)) in str(error)
 
@@ -91,4 +92,4 @@ def test_a_symlink_to_a_regular_file_is_fine(tmp_path):
     write_dataset(prefix, [[1, 2, 3]])
     for path in (bin_path, idx_path, manifest_path, pair.record_path):
         _link_to_file(path(prefix))
-    assert IndexedDataset(prefix, verify=True)[0].tolist() == [1, 2, 3]
+    assert CheckedDataset(prefix, verify=True)[0].tolist() == [1, 2, 3]

@@ -14,8 +14,9 @@ from tutorial_lib import data
 from tutorial_pipeline import local
 from tutorial_pipeline import dataset_manifest, dataset_files as pair
 from tutorial_pipeline.dataset_manifest import check_holds, largest_id, manifest_path
-from tutorial_lib.packing.megatron import (IndexedDataset, IndexedDatasetBuilder, bin_path, idx_path, merge_datasets,
-                                           verify_dataset, write_dataset)
+from tutorial_lib.packing.megatron import bin_path, idx_path
+from tutorial_pipeline.dataset import (AtomicDatasetBuilder, CheckedDataset, merge_datasets, verify_dataset,
+                                       write_dataset)
 from tutorial_lib.bpe import course_tokenizer
 from tutorial_lib.bpe.tokenizer import Tokenizer
 
@@ -107,12 +108,12 @@ def test_the_same_build_writes_the_same_manifest_bytes(tmp_path):
 def test_the_builder_refuses_a_tokenizer_its_dtype_cannot_hold_and_bad_fields(tmp_path, course):
     fields = local.tokenizer_fields(course)
     with pytest.raises(ValueError, match="dtype: uint8 holds ids up to 255, but the tokenizer has 4,096 ids"):
-        IndexedDatasetBuilder(tmp_path / "d", np.uint8, fields)
+        AtomicDatasetBuilder(tmp_path / "d", np.uint8, fields)
     with pytest.raises(ValueError, match=r"tokenizer\['digest'\] must be a str"):
-        IndexedDatasetBuilder(tmp_path / "d", np.uint16, fields | {"digest": 1})
+        AtomicDatasetBuilder(tmp_path / "d", np.uint16, fields | {"digest": 1})
     with pytest.raises(TypeError, match="tokenizer must be"):
-        IndexedDatasetBuilder(tmp_path / "d", np.uint16, course)  # the fields, not the Tokenizer
-    builder = IndexedDatasetBuilder(tmp_path / "d", np.uint16, fields)
+        AtomicDatasetBuilder(tmp_path / "d", np.uint16, course)  # the fields, not the Tokenizer
+    builder = AtomicDatasetBuilder(tmp_path / "d", np.uint16, fields)
     builder.add_document([1, 2])
     builder.corpus.append({"path": "x.txt", "bytes": 3})  # no sha256
     with pytest.raises(ValueError, match=r"corpus\[0\]\['sha256'\] must be a str"):
@@ -141,11 +142,11 @@ def test_an_idx_dtype_code_edited_to_one_of_the_same_size_is_refused_by_the_mani
     without_record(prefix) if record == "removed" else _rewrite_record(prefix)
     with pytest.raises(ValueError, match=r"d\.idx holds int16, but .*d\.manifest\.json says uint16: the \.idx "
                                          r"\(its dtype code\) was changed"):
-        IndexedDataset(prefix)
+        CheckedDataset(prefix)
     manifest_path(prefix).unlink()
     if record == "rewritten":
         pair.record_path(prefix).unlink()
-    assert IndexedDataset(prefix).dtype == np.int16  # without the manifest, no structural check can tell
+    assert CheckedDataset(prefix).dtype == np.int16  # without the manifest, no structural check can tell
 
 
 def test_counts_and_sizes_that_are_not_the_manifests_are_refused(tmp_path):
@@ -158,7 +159,7 @@ def test_counts_and_sizes_that_are_not_the_manifests_are_refused(tmp_path):
                           ({"bin": manifest["bin"] | {"bytes": 12}}, r"d\.bin has 10 bytes, but .* says 12")]:
         manifest_path(prefix).write_text(dataset_manifest.dumps(manifest | edit))
         with pytest.raises(ValueError, match=message):
-            IndexedDataset(prefix)
+            CheckedDataset(prefix)
 
 
 def test_a_manifest_whose_dtype_cannot_hold_the_vocabulary_is_refused_at_open(tmp_path, course):
@@ -168,11 +169,11 @@ def test_a_manifest_whose_dtype_cannot_hold_the_vocabulary_is_refused_at_open(tm
     manifest["tokenizer"]["vocab_size"] = 70_000  # as if a tokenizer of 70,000 ids had made it
     manifest_path(prefix).write_text(dataset_manifest.dumps(manifest))
     with pytest.raises(ValueError, match=r"d\.manifest\.json is not the manifest .*d\.pair\.json records"):
-        IndexedDataset(prefix)  # the record holds the manifest's sha256
+        CheckedDataset(prefix)  # the record holds the manifest's sha256
     without_record(prefix)
     with pytest.raises(ValueError, match=r"d\.manifest\.json: uint16 holds ids up to 65,535, but the tokenizer has "
                                          r"70,000 ids"):
-        IndexedDataset(prefix)
+        CheckedDataset(prefix)
 
 
 @pytest.mark.parametrize("text, message", [
@@ -184,7 +185,7 @@ def test_a_file_that_is_not_a_manifest_is_refused(tmp_path, text, message):
     prefix = without_record(write_dataset(tmp_path / "d", [[1]]).prefix)
     manifest_path(prefix).write_text(text)
     with pytest.raises(ValueError, match=message):
-        IndexedDataset(prefix)
+        CheckedDataset(prefix)
 
 
 # --- verified on request ----------------------------------------------------------------------------------------
@@ -205,10 +206,10 @@ def test_a_flipped_bin_byte_the_record_misses_is_caught_by_the_checksum(tmp_path
     at = _unsampled_offset(bin_path(prefix).stat().st_size)
     patch(bin_path(prefix), at, bytes([bin_path(prefix).read_bytes()[at] ^ 0x01]))
     assert pair.fingerprint(bin_path(prefix)) == before  # the record cannot see it...
-    assert IndexedDataset(prefix).num_tokens == 300_005  # ...nor can the cheap checks
+    assert CheckedDataset(prefix).num_tokens == 300_005  # ...nor can the cheap checks
     message = rf"d\.bin: sha256 {sha256(bin_path(prefix))}, but the manifest says [0-9a-f]{{64}}: the file changed"
     with pytest.raises(ValueError, match=message):
-        IndexedDataset(prefix, verify=True)
+        CheckedDataset(prefix, verify=True)
     with pytest.raises(ValueError, match=message):
         verify_dataset(prefix)
     assert verify_dataset(prefix, checksums=False)["tokens"] == 300_005
@@ -216,23 +217,23 @@ def test_a_flipped_bin_byte_the_record_misses_is_caught_by_the_checksum(tmp_path
 
 def test_an_idx_byte_that_keeps_the_index_valid_is_caught_by_the_checksum(tmp_path):
     prefix = tmp_path / "d"
-    with IndexedDatasetBuilder(prefix) as builder:
+    with AtomicDatasetBuilder(prefix) as builder:
         for document in ([[1, 2], [3]], [[4]], [[5, 6]]):
             for sentence in document:
                 builder.add_item(sentence)
             builder.end_document()
-    assert IndexedDataset(prefix).document_indices.tolist() == [0, 2, 3, 4]
+    assert CheckedDataset(prefix).document_indices.tolist() == [0, 2, 3, 4]
     patch(idx_path(prefix), 34 + 12 * 4 + 8, struct.pack("<q", 1))  # document 0 ends a sentence early: [0, 1, 3, 4]
     _rewrite_record(prefix)
-    assert IndexedDataset(prefix).document_indices.tolist() == [0, 1, 3, 4]  # structure, record, counts: all fine
+    assert CheckedDataset(prefix).document_indices.tolist() == [0, 1, 3, 4]  # structure, record, counts: all fine
     with pytest.raises(ValueError, match=r"d\.idx: sha256 [0-9a-f]{64}, but the manifest says"):
-        IndexedDataset(prefix, verify=True)
+        CheckedDataset(prefix, verify=True)
 
 
 def test_verifying_a_dataset_without_a_manifest_is_refused():
     prefix = data.DATA_DIR / "megatron" / "tinystories_gpt2_text_document"  # megatron-core wrote it
-    assert IndexedDataset(prefix).manifest is None
-    for verify in (lambda: IndexedDataset(prefix, verify=True), lambda: verify_dataset(prefix, checksums=False)):
+    assert CheckedDataset(prefix).manifest is None
+    for verify in (lambda: CheckedDataset(prefix, verify=True), lambda: verify_dataset(prefix, checksums=False)):
         with pytest.raises(ValueError, match="has no manifest .*: a dataset megatron-core wrote"):
             verify()
 
@@ -240,7 +241,7 @@ def test_verifying_a_dataset_without_a_manifest_is_refused():
 def test_verify_and_progress_must_be_bools(tmp_path):
     write_dataset(tmp_path / "d", [[1]])
     with pytest.raises(TypeError, match="verify must be True or False"):
-        IndexedDataset(tmp_path / "d", verify="yes")
+        CheckedDataset(tmp_path / "d", verify="yes")
 
 
 # --- merging ------------------------------------------------------------------------------------------------------
@@ -251,7 +252,7 @@ def test_shards_of_two_tokenizers_are_refused_before_anything_is_written(tmp_pat
     theirs = request.getfixturevalue(other)
     a = shard(tmp_path, course, "a", "Once upon a time\n")
     b = shard(tmp_path, theirs, "b", "there was a cat\n")
-    assert IndexedDataset(a).dtype == IndexedDataset(b).dtype == np.uint16  # the dtypes alone would merge
+    assert CheckedDataset(a).dtype == CheckedDataset(b).dtype == np.uint16  # the dtypes alone would merge
     message = (rf".*b was built with tokenizer {theirs.digest}, but .*a with tokenizer {course.digest}: the same id "
                "means a different token")
     with pytest.raises(ValueError, match=message):
@@ -340,4 +341,4 @@ def test_a_copied_dataset_needs_its_manifest_or_neither_file(tmp_path):
     for suffix in (".bin", ".idx", ".pair.json"):  # copied without the manifest
         shutil.copy(tmp_path / f"d{suffix}", tmp_path / "copy" / f"d{suffix}")
     with pytest.raises(ValueError, match=r"d\.pair\.json records a manifest, but there is no .*d\.manifest\.json"):
-        IndexedDataset(tmp_path / "copy" / "d")
+        CheckedDataset(tmp_path / "copy" / "d")

@@ -1,5 +1,6 @@
-"""The .bin/.idx format: exact bytes, round trips for every dtype, validation, safe writes and merges,
-the documents and byte ranges of sequences, and the pairs megatron-core itself wrote."""
+"""The .bin/.idx format: exact bytes, round trips for every dtype, validation, the plain builder (straight to
+the final names, as megatron-core's) and its add_index, the documents and byte ranges of sequences, and the
+pairs megatron-core itself wrote. The safe writes and merges of the production path: tests/test_dataset.py."""
 
 import os
 import struct
@@ -11,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from tutorial_lib import data
 from tutorial_lib.packing import megatron
 from tutorial_lib.packing.megatron import (DTYPES, Header, IndexedDataset, IndexedDatasetBuilder, bin_path,
-                                           idx_path, merge_datasets, read_header, write_dataset)
+                                           idx_path, read_header, write_dataset)
 from tutorial_lib.bpe.tokenizer import Tokenizer
 
 
@@ -114,7 +115,7 @@ def test_ids_that_do_not_fit_are_refused(tmp_path, ids, dtype, error, words):
     with pytest.raises(error, match=words):
         with IndexedDatasetBuilder(prefix, dtype) as b:
             b.add_document(ids)
-    assert os.listdir(tmp_path) == []  # the failed build left nothing behind
+    assert os.listdir(tmp_path) == ["d.bin"] and bin_path(prefix).read_bytes() == b""  # nothing was written
 
 
 def _corrupt(tmp_path, edit):
@@ -162,20 +163,6 @@ def test_missing_dataset(tmp_path):
         IndexedDataset(b"x")
 
 
-def test_syncs_all_four_then_renames_bin_idx_manifest_and_record(tmp_path, monkeypatch):
-    events = []
-    real_fsync, real_replace = os.fsync, os.replace
-    monkeypatch.setattr(os, "fsync", lambda fd: (events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")
-                                                                 .rsplit("/", 1)[-1])), real_fsync(fd)))
-    monkeypatch.setattr(os, "replace", lambda a, b: (events.append(("replace", os.path.basename(b))),
-                                                     real_replace(a, b)))
-    write_dataset(tmp_path / "d", [[1]])
-    file_events = [e for e in events if e[1] != tmp_path.name]  # the directory's own fsyncs aside
-    kinds = [(kind, name.split(".")[2] if kind == "fsync" else name) for kind, name in file_events]  # .d.bin.<hex>.tmp
-    assert kinds == [("fsync", "bin"), ("fsync", "idx"), ("fsync", "manifest"), ("fsync", "pair"), ("replace", "d.bin"),
-                     ("replace", "d.idx"), ("replace", "d.manifest.json"), ("replace", "d.pair.json")]
-
-
 def test_finalize_inside_the_block_is_not_repeated(tmp_path):
     with IndexedDatasetBuilder(tmp_path / "d") as b:
         b.add_document([1, 2])
@@ -183,78 +170,70 @@ def test_finalize_inside_the_block_is_not_repeated(tmp_path):
     assert IndexedDataset(tmp_path / "d")[0].tolist() == [1, 2]
 
 
-def test_interrupted_build_keeps_the_old_pair(tmp_path):
+def test_the_plain_builder_writes_the_final_names_and_nothing_else(tmp_path):
+    write_dataset(tmp_path / "d", [[1, 2]])
+    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx"]  # no temporary file, no record, no manifest
+
+
+def test_an_interrupted_plain_build_leaves_a_pair_the_reader_refuses(tmp_path):
     prefix = tmp_path / "d"
     write_dataset(prefix, [[1, 2]])
-    before = bin_path(prefix).read_bytes(), idx_path(prefix).read_bytes()
     with pytest.raises(KeyboardInterrupt):
         with IndexedDatasetBuilder(prefix) as b:
             b.add_document([3, 4, 5])
             raise KeyboardInterrupt
-    assert (bin_path(prefix).read_bytes(), idx_path(prefix).read_bytes()) == before
-    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.manifest.json", "d.pair.json"]
-
-
-def test_a_mapped_reader_keeps_the_old_data_after_a_replace(tmp_path):
-    prefix = tmp_path / "d"
-    old = write_dataset(prefix, [[1, 2, 3]])
-    write_dataset(prefix, [[7, 8, 9, 10]])
-    assert old[0].tolist() == [1, 2, 3]  # the old inode lives on while it is mapped
-    assert IndexedDataset(prefix)[0].tolist() == [7, 8, 9, 10]
+    assert bin_path(prefix).read_bytes() == np.array([3, 4, 5], np.uint16).tobytes()  # the old .bin is gone
+    with pytest.raises(ValueError, match="does not belong together"):
+        IndexedDataset(prefix)  # the old .idx describes 2 tokens
 
 
 def test_a_rewrite_in_place_corrupts_a_mapped_reader(tmp_path):
     prefix = tmp_path / "d"
     old = write_dataset(prefix, [[1, 2, 3]])
-    with open(bin_path(prefix), "r+b") as f:  # what the safe writer never does
+    with open(bin_path(prefix), "r+b") as f:  # what the production path's writer never does
         f.write(np.array([7, 8, 9], np.uint16).tobytes())
     assert old[0].tolist() == [7, 8, 9]  # the reader's view changed under it
 
 
-def test_new_files_follow_the_umask(tmp_path):
-    old_umask = os.umask(0o027)
-    try:
-        write_dataset(tmp_path / "d", [[1]])
-    finally:
-        os.umask(old_umask)
-    assert {oct(p.stat().st_mode & 0o777) for p in tmp_path.iterdir()} == {"0o640"}
-
-
-def test_merge_equals_building_the_whole(tmp_path):
+def test_add_index_equals_building_the_whole(tmp_path):
     docs = [[i] * (i % 5 + 1) for i in range(30)]
     write_dataset(tmp_path / "a", docs[:11])
-    write_dataset(tmp_path / "b", docs[11:])
     write_dataset(tmp_path / "whole", docs)
-    merged = merge_datasets([tmp_path / "a", tmp_path / "b"], tmp_path / "m")
-    assert [d.tolist() for d in merged] == docs
+    with IndexedDatasetBuilder(tmp_path / "m") as b:
+        b.add_index(tmp_path / "a")
+        b.add_index(write_dataset(tmp_path / "b", docs[11:]))  # a prefix, or a dataset already open
+    assert [d.tolist() for d in IndexedDataset(tmp_path / "m")] == docs
     for path in (bin_path, idx_path):
         assert path(tmp_path / "m").read_bytes() == path(tmp_path / "whole").read_bytes()
 
 
-def test_merge_refuses_mixed_dtypes_and_nothing(tmp_path):
-    write_dataset(tmp_path / "a", [[1]], np.uint16)
-    write_dataset(tmp_path / "b", [[1]], np.int32)
-    with pytest.raises(ValueError, match="one dtype"):
-        merge_datasets([tmp_path / "a", tmp_path / "b"], tmp_path / "m")
-    assert not bin_path(tmp_path / "m").exists()
-    with pytest.raises(ValueError, match="at least one"):
-        merge_datasets([], tmp_path / "m")
-    with pytest.raises(TypeError, match="prefixes"):
-        merge_datasets(tmp_path / "a", tmp_path / "m")
+def test_add_index_refuses_another_dtype(tmp_path):
+    write_dataset(tmp_path / "a", [[1]], np.int32)
+    with IndexedDatasetBuilder(tmp_path / "m") as b:
+        with pytest.raises(ValueError, match=r"add_index: .*a holds int32, this dataset uint16; merge only "
+                                             "datasets of one dtype"):
+            b.add_index(tmp_path / "a")
 
 
 def test_builder_refuses_unfinished_documents_and_reuse(tmp_path):
     b = IndexedDatasetBuilder(tmp_path / "d")
     b.add_item([1])
-    with pytest.raises(ValueError, match="end_document"):
+    with pytest.raises(ValueError, match="add_index: sequences were added after the last end_document"):
         b.add_index(tmp_path / "d")
-    with pytest.raises(ValueError, match="end_document"):
+    with pytest.raises(ValueError, match="finalize: .*call end_document"):
         b.finalize()
     b.end_document()  # the builder is still usable after the mistake
     b.finalize()
-    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx", "d.manifest.json", "d.pair.json"] and IndexedDataset(tmp_path / "d")[0].tolist() == [1]
+    assert sorted(os.listdir(tmp_path)) == ["d.bin", "d.idx"] and IndexedDataset(tmp_path / "d")[0].tolist() == [1]
     with pytest.raises(ValueError, match="finished"):
         b.add_item([2])
+
+
+def test_write_dataset_checks_the_documents_before_it_opens_a_file(tmp_path):
+    for documents, error in (("abc", TypeError), (np.array([1, 2]), ValueError), ({1: [2]}, TypeError)):
+        with pytest.raises(error, match="documents"):
+            write_dataset(tmp_path / "d", documents)
+    assert os.listdir(tmp_path) == []
 
 
 # --- where a sequence lives -------------------------------------------------------------------------------

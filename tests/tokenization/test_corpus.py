@@ -1,6 +1,7 @@
-"""The training corpus: files read in safe pieces, texts checked, pre-tokens counted (here or in
-workers, with the same counts), the corpus digest; and parallel pre-tokenization started from a
-script, which runs again in every worker (spawn), and stopped by Ctrl-C."""
+"""The training corpus: files read in safe pieces, texts checked, pre-tokens counted, the corpus
+digest; and the production path's parallel training (`tutorial_pipeline.train`): the same counts and
+merges in workers, started from a script, which runs again in every worker (spawn), and stopped by
+Ctrl-C."""
 
 import hashlib
 import os
@@ -19,7 +20,8 @@ from tutorial_lib.data import CORPORA, ENDOFTEXT, corpus_path, load_text
 from tutorial_lib.bpe import corpus
 from tutorial_lib.bpe.corpus import corpus_digest, count_pretokens, iter_texts
 from tutorial_lib.bpe.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, compile_pattern, split_special)
-from tutorial_lib.bpe.trainer import train_bpe
+from tutorial_lib.bpe.trainer import train_bpe, train_bpe_naive
+from tutorial_pipeline import train as parallel
 
 # --- files and texts ------------------------------------------------------------------------------
 
@@ -31,9 +33,37 @@ def small_chunks(monkeypatch):
 
 def test_two_workers_give_the_same_result(small_chunks):
     path = corpus_path("tinystories")
-    assert train_bpe(path, 700, [ENDOFTEXT], workers=2) == train_bpe(path, 700, [ENDOFTEXT])
+    assert parallel.train_bpe(path, 700, [ENDOFTEXT], workers=2) == train_bpe(path, 700, [ENDOFTEXT])
     texts = [load_text("luxun")[:100_000]]
-    assert train_bpe(texts, 400, workers=2) == train_bpe(texts, 400)
+    assert parallel.train_bpe(texts, 400, workers=2) == train_bpe(texts, 400)
+    assert parallel.train_bpe(texts, 300) == train_bpe(texts, 300)  # workers=1: this process
+
+
+def test_workers_count_the_same_pretokens_in_the_same_order(small_chunks):
+    texts = list(iter_texts(corpus_path("tinystories"), [ENDOFTEXT], corpus.CHUNK_SIZE))
+    alone = count_pretokens(texts, [ENDOFTEXT])
+    for workers in (1, 2):
+        counted = parallel.count_pretokens(texts, [ENDOFTEXT], workers=workers)
+        assert list(counted.items()) == list(alone.items())
+
+
+def test_uncovered_text_is_refused_in_worker_processes_too():
+    with pytest.raises(ValueError, match="leaves the character ','"):
+        parallel.count_pretokens(["a b, c"], pattern=r"\w+| ", workers=2)
+
+
+def test_workers_are_checked_before_any_text_is_read_and_the_lesson_has_none():
+    for train in (parallel.train_bpe, parallel.count_pretokens):
+        args = (["ok"], 300) if train is parallel.train_bpe else (["ok"],)
+        with pytest.raises(ValueError, match=r"workers must be an int in \[1, 256\], got 0"):
+            train(*args, workers=0)
+        with pytest.raises(TypeError, match=r"workers must be an int in \[1, 256\], got float"):
+            train(*args, workers=2.0)
+    with pytest.raises(ValueError, match=r"workers must be an int in \[1, 256\], got 257"):
+        parallel.train_bpe("no such file", 300, workers=257)  # refused before the path is looked at
+    for train in (train_bpe, train_bpe_naive, count_pretokens):
+        with pytest.raises(TypeError, match="workers"):
+            train(["ok"], 300, workers=2)  # one process in the lesson: tutorial_pipeline.train
 
 
 @pytest.mark.parametrize("name", sorted(CORPORA))
@@ -143,6 +173,7 @@ def test_iter_texts_checks_chunk_size():
 # --- workers started from a script ----------------------------------------------------------------
 
 TRAIN = 'vocab, merges = train_bpe(["hello world " * 20000, "more text here"], 270, workers=2)  # a batch larger than a pipe'
+IMPORT = "from tutorial_pipeline.train import train_bpe\n"
 SCRIPTS = {
     "unguarded": f"{TRAIN}\nprint(len(merges))\n",
     "guarded": f'if __name__ == "__main__":\n    {TRAIN}\n    print(len(merges))\n',
@@ -152,7 +183,7 @@ SCRIPTS = {
 @pytest.mark.parametrize("kind", sorted(SCRIPTS))
 def test_a_script_without_the_main_guard_fails_fast_and_says_what_to_add(kind, tmp_path):
     script = tmp_path / "train.py"
-    script.write_text("from tutorial_lib.bpe.trainer import train_bpe\n" + SCRIPTS[kind], encoding="utf-8")
+    script.write_text(IMPORT + SCRIPTS[kind], encoding="utf-8")
     # Before the fix the workers were restarted forever; the timeout only keeps such a bug from hanging the suite.
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     if kind == "guarded":
@@ -167,7 +198,7 @@ def test_a_script_without_the_main_guard_fails_fast_and_says_what_to_add(kind, t
 CTRL_C = '''
 import signal
 
-from tutorial_lib.bpe.trainer import train_bpe
+from tutorial_pipeline.train import train_bpe
 
 # a process started with SIGINT ignored (a background job of a non-interactive shell) keeps
 # ignoring it: give this one the terminal's Ctrl-C, whatever started the test

@@ -42,7 +42,7 @@ def exported(texts, tmp_path_factory):
     out = {}
     for pattern in PATTERNS:
         ours = Tokenizer.train(texts, 500, [EOT, PAD], pattern)
-        path = ours.to_huggingface(tmp_path_factory.mktemp(pattern) / "tokenizer.json")
+        path = hf_json.to_huggingface(ours, tmp_path_factory.mktemp(pattern) / "tokenizer.json")
         out[pattern] = (ours, HFTokenizer.from_file(str(path)),
                         PreTrainedTokenizerFast(tokenizer_file=str(path)), path)
     return out
@@ -70,7 +70,7 @@ def test_our_ids_on_random_text_with_special_tokens(exported, pieces):
 
 def test_cl100k_keeps_its_ids(gpt4, tmp_path):
     """cl100k's byte tokens are not ids 0..255, and it has gaps: the file keeps the ids as they are."""
-    hf = HFTokenizer.from_file(str(gpt4.to_huggingface(tmp_path / "cl100k.json")))
+    hf = HFTokenizer.from_file(str(hf_json.to_huggingface(gpt4, tmp_path / "cl100k.json")))
     for name in CORPORA:
         text = head(name, 5_000)
         assert hf.encode(text).ids == gpt4.encode(text, allowed_special="all"), name
@@ -83,14 +83,14 @@ def test_the_file_carries_the_contract_and_reads_back_to_the_same_digest(exporte
         contract = spec["model"][hf_json.CONTRACT_KEY]
         assert contract["manifest"]["tokenizer_sha256"] == ours.digest
         assert contract["pattern"] == ours.pattern
-        back = Tokenizer.from_huggingface(path)
+        back = hf_json.from_huggingface(path)
         assert back.digest == ours.digest and back.metadata == ours.metadata
 
 
 @pytest.mark.parametrize("form", FORMS)
 def test_round_trip_keeps_the_digest_for_every_normalization_form(texts, form, tmp_path):
     ours = Tokenizer.train(texts, 300, [EOT], "gpt4", normalization=form)
-    back = Tokenizer.from_huggingface(ours.to_huggingface(tmp_path / "t.json"))
+    back = hf_json.from_huggingface(hf_json.to_huggingface(ours, tmp_path / "t.json"))
     assert (back.digest, back.normalization) == (ours.digest, form)
     text = "Ｓtraße ＡＢＣ１２３ ﬁne Café\u0301 " + texts[1][:300]
     hf = HFTokenizer.from_file(str(tmp_path / "t.json"))
@@ -103,9 +103,9 @@ def test_an_edited_file_is_refused(exported, tmp_path):
                                                               spec["model"]["merges"][0])
     (tmp_path / "edited.json").write_text(json.dumps(spec), encoding="utf-8")
     with pytest.raises(ValueError, match="edited or damaged: its content gives merges_sha256"):
-        Tokenizer.from_huggingface(tmp_path / "edited.json")
+        hf_json.from_huggingface(tmp_path / "edited.json")
     del spec["model"][hf_json.CONTRACT_KEY]  # without the contract it is simply a tokenizer.json
-    assert Tokenizer.from_huggingface(_write(tmp_path, spec)).digest != exported["gpt2"][0].digest
+    assert hf_json.from_huggingface(_write(tmp_path, spec)).digest != exported["gpt2"][0].digest
 
 
 # --- the normalizers ------------------------------------------------------------------------------
@@ -193,7 +193,7 @@ def gpt2_json(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def gpt2_read(gpt2_json):
-    return Tokenizer.from_huggingface(gpt2_json)
+    return hf_json.from_huggingface(gpt2_json)
 
 
 @pytest.mark.parametrize("name", CORPORA)
@@ -252,7 +252,7 @@ def test_what_our_model_lacks_is_refused_by_name(tmp_path, edit, message):
     del spec["model"][hf_json.CONTRACT_KEY]
     edit(spec)
     with pytest.raises(ValueError, match=message):
-        Tokenizer.from_huggingface(_write(tmp_path, spec))
+        hf_json.from_huggingface(_write(tmp_path, spec))
 
 
 def test_a_vocab_outside_the_byte_alphabet_is_not_byte_level(tmp_path):
@@ -260,7 +260,7 @@ def test_a_vocab_outside_the_byte_alphabet_is_not_byte_level(tmp_path):
     spec["model"]["vocab"]["hello world"] = 500
     spec["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True}
     with pytest.raises(ValueError, match="not in GPT-2's byte alphabet"):
-        Tokenizer.from_huggingface(_write(tmp_path, spec))
+        hf_json.from_huggingface(_write(tmp_path, spec))
 
 
 def test_a_special_token_spelled_like_a_byte_level_token_is_refused():
@@ -274,10 +274,10 @@ def test_a_malformed_file_is_a_value_error(tmp_path):
     spec = _ours_spec()
     spec["pre_tokenizer"] = "ByteLevel"
     with pytest.raises(ValueError, match="not a tokenizer.json this code can read"):
-        Tokenizer.from_huggingface(_write(tmp_path, spec))
+        hf_json.from_huggingface(_write(tmp_path, spec))
     (tmp_path / "tokenizer.json").write_text("{", encoding="utf-8")
     with pytest.raises(ValueError, match="not a JSON file"):
-        Tokenizer.from_huggingface(tmp_path / "tokenizer.json")
+        hf_json.from_huggingface(tmp_path / "tokenizer.json")
 
 
 def test_casefold_after_lowercase_is_casefold():
@@ -293,7 +293,7 @@ def test_casefold_after_lowercase_is_casefold():
 @pytest.fixture(scope="module")
 def casefolded(texts, tmp_path_factory):
     ours = Tokenizer.train(texts, 400, [EOT], "gpt4", normalization="NFKC_casefold")
-    path = ours.to_huggingface(tmp_path_factory.mktemp("casefold") / "tokenizer.json")
+    path = hf_json.to_huggingface(ours, tmp_path_factory.mktemp("casefold") / "tokenizer.json")
     return ours, HFTokenizer.from_file(str(path))
 
 
@@ -311,11 +311,11 @@ def test_a_casefolding_tokenizer_gives_our_ids_on_random_text(casefolded, known_
 def test_bad_arguments_name_the_argument(exported, tmp_path):
     ours = exported["gpt2"][0]
     with pytest.raises(TypeError, match="path"):
-        ours.to_huggingface(123)
+        hf_json.to_huggingface(ours, 123)
     with pytest.raises((ValueError, FileNotFoundError), match="path"):
-        Tokenizer.from_huggingface(tmp_path / "missing.json")
+        hf_json.from_huggingface(tmp_path / "missing.json")
     with pytest.raises(TypeError, match="pattern"):
-        Tokenizer.from_huggingface(exported["gpt2"][3], pattern=5)
+        hf_json.from_huggingface(exported["gpt2"][3], pattern=5)
     with pytest.raises(TypeError, match="spec"):
         hf_json.from_spec("not a dict")
     assert list(tmp_path.iterdir()) == []  # nothing left behind

@@ -13,7 +13,7 @@ from tokenizers import Regex, pre_tokenizers
 from tokenizers import Tokenizer as HFTokenizer
 
 from tutorial_lib import data
-from tutorial_pipeline.interop import model_imports
+from tutorial_pipeline.interop import hf_json, model_imports
 from tutorial_lib.text import model_tokenizers
 from tutorial_lib.bpe.pretokenize import pretokenize
 from tutorial_lib.bpe.tokenizer import Tokenizer
@@ -71,13 +71,13 @@ def test_deepseek_v4_exported_again_is_one_split_that_gives_its_ids(tmp_path):
     """DeepSeek's file -> our Tokenizer -> a tokenizer.json with DEEPSEEK_V4_PATTERN as its one
     Split: Hugging Face gives the original file's ids, and it reads back to the same digest."""
     ours = model_imports.tokenizer("DeepSeek-V4")
-    path = ours.to_huggingface(tmp_path / "deepseek.json")
+    path = hf_json.to_huggingface(ours, tmp_path / "deepseek.json")
     exported = HFTokenizer.from_file(str(path))
     original = HFTokenizer.from_file(str(model_tokenizers.file_path("DeepSeek-V4")))
     for name in CORPORA:
         text = head(name)
         assert exported.encode(text).ids == original.encode(text).ids, name
-    assert Tokenizer.from_huggingface(path).digest == ours.digest
+    assert hf_json.from_huggingface(path).digest == ours.digest
 
 
 def test_qwen25_normalizes_to_nfc():

@@ -8,8 +8,7 @@ from tokenizers import Regex, pre_tokenizers
 
 from tutorial_lib import data
 from tutorial_pipeline.interop.onig_regex import from_oniguruma, to_oniguruma
-from tutorial_lib.bpe.pretokenize import PATTERNS, pretokenize
-from tutorial_pipeline.interop.tiktoken_export import every_character
+from tutorial_lib.bpe.pretokenize import PATTERNS, every_character, pretokenize
 
 EVERY_CHARACTER = every_character()
 

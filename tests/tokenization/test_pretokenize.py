@@ -10,8 +10,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib.bpe.corpus import count_pretokens
-from tutorial_lib.bpe.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS, check_special_tokens, compile_pattern, pretokenize, split_special)
-from tutorial_pipeline.interop.tiktoken_export import class_members
+from tutorial_lib.bpe.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS, check_special_tokens, class_members, compile_pattern, pretokenize, split_special)
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.bpe.trainer import train_bpe, train_bpe_naive
 
@@ -180,11 +179,6 @@ def test_a_pattern_that_matches_empty_where_the_probe_did_not_look(small):
 def test_trainers_refuse_text_the_pattern_does_not_cover(train):
     with pytest.raises(ValueError, match="leaves the character ',' at index 3"):
         train(["ok", "a b, c"], 300, pattern=WORDS)
-
-
-def test_uncovered_text_is_refused_in_worker_processes_too():
-    with pytest.raises(ValueError, match="leaves the character ','"):
-        count_pretokens(["a b, c"], pattern=WORDS, workers=2)
 
 
 # ----------------------------------------------------------------------------------- random split patterns

@@ -24,7 +24,7 @@ import nbformat
 from tutorial_course import chapters
 from tutorial_course.classroom import CODE_STUB, COURSE_ID, EXECUTE_TIMEOUT, NAMED_REGEXP
 from tutorial_course.classroom.source import source_notebook
-from tutorial_pipeline.files import write_atomically
+from tutorial_lib.data import write_atomically
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository: notebooks/, solutions/, data/ ...
 # What the student kit copies from the repository: the three packages, their data, the tools, the
@@ -89,8 +89,8 @@ def write_config(out: Path) -> None:
         course_id=COURSE_ID, regexp=NAMED_REGEXP, stub=CODE_STUB, timeout=EXECUTE_TIMEOUT))
 
 
-def write_sources(out: Path, chapters: list[chapters.Chapter], seed: int) -> None:
-    for chapter in chapters:
+def write_sources(out: Path, selected: list[chapters.Chapter], seed: int) -> None:
+    for chapter in selected:
         nb = nbformat.reads((chapters.NOTEBOOK_DIR / f"{chapter.stem}.ipynb").read_text("utf-8"),
                             as_version=4)
         name = assignment_name(chapter)
@@ -115,7 +115,7 @@ def nbgrader(out: Path, *args: str) -> subprocess.CompletedProcess:
     return done
 
 
-def write_kit(out: Path, chapters: list[chapters.Chapter]) -> Path:
+def write_kit(out: Path, selected: list[chapters.Chapter]) -> Path:
     """OUT/student_kit: the repository's KIT_FILES with the released notebooks as notebooks/."""
     kit = out / "student_kit"
     if kit.exists():
@@ -129,7 +129,7 @@ def write_kit(out: Path, chapters: list[chapters.Chapter]) -> Path:
             (kit / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, kit / name)
     (kit / "notebooks").mkdir()
-    for chapter in chapters:
+    for chapter in selected:
         name = assignment_name(chapter)
         shutil.copy2(out / "release" / name / f"{chapter.stem}.ipynb", kit / "notebooks")
     readme = kit / "README.md"

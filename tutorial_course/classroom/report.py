@@ -24,7 +24,7 @@ from tutorial_course import exercises
 from tutorial_course.classroom import FEEDBACK_MIME
 from tutorial_course.classroom.points import POINTS, key_of
 from tutorial_lib.show import palette
-from tutorial_pipeline.files import write_atomically
+from tutorial_lib.data import write_atomically
 
 VERDICTS = ("通过", "未通过", "超时", "未完成")
 TOP_CASES = 3  # the most common smallest failing cases shown per exercise

@@ -5,10 +5,11 @@ occurs, from `count_pretokens`, over the texts `iter_texts` streams. A corpus is
 text file or the texts themselves (a list, or any iterable, of str; each may contain special
 tokens).
 
-- `iter_texts` reads a file in chunks (strict UTF-8, `_files.read_utf8`) and cuts it only where the
+- `iter_texts` reads a file in chunks (strict UTF-8, `data.read_utf8`) and cuts it only where the
   cut cannot change the pre-tokens, so that memory stays near one chunk for a file of any size;
 - `count_pretokens` cuts out the special tokens, splits the rest with the pattern and counts the
-  pieces, in this process or in worker processes (`_parallel`), with the same counts either way;
+  pieces, in this process (the production path's `train` module runs it on batches of texts in
+  worker processes and adds the counts up: the same counts);
 - `corpus_digest` names the corpus in a tokenizer's manifest: "trained on exactly this";
 - `WordCounts` turns a dict of word -> count (the classic BPE example) into the texts it stands for.
 """
@@ -19,7 +20,6 @@ import hashlib
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from functools import partial
 from itertools import chain, repeat
 from pathlib import Path
 from typing import Union
@@ -28,19 +28,10 @@ import regex
 from tqdm.auto import tqdm
 
 from tutorial_lib._checks import check_bool, check_int, check_iterable, check_type
-from tutorial_lib.bpe.pretokenize import (
-    GPT2_PATTERN,
-    GPT4_PATTERN,
-    NANOCHAT_PATTERN,
-    PATTERNS,
-    check_special_tokens,
-    compile_pattern,
-    find_pretokens,
-    special_regex,
-    split_special,
-)
-from tutorial_pipeline.files import read_utf8
-from tutorial_pipeline.workers import batches, map_in_workers
+from tutorial_lib.data import file_sha256, read_utf8
+from tutorial_lib.bpe.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS,
+                                          check_special_tokens, compile_pattern, find_pretokens,
+                                          special_regex, split_special)
 
 # A text source: a path to a UTF-8 text file, or the texts themselves (may hold special tokens).
 TextSource = Union[str, os.PathLike, Iterable[str]]
@@ -103,20 +94,17 @@ class WordCounts(Iterable[str]):
 def corpus_digest(texts_or_path: TextSource) -> str:
     """sha256 hex digest of a corpus, for a tokenizer's manifest: "trained on exactly this".
 
-    A path hashes the file's bytes. An iterable of str hashes each text's UTF-8 bytes behind its
-    length, so the same sequence of texts always gives the same digest and moving a boundary between
-    texts changes it.
+    A path hashes the file's bytes (`data.file_sha256`). An iterable of str hashes each text's UTF-8
+    bytes behind its length, so the same sequence of texts always gives the same digest and moving a
+    boundary between texts changes it.
     """
-    digest = hashlib.sha256()
     if isinstance(texts_or_path, (str, os.PathLike)):
-        with open(_existing_file(texts_or_path), "rb") as f:
-            while block := f.read(CHUNK_SIZE):
-                digest.update(block)
-    else:
-        for text in iter_texts(texts_or_path):
-            data = _utf8(text)
-            digest.update(len(data).to_bytes(8, "little"))
-            digest.update(data)
+        return file_sha256(_existing_file(texts_or_path))
+    digest = hashlib.sha256()
+    for text in iter_texts(texts_or_path):
+        data = _utf8(text)
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
     return digest.hexdigest()
 
 
@@ -206,42 +194,25 @@ def _last_safe_cut(text: str, specials: regex.Pattern | None, longest: int, line
 
 
 def count_pretokens(texts: Iterable[str], special_tokens: Iterable[str] = (),
-                    pattern: str = GPT2_PATTERN, *, workers: int = 1, progress: bool = False
-                    ) -> Counter[bytes]:
+                    pattern: str = GPT2_PATTERN, *, progress: bool = False) -> Counter[bytes]:
     """How often each pre-token (as UTF-8 bytes) occurs; special tokens are cut out, never counted.
 
     Text that the split pattern leaves out of every pre-token is a ValueError (see
     pretokenize.find_pretokens): dropped, it would be missing from the counts without a word.
-
-    With `workers > 1` batches of about CHUNK_SIZE characters are pre-tokenized in that many
-    processes (`_parallel.map_in_workers`); the counts are added up, so the result does not depend
-    on which process finished first.
+    The counts keep the order in which each pre-token first occurs, so counting a corpus in parts
+    and adding the parts' counts up in order gives the same Counter, order included: that is how
+    the production path's `train.count_pretokens` counts in several processes.
     """
     special_tokens = check_special_tokens(special_tokens)
-    compile_pattern(pattern)  # fail on a bad pattern here, not in a worker process
-    workers = check_int(workers, "workers", low=1)
+    compiled = compile_pattern(pattern)  # a bad pattern fails here, before any text is read
     check_bool(progress, "progress")
-    tasks = tqdm(batches(texts, CHUNK_SIZE), desc="pre-tokenizing", unit="batch",
-                 disable=not progress)
-    count = partial(_count_batch, special_tokens=special_tokens, pattern=pattern)
-    if workers == 1:
-        results = map(count, tasks)
-    else:
-        results = map_in_workers(count, tasks, workers, job="pre-tokenization", caller="train_bpe")
     counts: Counter[str] = Counter()
-    for batch_counts in results:
-        counts.update(batch_counts)
-    return Counter({_utf8(word): n for word, n in counts.items()})
-
-
-def _count_batch(texts: list[str], special_tokens: tuple[str, ...], pattern: str) -> Counter[str]:
-    """The pre-tokens of a batch of texts, counted: the work each worker does."""
-    compiled = compile_pattern(pattern)
-    counts: Counter[str] = Counter()
-    for text in texts:
+    for text in tqdm(texts, desc="pre-tokenizing", unit="text", disable=not progress):
         offset = 0  # where `piece` starts in `text`: an uncovered character is named by its index
+        # Special tokens are cut out; the ordinary text between them is split and counted.
         for piece, is_special in split_special(text, special_tokens):
             if not is_special:
                 counts.update(find_pretokens(compiled, piece, offset))
             offset += len(piece)
-    return counts
+    # Each distinct pre-token is encoded once, after counting, not once per occurrence.
+    return Counter({_utf8(word): n for word, n in counts.items()})

@@ -25,7 +25,7 @@ from tutorial_lib._checks import check_has, check_path, check_regular_file, chec
 from tutorial_lib.bpe.fast_encode import apply_merges
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, check_special_tokens
 from tutorial_lib.contract.normalize import FORMS
-from tutorial_pipeline.files import write_atomically
+from tutorial_lib.data import write_atomically
 
 SCHEMA_VERSION = 1
 # How this code treats text, written into every manifest so that the file states its own contract.
@@ -190,7 +190,7 @@ def save(tokenizer: Contract, path: str | os.PathLike) -> Path:
     """Write one human-readable JSON file, one merge or vocab entry per line, atomically.
 
     A token is shown as its text when its bytes are valid UTF-8 and as {"hex": "e4b8"} otherwise.
-    Special tokens are listed once, under "special_tokens". `_files.write_atomically` writes it to a
+    Special tokens are listed once, under "special_tokens". `data.write_atomically` writes it to a
     temporary name and renames it into place, so a failed save leaves the old file.
     """
     path = check_path(path, "path")

@@ -15,8 +15,9 @@ tokenizer runs inside this class and gives tiktoken's ids.
 
 What makes that fast in pure Python (the cache, exact cuts of long pieces, a heap for very long
 ones) lives in `fast_encode`, and gives the plain merge loop's ids; the files (tiktoken, GPT-2,
-save/load with a manifest of digests) live in `formats`, Hugging Face's tokenizer.json both ways in
-`hf_json`, the export to a tiktoken Encoding in `tiktoken_export`.
+save/load with a manifest of digests) live in `formats`. Carrying a tokenizer into other libraries
+(Hugging Face's tokenizer.json both ways, a tiktoken Encoding) is the production path's job, not
+this class's: functions of the pipeline's `interop.hf_json` and `interop.tiktoken_export`.
 
 By default text is not normalized, so decode(encode_ordinary(x)) == x for every str x that has a
 UTF-8 form; a tokenizer built with `normalization="NFKC"` (or another of `normalize.FORMS`) applies
@@ -36,27 +37,15 @@ from typing import Any
 
 import numpy as np
 
-from tutorial_lib._checks import (
-    check_choice,
-    check_int,
-    check_int_list,
-    check_iterable,
-    check_str,
-    check_type,
-)
+from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_iterable,
+                                  check_str, check_type)
 from tutorial_lib.bpe import corpus, formats, stream_encode, trainer
 from tutorial_lib.bpe.fast_encode import PieceEncoder
-from tutorial_lib.bpe.pretokenize import (
-    GPT2_PATTERN,
-    check_special_tokens,
-    compile_pattern,
-    find_pretokens,
-    special_regex,
-)
+from tutorial_lib.bpe.pretokenize import (GPT2_PATTERN, check_special_tokens, compile_pattern,
+                                          find_pretokens, special_regex)
 from tutorial_lib.bpe.vocab_check import check_vocab_and_merges
 from tutorial_lib.contract import offsets
 from tutorial_lib.contract.normalize import check_form, normalize_texts, normalizer
-from tutorial_pipeline.interop import hf_json, tiktoken_export
 
 DECODE_ERRORS = ("replace", "strict", "backslashreplace")  # U+FFFD, refuse, or show bytes as \xNN
 
@@ -321,19 +310,6 @@ class Tokenizer:
                         ) -> Tokenizer:
         """GPT-2's tokenizer from encoder.json and vocab.bpe: `formats.from_gpt2_files`."""
         return cls(*formats.from_gpt2_files(vocab_json, merges_txt, special_tokens, pattern))
-
-    @classmethod
-    def from_huggingface(cls, path: str | os.PathLike, pattern: str | None = None) -> Tokenizer:
-        """A byte-level BPE tokenizer.json (GPT-2's, Qwen's, ours): `hf_json.read`."""
-        return cls(*hf_json.read(path, pattern))
-
-    def to_huggingface(self, path: str | os.PathLike) -> Path:
-        """Write a Hugging Face tokenizer.json with our ids and digest: `hf_json.export`."""
-        return hf_json.export(self, path)
-
-    def to_tiktoken(self, name: str | None = None) -> Any:
-        """A tiktoken Encoding with our ids, where tiktoken can hold us: `tiktoken_export`."""
-        return tiktoken_export.to_tiktoken(self, name)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Tokenizer:

@@ -19,8 +19,10 @@ pair of adjacent tokens inside the pre-tokens and merge it into a new token. The
 3. A lazy max-heap (`pop_best`). The best pair is popped from a heap instead of scanned for; an
    entry whose count went stale is not searched for and updated, only corrected once it reaches the
    top.
-4. Optional parallel pre-tokenization (`workers > 1`), the one step that does not depend on the
-   others.
+
+Counting pre-tokens is the one step that does not depend on the others, so the production path
+(`tutorial_pipeline.train.train_bpe(..., workers=n)`) counts them in worker processes and hands the
+counts to the same set-up and merge loop: `start_training(..., count=...)`, then `learn_merges`.
 
 Tie-break (`best_pair`). When several pairs share the highest count, the pair whose (left bytes,
 right bytes) is lexicographically greatest wins, i.e. the winner is max over (count, (left_bytes,
@@ -41,7 +43,8 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -181,12 +184,16 @@ def _replace(ids: list[int], starts: list[int], new_id: int) -> list[int]:
 
 
 def start_training(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str] = (),
-                   pattern: str = GPT2_PATTERN, *, progress: bool = False, workers: int = 1
+                   pattern: str = GPT2_PATTERN, *, progress: bool = False,
+                   count: Callable[..., Counter[bytes]] | None = None
                    ) -> tuple[ByteVocab, list[list[int]], list[int], int]:
     """Check a trainer's arguments and set up: what every trainer starts from.
 
     Returns the vocabulary so far (bytes, then special tokens), each distinct pre-token as a list of
     byte ids (`words`) with how often it occurs (`freqs`), and the number of merges to make.
+    `count(texts, special_tokens, pattern, progress=...)` counts the pre-tokens; by default
+    `corpus.count_pretokens`, in this process (the production path passes one that counts in
+    worker processes: the same counts).
     """
     special_tokens = check_special_tokens(special_tokens)
     for i, token in enumerate(special_tokens):
@@ -201,8 +208,8 @@ def start_training(texts_or_path: TextSource, vocab_size: int, special_tokens: I
                          f"tokens and {len(special_tokens)} special tokens come first), got "
                          f"{vocab_size}")
     texts = corpus.iter_texts(texts_or_path, special_tokens, corpus.CHUNK_SIZE, pattern)
-    word_counts = corpus.count_pretokens(texts, special_tokens, pattern, workers=workers,
-                                         progress=progress)
+    count = corpus.count_pretokens if count is None else count
+    word_counts = count(texts, special_tokens, pattern, progress=progress)
     if not word_counts:
         raise ValueError("texts_or_path holds no ordinary text to train on (it is empty or only "
                          "special tokens)")
@@ -218,7 +225,7 @@ def start_training(texts_or_path: TextSource, vocab_size: int, special_tokens: I
 
 
 def train_bpe_naive(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str] = (),
-                    pattern: str = GPT2_PATTERN, *, progress: bool = False, workers: int = 1
+                    pattern: str = GPT2_PATTERN, *, progress: bool = False
                     ) -> tuple[ByteVocab, Merges]:
     """Train byte-level BPE the obvious way: after every merge, count every pair again.
 
@@ -229,7 +236,7 @@ def train_bpe_naive(texts_or_path: TextSource, vocab_size: int, special_tokens: 
     vocabulary is smaller.
     """
     vocab, words, freqs, num_merges = start_training(texts_or_path, vocab_size, special_tokens,
-                                                     pattern, progress=progress, workers=workers)
+                                                     pattern, progress=progress)
     merges = []
     first_id = len(vocab)
     new_ids = range(first_id, first_id + num_merges)
@@ -246,7 +253,7 @@ def train_bpe_naive(texts_or_path: TextSource, vocab_size: int, special_tokens: 
 
 
 def train_bpe(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str] = (),
-              pattern: str = GPT2_PATTERN, *, progress: bool = False, workers: int = 1
+              pattern: str = GPT2_PATTERN, *, progress: bool = False
               ) -> tuple[ByteVocab, Merges]:
     """Train byte-level BPE on a file or a list of texts: the result of `train_bpe_naive`, faster.
 
@@ -257,11 +264,21 @@ def train_bpe(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterab
         they get the ids right after the bytes, in the given order.
     pattern: the pre-tokenization regex (or a name from pretokenize.PATTERNS); merges never cross
         its pieces.
-    progress: show tqdm progress bars. workers: processes for pre-tokenization (same result for any
-        number).
+    progress: show tqdm progress bars.
+
+    (To count the pre-tokens of a big corpus in several processes: `tutorial_pipeline.train`.)
     """
     vocab, words, freqs, num_merges = start_training(texts_or_path, vocab_size, special_tokens,
-                                                     pattern, progress=progress, workers=workers)
+                                                     pattern, progress=progress)
+    return learn_merges(vocab, words, freqs, num_merges, progress=progress)
+
+
+def learn_merges(vocab: ByteVocab, words: list[list[int]], freqs: list[int], num_merges: int, *,
+                 progress: bool = False) -> tuple[ByteVocab, Merges]:
+    """`train_bpe`'s merge loop, from what `start_training` returns: `num_merges` merges at most.
+
+    `vocab` and `words` are changed in place; the vocabulary is returned with the merges.
+    """
     index = PairIndex.build(words, freqs, vocab)
     merges = []
     first_id = len(vocab)

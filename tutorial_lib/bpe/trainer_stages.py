@@ -30,18 +30,9 @@ from itertools import repeat
 from tutorial_lib._checks import check_bool, check_int
 from tutorial_lib.bpe.corpus import TextSource
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN
-from tutorial_lib.bpe.trainer import (
-    ByteVocab,
-    Merges,
-    Pair,
-    best_pair,
-    count_pairs,
-    descending_key,
-    heap_entries,
-    merge_unchecked,
-    pop_best,
-    start_training,
-)
+from tutorial_lib.bpe.trainer import (ByteVocab, Merges, Pair, best_pair, count_pairs,
+                                      descending_key, heap_entries, merge_unchecked, pop_best,
+                                      start_training)
 
 Tokens = tuple[bytes, ...]
 

@@ -21,25 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from tutorial_lib._checks import (
-    check_bool,
-    check_int,
-    check_int_list,
-    check_number,
-    check_str,
-    check_str_list,
-    check_type,
-)
+from tutorial_lib._checks import (check_bool, check_int, check_int_list, check_number, check_str,
+                                  check_str_list, check_type)
 from tutorial_lib.bpe import corpus
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.bpe.trainer import PairIndex, pop_best
-from tutorial_lib.text.measure import (
-    RARE_BELOW,
-    Compression,
-    Utilization,
-    token_counts,
-    utilization,
-)
+from tutorial_lib.text.measure import (RARE_BELOW, Compression, Utilization, token_counts,
+                                       utilization)
 
 
 def first_merges(tokenizer: Tokenizer, num_merges: int) -> Tokenizer:

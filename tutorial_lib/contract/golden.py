@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import hashlib
 import json
 import os
 import sys
@@ -42,11 +41,11 @@ from typing import Any
 import regex
 
 from tutorial_lib import data
+from tutorial_lib.data import file_sha256, write_atomically
 from tutorial_lib._checks import check_path, check_regular_file, check_str, check_type
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.contract.normalize import normalize
 from tutorial_lib.contract.offsets import TokenOffsets
-from tutorial_pipeline.files import write_atomically
 
 SCHEMA_VERSION = 1
 MANIFEST_KEY = "golden_vectors_sha256"
@@ -282,11 +281,6 @@ def read(path: str | os.PathLike) -> tuple[dict, list[dict]]:
     if bad:
         raise ValueError(f"{path} line {bad[0]} is not a golden vector")
     return lines[0], lines[1:]
-
-
-def file_sha256(path: str | os.PathLike) -> str:
-    """sha256 of the file's bytes: what the tokenizer's manifest records."""
-    return hashlib.sha256(check_regular_file(path, "path").read_bytes()).hexdigest()
 
 
 # ---------------------------------------------------------------------------------------- check

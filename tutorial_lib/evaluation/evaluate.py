@@ -40,26 +40,10 @@ import numpy as np
 import regex
 
 from tutorial_lib import data
-from tutorial_lib._checks import (
-    check_choice,
-    check_int,
-    check_int_list,
-    check_number,
-    check_sequence,
-    check_str,
-    check_str_list,
-    check_type,
-    check_utf8,
-)
-from tutorial_lib.text.measure import (
-    COLUMNS,
-    Measurement,
-    Segmenter,
-    Utilization,
-    measure,
-    measurement_table,
-    utilization,
-)
+from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_number,
+                                  check_sequence, check_str, check_str_list, check_type, check_utf8)
+from tutorial_lib.text.measure import (COLUMNS, Measurement, Segmenter, Utilization, measure,
+                                       measurement_table, utilization)
 
 RENYI_ALPHA = 2.5  # the order Zouhar et al. (2023) recommend
 WINDOW = 4096  # a context window, in tokens, for `effective_context`

@@ -32,14 +32,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from tutorial_lib import data
-from tutorial_lib._checks import (
-    check_int,
-    check_number,
-    check_sequence,
-    check_str,
-    check_str_list,
-    check_type,
-)
+from tutorial_lib._checks import (check_int, check_number, check_sequence, check_str,
+                                  check_str_list, check_type)
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.evaluation.evaluate import Premium, token_premium
 from tutorial_lib.text.model_tokenizers import VocabScripts, vocab_scripts

@@ -61,22 +61,11 @@ from tutorial_lib.bpe import corpus, trainer
 from tutorial_lib.bpe.corpus import TextSource
 from tutorial_lib.bpe.fast_encode import PieceEncoder
 from tutorial_lib.bpe.formats import GPT2_BYTE_DECODER
-from tutorial_lib.bpe.pretokenize import (
-    GPT2_PATTERN,
-    check_special_tokens,
-    compile_pattern,
-    pretokenize,
-)
+from tutorial_lib.bpe.pretokenize import (GPT2_PATTERN, check_special_tokens, compile_pattern,
+                                          pretokenize)
 from tutorial_lib.bpe.tokenizer import Tokenizer
-from tutorial_lib.bpe.trainer import (
-    ByteVocab,
-    Merges,
-    PairIndex,
-    best_pair,
-    count_pairs,
-    merge_unchecked,
-    pop_best,
-)
+from tutorial_lib.bpe.trainer import (ByteVocab, Merges, PairIndex, best_pair, count_pairs,
+                                      merge_unchecked, pop_best)
 
 # Stage 2's pieces: GPT-2's digit runs (" 2024"), and everything else up to the end of a line
 # together with the line breaks after it. "It was 5 pm.\n\nThe" -> "It was", " 5", " pm.\n\n",

@@ -7,11 +7,12 @@ and Megatron's .bin/.idx files with the samples a training run reads from them.
 - `strategies` (with `fit_trees`): pad, greedy, concat-and-chunk, first/best-fit decreasing,
   nanochat's best-fit crop;
 - `attention`: a numpy attention head that shows what a mask does;
-- `megatron` (with `megatron_format`, the `.idx` layout, and `pair`, the record that ties the two
-  files), `gpt_samples`, `mmap_demo`: the .bin/.idx pair, Megatron's samples, what mmap costs;
-- `dataset_manifest`: `<prefix>.manifest.json`, what a dataset records of the tokenizer and corpus
-  that made it, with the checksums that verify it.
+- `megatron` (with `megatron_format`, the `.idx` layout, and `bin_ids`, ids checked to fit the
+  dtype), `gpt_samples`, `mmap_demo`: the .bin/.idx pair as megatron-core reads and writes it,
+  Megatron's samples, what mmap costs. Replacing a pair safely (temporary files renamed as one,
+  the record that ties the two files, the manifest of the tokenizer and corpus that made them) is
+  the production path's, not the lesson's.
 
-Everything here works on lists of ids, whatever tokenizer made them, so nothing imports from
-`tutorial_lib.tokenization`.
+Everything here works on lists of ids, whatever tokenizer made them, so nothing imports from the
+tokenization families (`text`, `bpe`, `unigram`, `wordpiece`, `evaluation`, `contract`).
 """

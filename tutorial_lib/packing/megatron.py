@@ -9,56 +9,40 @@ sequence lengths, their byte offsets and the document indices (`megatron_format`
 A document is usually one sequence (one text plus its end-of-document id); Megatron's sentence
 splitting makes documents of several. Reading maps both files with `np.memmap`: opening costs the
 same for 1 MB or 1 TB, a sample read touches only its own pages, and every process that maps the
-file shares the page cache.
+file shares the page cache. The reader checks everything the two files say about each other, so a
+truncated or mismatched pair is a ValueError that says what is wrong, never garbage later; it
+refuses anything but regular files (a FIFO would block it).
 
-Writing never touches the live files: both go to temporary names, are synced, and are renamed into
-place as one group with the dataset's manifest and a record of the pair, under a lock on the prefix
-(see `pair`): a process that has the old pair mapped keeps reading it, a failed rename leaves it
-readable, two builders never mix their files, and a torn pair is refused. The manifest
-(`dataset_manifest`) says which tokenizer made the ids and holds a sha256 of each file, hashed as
-it was written; a merge refuses shards of two tokenizers. The reader refuses anything but regular
-files (a FIFO would block it).
+The builder is megatron-core's, as plain as its own: it writes `<prefix>.bin` as the ids come and
+`<prefix>.idx` at the end, straight to those names. A build that fails midway leaves a pair that
+does not belong together (the reader refuses it), and a process that has the old pair mapped sees
+its file cut under it. The production path wraps this builder (its `dataset` module:
+`AtomicDatasetBuilder`) to write temporary files and rename the pair into place as one, with a
+manifest beside it.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
-from tutorial_lib._checks import (
-    check_bool,
-    check_int,
-    check_iterable,
-    check_path,
-    check_regular_file,
-    check_type,
-    describe,
-)
+from tutorial_lib._checks import check_int, check_iterable, check_path, check_regular_file, describe
 from tutorial_lib.packing.bin_ids import as_dtype
-from tutorial_lib.packing.megatron_format import (
-    DTYPES,
-    HEADER,
-    MAGIC,
-    VERSION,
-    Header,
-    bin_path,
-    byte_offsets,
-    dtype_code,
-    idx_path,
-    optimal_dtype,
-    read_header,
-)
-from tutorial_pipeline import dataset_files as pair
-from tutorial_pipeline import dataset_manifest
-from tutorial_pipeline.files import CHUNK_BYTES, AtomicFile
+from tutorial_lib.packing.megatron_format import (DTYPES, HEADER, MAGIC, VERSION, Header, bin_path,
+                                                  byte_offsets, dtype_code, idx_path, optimal_dtype,
+                                                  read_header)
 
 __all__ = ["DTYPES", "MAGIC", "VERSION", "Header", "IndexedDataset", "IndexedDatasetBuilder",
-           "bin_path", "byte_offsets", "dtype_code", "idx_path", "merge_datasets",
-           "optimal_dtype", "read_header", "verify_dataset", "write_dataset"]
+           "bin_path", "byte_offsets", "check_documents", "dtype_code", "idx_path",
+           "optimal_dtype", "read_header", "write_dataset"]
+
+COPY_BYTES = 1 << 20  # bytes of another dataset's .bin copied at a time by add_index
 
 
 class IndexedDataset:
@@ -69,15 +53,13 @@ class IndexedDataset:
     The arrays returned are views of the mapping: they cost no memory until read, and they are
     read-only. Opening checks everything that can be checked without reading the tokens (header,
     sizes, that the pointers are exactly the running sum of the lengths, that document indices are
-    in order) and, when the pair has a record (`pair`), that the two are the files it records, so
-    a truncated, torn or mismatched pair fails here with a clear message instead of returning
-    garbage later. When it has a manifest (`.manifest`, else None), the dtype, that the dtype holds
-    the vocabulary, the counts and the sizes must be the manifest's; `verify=True` also reads every
-    byte of both files and compares their sha256 (a bar shows the progress for big files).
+    in order), so a truncated or mismatched pair fails here with a clear message instead of
+    returning garbage later. What the structure cannot tell (a `.bin` of the right size from
+    another build, a flipped bit) needs what the production path writes beside the pair (its
+    `dataset.CheckedDataset` checks that too).
     """
 
-    def __init__(self, prefix: str | os.PathLike, *, verify: bool = False,
-                 progress: bool = False) -> None:
+    def __init__(self, prefix: str | os.PathLike) -> None:
         self.prefix = check_path(prefix, "prefix")
         bin_file, idx_file = bin_path(prefix), idx_path(prefix)
         if not os.path.lexists(idx_file):  # a symlink loop: refused below
@@ -101,19 +83,17 @@ class IndexedDataset:
                              f"document indices) needs exactly {expected}: the file is "
                              + ("truncated" if actual < expected
                                 else "longer than its header says" + modes))
+        # the three arrays, one after another behind the header: views of one mapping of .idx
         index = _map(idx_file, np.uint8)
         self.sequence_lengths = np.frombuffer(index, np.int32, s, self.header.size)
         self.sequence_pointers = np.frombuffer(index, np.int64, s, self.header.size + 4 * s)
         self.document_indices = np.frombuffer(index, np.int64, d, self.header.size + 12 * s)
         self.tokens = _map(bin_file, self.dtype)
         self._check_arrays(idx_file, bin_file)
-        pair.check_record(prefix, bin_file, idx_file)  # what the structure cannot tell: a torn pair
-        counts = {"sequences": s, "documents": self.num_documents, "tokens": self.num_tokens}
-        self.manifest = dataset_manifest.check(prefix, self.dtype, counts, {
-            "bin": bin_file, "idx": idx_file}, check_bool(verify, "verify"),
-            check_bool(progress, "progress"))
 
     def _check_arrays(self, idx_file: Path, bin_file: Path) -> None:
+        """The pointers must be the running sum of the lengths, `.bin` exactly as long as they
+        say, and the document indices must rise from 0 to the number of sequences."""
         lengths, itemsize = self.sequence_lengths, self.dtype.itemsize
         if (lengths < 0).any():
             raise ValueError(f"{idx_file} has a negative sequence length")
@@ -135,7 +115,7 @@ class IndexedDataset:
                              f"sequences, {len(lengths)}, got {describe(docs.tolist())}")
 
     def __repr__(self) -> str:
-        return (f"IndexedDataset({os.fspath(self.prefix)!r}: {len(self)} sequences, "
+        return (f"{type(self).__name__}({os.fspath(self.prefix)!r}: {len(self)} sequences, "
                 f"{self.num_documents} documents, {self.num_tokens} tokens of {self.dtype})")
 
     def __len__(self) -> int:
@@ -190,35 +170,30 @@ class IndexedDataset:
 
 
 class IndexedDatasetBuilder:
-    """Writes a `.bin`/`.idx` pair the way megatron-core's builder does, but never in place.
+    """Writes a `.bin`/`.idx` pair the way megatron-core's builder does: the tokens to `.bin` as
+    they come, the index to `.idx` at the end.
 
-    Tokens stream to a temporary `.bin` as they come (memory holds only 12 bytes per sequence for
-    the index), hashed on the way; `finalize()` syncs it, writes the `.idx`, the manifest and the
-    pair record beside it, syncs them, and renames the four over their targets as a group, under
-    the prefix's lock. Used as a context manager it finalizes on success and deletes its temporary
-    files on an exception, so an interrupted build leaves the old dataset (or nothing), never half
-    of a new one; a builder dropped unfinished deletes them when it is collected.
+    Memory holds only the index, 12 bytes per sequence: its length, and for each document where it
+    starts. The tokens go to `bin_file`: `<prefix>.bin`, opened here, unless the caller gives a
+    file already open for writing (the production path gives a temporary one). `finalize()`
+    closes `.bin` and writes `<prefix>.idx`.
 
-    `tokenizer` is what the manifest records of the tokenizer that made the ids
-    (`pipeline.tokenizer_fields`; None: ids from elsewhere), and `dtype` must hold every id of its
-    vocabulary. `corpus` lists the text files the ids came from, in order, as the manifest does
-    (`{"path", "bytes", "sha256"}`: the pipeline appends one per file it read).
+    Like megatron-core's, this builder writes the final names directly: `<prefix>.bin` is cut to
+    nothing as the builder starts, so a process that has the old pair mapped loses its pages under
+    it (SIGBUS), and a build that stops midway leaves a `.bin` that no `.idx` describes (the reader
+    refuses the pair). To replace a dataset whole or not at all, use the production path's
+    `dataset.AtomicDatasetBuilder`, which wraps this one. Used as a context manager it finalizes
+    on success and stops (`discard`) on an exception.
     """
 
     def __init__(self, prefix: str | os.PathLike, dtype: object = np.uint16,
-                 tokenizer: dict | None = None) -> None:
+                 bin_file: IO[bytes] | None = None) -> None:
         self.prefix = check_path(prefix, "prefix")
         self.dtype = DTYPES[dtype_code(dtype)]
-        self.tokenizer = dataset_manifest.check_tokenizer(tokenizer, self.dtype)
-        self.corpus: list[dict] | None = []  # None once a shard of unknown origin is added
-        self.sequence_lengths = array("q")
-        self.document_indices = array("q", [0])
-        self._shards: list[dict] | None = None  # what add_index appended (a merge)
-        self.engine: dict | None = None  # the manifest's engine: `engines.Engine.fields()`
-        pair.remove_stale_files(prefix, (bin_path(prefix), idx_path(prefix)))
-        self._bin = AtomicFile(bin_path(prefix))
-        self._bin_checksum = dataset_manifest.Checksum()
-        self._done = False
+        self.sequence_lengths = array("q")  # one per sequence, in tokens
+        self.document_indices = array("q", [0])  # each document's first sequence, then the end
+        self.finished = False
+        self.bin_file = open(bin_path(prefix), "wb") if bin_file is None else bin_file
 
     def __enter__(self) -> IndexedDatasetBuilder:
         return self
@@ -226,20 +201,16 @@ class IndexedDatasetBuilder:
     def __exit__(self, exc_type: type | None, *_: object) -> None:
         if exc_type is not None:
             self.discard()
-        elif not self._done:  # finalize() may already have been called inside the block
+        elif not self.finished:  # finalize() may already have been called inside the block
             self.finalize()
 
     def add_item(self, ids: object) -> None:
         """Append one sequence. Ids that the dtype cannot hold exactly are a ValueError, never a
-        silent wrap."""
+        silent wrap (`bin_ids.as_dtype`)."""
         self._check_open()
         tokens = as_dtype(ids, self.dtype)
-        self._write_bin(tokens.tobytes())
+        self.bin_file.write(tokens.tobytes())
         self.sequence_lengths.append(len(tokens))
-
-    def _write_bin(self, raw: bytes) -> None:
-        self._bin.file.write(raw)
-        self._bin_checksum.update(raw)
 
     def end_document(self) -> None:
         """Close the current document: the sequences added since the last call belong to it."""
@@ -258,146 +229,95 @@ class IndexedDatasetBuilder:
         tokens, lengths = as_dtype(ids, self.dtype), np.asarray(lengths, np.int64).ravel()
         if (lengths < 0).any() or lengths.sum() != len(tokens):
             raise ValueError(f"lengths must be >= 0 and add up to the {len(tokens)} ids")
-        self._write_bin(tokens.tobytes())
+        self.bin_file.write(tokens.tobytes())
+        # each document is one sequence, so document k of the batch ends after sequence k
         ends = len(self.sequence_lengths) + 1 + np.arange(len(lengths), dtype=np.int64)
         self.sequence_lengths.frombytes(lengths.tobytes())
-        self.document_indices.frombytes(ends.tobytes())  # each document is one sequence
+        self.document_indices.frombytes(ends.tobytes())
 
-    def add_index(self, prefix: str | os.PathLike, allow_missing_manifest: bool = False) -> None:
-        """Append a whole existing dataset: copy its `.bin`, shift its document indices (a shard
-        merge). Its manifest must record this builder's tokenizer; a dataset without a manifest is
-        refused unless `allow_missing_manifest` (see `merge_datasets`). The copy checks the
-        shard's `.bin` against its manifest's sha256 on the way, at no cost of its own."""
-        self._check_open()
-        if self.document_indices[-1] != len(self.sequence_lengths):
-            raise ValueError("add_index: the current document is not finished; call "
-                             "end_document() first")
-        other = IndexedDataset(prefix)
+    def add_index(self, other: str | os.PathLike | IndexedDataset) -> None:
+        """Append a whole dataset (its prefix, or the dataset opened), as megatron-core's
+        `add_index` does for its `tools/merge_datasets.py`: its lengths as they are, its document
+        indices shifted by the sequences already here, its `.bin` copied byte for byte. Pointers
+        need no shifting: `finalize` computes them all from the lengths."""
+        self.check_between_documents("add_index")
+        other = other if isinstance(other, IndexedDataset) else IndexedDataset(other)
         if other.dtype != self.dtype:
-            raise ValueError(f"add_index: {prefix} holds {other.dtype}, this dataset {self.dtype}; "
-                             "merge only datasets of one dtype")
-        dataset_manifest.check_shard(self.prefix, self.tokenizer, prefix, other.manifest,
-                                     check_bool(allow_missing_manifest, "allow_missing_manifest"))
+            raise ValueError(f"add_index: {os.fspath(other.prefix)} holds {other.dtype}, this "
+                             f"dataset {self.dtype}; merge only datasets of one dtype")
         offset = len(self.sequence_lengths)
         self.sequence_lengths.frombytes(other.sequence_lengths.astype(np.int64).tobytes())
         self.document_indices.frombytes((other.document_indices[1:] + offset).tobytes())
-        copied = dataset_manifest.Checksum()
-        with open(bin_path(prefix), "rb") as f:
-            while chunk := f.read(CHUNK_BYTES):
-                self._write_bin(chunk)
-                copied.update(chunk)
-        if other.manifest is not None:  # the copy read every byte: they are checked for nothing
-            dataset_manifest.check_sha256(bin_path(prefix), copied.fields()["sha256"],
-                                          other.manifest["bin"]["sha256"])
-        corpus = None if other.manifest is None else other.manifest["corpus"]
-        self.corpus = None if self.corpus is None or corpus is None else self.corpus + corpus
-        self._shards = (self._shards or []) + [dataset_manifest.shard(
-            prefix, other.num_documents, other.num_tokens, copied.fields()["sha256"])]
+        with open(bin_path(other.prefix), "rb") as f:
+            shutil.copyfileobj(f, self.bin_file, COPY_BYTES)
 
-    def finalize(self) -> None:
-        """Sync the tokens, write and sync the index (hashed as it is written), then put `.bin`,
-        `.idx`, the manifest and the pair record in place, in that order (`pair.commit`)."""
+    def check_between_documents(self, action: str) -> None:
+        """Refuse `action` once the builder is finished, or while a document is open: sequences
+        added after the last `end_document()` belong to no document, and Megatron would never
+        read them."""
         self._check_open()
         if self.document_indices[-1] != len(self.sequence_lengths):
-            raise ValueError("finalize: sequences were added after the last end_document(); "
-                             "Megatron would never read them, so finish the document first")
-        idx = AtomicFile(idx_path(self.prefix))
-        try:
-            self._bin.sync()
-            lengths = np.frombuffer(self.sequence_lengths, np.int64)
-            if len(lengths) and lengths.max() > np.iinfo(np.int32).max:
-                raise ValueError("a sequence longer than 2**31 - 1 tokens does not fit the int32 "
-                                 "length field")
-            pointers = byte_offsets(lengths, self.dtype.itemsize)[:-1]
-            idx_checksum = dataset_manifest.Checksum()
-            for part in (HEADER.pack(MAGIC, VERSION, dtype_code(self.dtype), len(lengths),
-                                      len(self.document_indices)),
-                         lengths.astype(np.int32).tobytes(), pointers.astype(np.int64).tobytes(),
-                         np.frombuffer(self.document_indices, np.int64).tobytes()):
-                idx.file.write(part)
-                idx_checksum.update(part)
-            idx.sync()
-            pair.commit(self.prefix, self._bin, idx, self._manifest(idx_checksum))
-        except BaseException:
-            idx.discard()
-            self.discard()
-            raise
-        self._done = True
+            raise ValueError(f"{action}: sequences were added after the last end_document(), "
+                             "which Megatron would never read; call end_document() first")
 
-    def _manifest(self, idx_checksum: dataset_manifest.Checksum) -> str:
-        """The manifest's text. A shard of unknown origin (corpus None) leaves the tokenizer
-        unknown too: the manifest does not vouch for tokens it knows nothing of."""
-        counts = {"sequences": len(self.sequence_lengths),
-                  "documents": len(self.document_indices) - 1,
-                  "tokens": self._bin_checksum.bytes // self.dtype.itemsize}
-        tokenizer = None if self.corpus is None else self.tokenizer
-        return dataset_manifest.dumps(dataset_manifest.make(
-            self.dtype, tokenizer, self.corpus, counts, self._bin_checksum.fields(),
-            idx_checksum.fields(), self._shards, self.engine))
+    def index_parts(self) -> list[bytes]:
+        """The `.idx`, as the four pieces written one after another: the header, the int32
+        lengths, the int64 pointers (where each sequence starts in `.bin`, in bytes) and the int64
+        document indices. Everything is checked first: a refusal writes nothing, and the builder
+        stays usable (end the document, then finalize again)."""
+        self.check_between_documents("finalize")
+        lengths = np.frombuffer(self.sequence_lengths, np.int64)
+        if len(lengths) and lengths.max() > np.iinfo(np.int32).max:
+            raise ValueError("a sequence longer than 2**31 - 1 tokens does not fit the int32 "
+                             "length field")
+        pointers = byte_offsets(lengths, self.dtype.itemsize)[:-1]  # the running sum, in bytes
+        header = HEADER.pack(MAGIC, VERSION, dtype_code(self.dtype), len(lengths),
+                             len(self.document_indices))
+        return [header, lengths.astype(np.int32).tobytes(), pointers.astype(np.int64).tobytes(),
+                np.frombuffer(self.document_indices, np.int64).tobytes()]
+
+    def finalize(self) -> None:
+        """Close `.bin` and write `<prefix>.idx` (megatron-core's `finalize(idx_path)`)."""
+        parts = self.index_parts()
+        self.finished = True
+        self.bin_file.close()
+        with open(idx_path(self.prefix), "wb") as f:
+            for part in parts:
+                f.write(part)
 
     def discard(self) -> None:
-        """Drop everything written so far; the target files are untouched."""
-        self._bin.discard()
-        self._done = True
+        """Stop without an index: close `.bin` as far as it got. megatron-core's builder has no
+        undo, nor has this one: the `.bin` written so far stays, and no `.idx` describes it."""
+        self.finished = True
+        self.bin_file.close()
 
     def _check_open(self) -> None:
-        if self._done:
+        if self.finished:
             raise ValueError(f"the builder for {os.fspath(self.prefix)!r} is finished; start a new "
                              "one")
 
 
-def write_dataset(prefix: str | os.PathLike, documents: Iterable[object],
-                  dtype: object = np.uint16) -> IndexedDataset:
-    """Write each document (a list or 1-D array of ids) as one sequence, and open the result."""
+def check_documents(documents: object) -> Iterable:
+    """`documents`, checked to be a list of documents (each a list or 1-D array of ids) before
+    anything is written: a str, a dict, a set or the 1-D array of one document is refused."""
     check_iterable(documents, "documents", "a list of documents (each a list of ids)", ordered=True)
     if isinstance(documents, np.ndarray) and documents.ndim == 1:
         raise ValueError("documents must hold documents, each a list of ids, got a 1-D array (the "
                          "ids of one document?): write one document as [ids]")
+    return documents
+
+
+def write_dataset(prefix: str | os.PathLike, documents: Iterable[object],
+                  dtype: object = np.uint16) -> IndexedDataset:
+    """Write each document (a list or 1-D array of ids) as one sequence, and open the result.
+
+    Straight to the final names, as the builder writes; the production path's
+    `dataset.write_dataset` replaces a pair that may be in use as a whole, with its manifest."""
+    documents = check_documents(documents)
     with IndexedDatasetBuilder(prefix, dtype) as builder:
         for ids in documents:
             builder.add_document(ids)
     return IndexedDataset(prefix)
-
-
-def merge_datasets(prefixes: Sequence[str | os.PathLike], out_prefix: str | os.PathLike, *,
-                   allow_missing_manifest: bool = False, corpus: list[dict] | None = None
-                   ) -> IndexedDataset:
-    """Concatenate datasets of one dtype and one tokenizer in order: `.bin` files back to back,
-    `.idx` arrays offset, and a manifest that lists the shards (by file name: where they were
-    built does not matter) with the counts summed and the corpus files one after another, or
-    `corpus` instead (the whole files, when the shards were byte ranges of them: `distributed`).
-
-    Shards of different tokenizers (by their manifests) are refused before anything is written: one
-    id would mean two tokens. So is a shard without a manifest (megatron-core's): nothing says what
-    its ids mean; `allow_missing_manifest=True` merges it, the tokenizer and corpus then null.
-    """
-    prefixes = list(check_type(prefixes, "prefixes", (list, tuple), "a list of dataset prefixes"))
-    if not prefixes:
-        raise ValueError("prefixes is empty: give at least one dataset to merge")
-    shards = [IndexedDataset(prefix) for prefix in prefixes]  # cheap: headers and manifests
-    tokenizer = dataset_manifest.common_tokenizer(  # or refused, before anything is written
-        [(prefix, shard.manifest) for prefix, shard in zip(prefixes, shards)],
-        check_bool(allow_missing_manifest, "allow_missing_manifest"))
-    with IndexedDatasetBuilder(out_prefix, shards[0].dtype, tokenizer) as builder:
-        for prefix in prefixes:
-            builder.add_index(prefix, allow_missing_manifest)
-        found = [None if s.manifest is None else s.manifest.get("engine") for s in shards]
-        builder.engine = found[0] if all(e == found[0] for e in found) else None  # one, or none
-        if corpus is not None:
-            builder.corpus = check_type(corpus, "corpus", list, "a list of corpus files")
-    return IndexedDataset(out_prefix)
-
-
-def verify_dataset(prefix: str | os.PathLike, *, checksums: bool = True,
-                   progress: bool = False) -> dict:
-    """Check the dataset at `prefix` against its manifest and return the manifest: what a script
-    runs before training. `checksums=False` keeps to the cheap checks. A ValueError says what does
-    not match; a dataset without a manifest is one too (there is nothing to verify against)."""
-    dataset = IndexedDataset(prefix, verify=checksums, progress=progress)
-    if dataset.manifest is None:
-        raise ValueError(dataset_manifest.no_manifest(prefix, "there is nothing to check it "
-                                                              "against"))
-    return dataset.manifest
 
 
 def _map(path: Path, dtype: object) -> np.ndarray:

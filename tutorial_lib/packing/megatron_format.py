@@ -30,13 +30,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import (
-    check_choice,
-    check_int,
-    check_int_rows,
-    check_path,
-    check_regular_file,
-)
+from tutorial_lib._checks import (check_choice, check_int, check_int_rows, check_path,
+                                  check_regular_file)
 
 MAGIC = b"MMIDIDX\x00\x00"
 VERSION = 1

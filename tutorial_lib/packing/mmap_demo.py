@@ -29,18 +29,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import (
-    check_callable,
-    check_choice,
-    check_int,
-    check_number,
-    check_path,
-    check_type,
-)
+from tutorial_lib._checks import (check_callable, check_choice, check_int, check_number, check_path,
+                                  check_type)
 from tutorial_lib.packing import megatron
-from tutorial_pipeline import dataset_files as pair
-from tutorial_pipeline import dataset_manifest
-from tutorial_pipeline.files import AtomicFile
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 MEMORY_FIELDS = ("VmRSS", "RssAnon", "RssFile", "RssShmem")
@@ -141,30 +132,22 @@ def touch(tokens: np.ndarray, share: float = 1.0) -> int:
 def copy_in_writes(prefix: str | os.PathLike, out_prefix: str | os.PathLike,
                    write_bytes: int | None) -> Path:
     """Copy the pair at `prefix` to `out_prefix`, its `.bin` in write() calls of `write_bytes` each
-    (None: one call for the whole file); returns the new `.bin`.
+    (None: one call for the whole file), then synced; returns the new `.bin`.
 
     The page cache holds a file in folios (runs of pages) whose size follows the writes that filled
     it, and a page fault maps the whole folio at once: how a file was written decides how much of it
-    a few random reads make resident."""
+    a few random reads make resident. The copy goes straight to the two names, as the plain builder
+    writes (nothing may have the copy mapped meanwhile); only `.bin` and `.idx` are copied."""
     # from a copy in this process's own memory: writing straight from the source's mapping would
     # fault its pages in during the copy, and the kernel then fills the page cache in smaller runs
-    source = megatron.IndexedDataset(prefix)
-    raw = memoryview(source.tokens.tobytes())
-    manifest = None if source.manifest is None else dataset_manifest.dumps(source.manifest)
+    raw = memoryview(megatron.IndexedDataset(prefix).tokens.tobytes())
     step = len(raw) if write_bytes is None else check_int(write_bytes, "write_bytes", low=1)
-    bin_file = AtomicFile(megatron.bin_path(out_prefix))
-    idx_file = AtomicFile(megatron.idx_path(out_prefix))
-    try:
+    with open(megatron.bin_path(out_prefix), "wb") as f:
         for start in range(0, len(raw), max(1, step)):
-            bin_file.file.write(raw[start:start + step])
-        idx_file.file.write(megatron.idx_path(prefix).read_bytes())
-        bin_file.sync()
-        idx_file.sync()
-        pair.commit(out_prefix, bin_file, idx_file, manifest)  # the same bytes: the same manifest
-    except BaseException:
-        bin_file.discard()
-        idx_file.discard()
-        raise
+            f.write(raw[start:start + step])
+        f.flush()
+        os.fsync(f.fileno())  # the pages clean and on disk, as a builder leaves its files
+    megatron.idx_path(out_prefix).write_bytes(megatron.idx_path(prefix).read_bytes())
     return megatron.bin_path(out_prefix)
 
 

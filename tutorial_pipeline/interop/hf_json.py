@@ -9,26 +9,26 @@ holds the same contract as ours, spelled differently:
 - the BPE model: vocab (token in that alphabet -> our id) and the merges in rank order;
 - added_tokens: our special tokens (special, not normalized: matched in the text as given).
 
-`export` writes it; Hugging Face then gives our ids (tests/tokenization/test_hf_json.py checks every
-bundled corpus and random text, with `tokenizers` and `transformers`), except where the engines'
-Unicode tables differ: 17,480 code points Python 3.11 calls unassigned (`onig_regex`), and in the
-normalizer 171 characters of Unicode 12.1 to 14.0 (the 72 NFKC decompositions, the combining
+`to_huggingface` writes it; Hugging Face then gives our ids (tests/tokenization/test_hf_json.py
+checks every bundled corpus and random text, with `tokenizers` and `transformers`), except where the
+engines' Unicode tables differ: 17,480 code points Python 3.11 calls unassigned (`onig_regex`), and
+in the normalizer 171 characters of Unicode 12.1 to 14.0 (the 72 NFKC decompositions, the combining
 classes of 98 marks and one composition, all new to Unicode after `tokenizers`' normalization
 tables) plus 55 unassigned letters that Rust lower-cases; the tests pin each set.
 
 The export also carries our contract, under the key `CONTRACT_KEY` inside "model": Hugging Face's
 BPE reader skips keys it does not know (its top level refuses them), so the file still loads, and a
-learner can read which tokenizer digest the file holds. `read` uses it to give back the very
-pattern and metadata, so ours -> tokenizer.json -> ours keeps the digest, and refuses a file whose
-content no longer gives the digest it records. A file saved again by `tokenizers` loses the key;
-read back, it then has the file's own regex as its pattern (for GPT-4's, the rewritten one), so
+learner can read which tokenizer digest the file holds. `from_huggingface` uses it to give back the
+very pattern and metadata, so ours -> tokenizer.json -> ours keeps the digest, and refuses a file
+whose content no longer gives the digest it records. A file saved again by `tokenizers` loses the
+key; read back, it then has the file's own regex as its pattern (for GPT-4's, the rewritten one), so
 the same ids but another digest.
 
-`read` takes any byte-level BPE tokenizer.json (GPT-2's, Qwen's, DeepSeek's) and refuses, by name,
-what our Tokenizer cannot do: other models (WordPiece, Unigram, WordLevel), BPE options (dropout,
-byte fallback, ignore_merges, word prefixes), and pre-tokenizer steps, normalizers, post-processors
-and decoders it lacks. Added tokens become special tokens, which `encode` takes only when
-allowed_special names them: Hugging Face's `encode(text)` is our
+`from_huggingface` takes any byte-level BPE tokenizer.json (GPT-2's, Qwen's, DeepSeek's) and
+refuses, by name, what our Tokenizer cannot do: other models (WordPiece, Unigram, WordLevel), BPE
+options (dropout, byte fallback, ignore_merges, word prefixes), and pre-tokenizer steps,
+normalizers, post-processors and decoders it lacks. Added tokens become special tokens, which
+`encode` takes only when allowed_special names them: Hugging Face's `encode(text)` is our
 `encode(text, allowed_special="all")`.
 """
 
@@ -45,8 +45,9 @@ from tutorial_lib._checks import check_path, check_regular_file, check_str, chec
 from tutorial_lib.bpe import formats
 from tutorial_lib.bpe.formats import GPT2_BYTE_DECODER, Contract, Parts
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN
+from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.contract.normalize import check_form
-from tutorial_pipeline.files import write_atomically
+from tutorial_lib.data import write_atomically
 from tutorial_pipeline.interop.onig_regex import from_oniguruma, to_oniguruma
 
 CONTRACT_KEY = "tutorial_lib"  # inside "model": our manifest and pattern
@@ -58,8 +59,9 @@ _BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": T
 # ------------------------------------------------------------------------------------- the export
 
 
-def export(tokenizer: Contract, path: str | os.PathLike) -> Path:
-    """Write `tokenizer` as a Hugging Face tokenizer.json at `path`, atomically."""
+def to_huggingface(tokenizer: Contract, path: str | os.PathLike) -> Path:
+    """Write `tokenizer` as a Hugging Face tokenizer.json at `path`, atomically, with our ids and
+    digest (module docstring); returns the path."""
     path = check_path(path, "path")
     write_atomically(path, json.dumps(to_spec(tokenizer), ensure_ascii=False, indent=1) + "\n")
     return path
@@ -141,8 +143,8 @@ def _folded_after_lowercase() -> tuple[str, ...]:
 # ------------------------------------------------------------------------------------- the import
 
 
-def read(path: str | os.PathLike, pattern: str | None = None) -> Parts:
-    """The Tokenizer parts of the byte-level BPE tokenizer.json at `path` (module docstring).
+def from_huggingface(path: str | os.PathLike, pattern: str | None = None) -> Tokenizer:
+    """Our Tokenizer of the byte-level BPE tokenizer.json at `path` (module docstring).
 
     `pattern` replaces the file's Split steps: for a file whose pre-tokenizer is several Splits in a
     row (DeepSeek-V4's), which our one split pattern can only stand for if the caller has written
@@ -153,11 +155,12 @@ def read(path: str | os.PathLike, pattern: str | None = None) -> Parts:
         spec = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise ValueError(f"{path} is not a JSON file this code can read: {e}") from None
-    return from_spec(spec, str(path), pattern)
+    return Tokenizer(*from_spec(spec, str(path), pattern))
 
 
 def from_spec(spec: Any, where: str = "tokenizer.json", pattern: str | None = None) -> Parts:
-    """`read` for a tokenizer.json already parsed; `where` names it in messages."""
+    """The Tokenizer parts (`Tokenizer(*parts)`) of a tokenizer.json already parsed, as
+    `from_huggingface` reads them; `where` names it in messages."""
     check_type(spec, "spec", dict, "a parsed tokenizer.json (a dict)")
     if pattern is not None:
         check_str(pattern, "pattern", non_empty=True)

@@ -19,16 +19,13 @@ with `normalize.normalize`), and decode-only ids (tiktoken could merge into them
 tokens). And the split pattern runs in tiktoken's regex engine, whose Unicode tables are older than
 the `regex` module's: on the 17,480 code points pretokenize's docstring describes (U+0558 is the
 first, chapter 05's U+0C5C one of them) the ids can differ;
-tests/tokenization/test_tiktoken_export.py pins that, and `class_members` shows where (chapters 05
-and 13).
+tests/tokenization/test_tiktoken_export.py pins that, and the lesson's `pretokenize.class_members`
+shows where (chapters 05 and 13).
 """
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
-
-import regex
 
 from tutorial_lib._checks import check_str
 from tutorial_lib.bpe import formats
@@ -84,34 +81,3 @@ def _check_exportable(tokenizer: Contract) -> None:
                          "(decode-only); tiktoken could merge into them: name them special tokens "
                          "or leave them out")
 
-
-# --------------------------------------------------- where the two engines' Unicode tables differ
-
-
-@cache
-def every_character() -> str:
-    """Every code point but the surrogates (which no str of real text holds), in order."""
-    return "".join(chr(code) for code in range(0x110000) if not 0xD800 <= code < 0xE000)
-
-
-def tiktoken_matches(char_class: str, text: str) -> str:
-    """The characters of `text` that tiktoken's regex engine puts in `char_class`, in order.
-
-    tiktoken does not expose its regex, but shows what it matched: with `char_class` as the split
-    pattern and only the 256 bytes as tokens, `encode_ordinary` returns the UTF-8 bytes of the
-    matched characters and drops everything else.
-    """
-    import tiktoken
-
-    probe = tiktoken.Encoding("probe", pat_str=check_str(char_class, "char_class", non_empty=True),
-                              mergeable_ranks={bytes([b]): b for b in range(256)},
-                              special_tokens={})
-    return bytes(probe.encode_ordinary(check_str(text, "text"))).decode("utf-8")
-
-
-def class_members(char_class: str) -> tuple[set[str], set[str]]:
-    """The characters in `char_class` (`\\p{L}`, say) for the `regex` module and for tiktoken's
-    engine, out of `every_character()`: where their Unicode tables differ, the two sets do."""
-    return (set(regex.findall(check_str(char_class, "char_class", non_empty=True),
-                              every_character())),
-            set(tiktoken_matches(char_class, every_character())))
