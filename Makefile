@@ -9,42 +9,42 @@ export PYTHONHASHSEED := 0
 
 .PHONY: install kernel lab workspace reset update submit test notebooks bench interop classroom clean
 
-# install, kernel and lab are tools/setup_course.py's commands, so a machine without make (Windows)
-# runs the same steps with `python tools/setup_course.py install|kernel|lab`.
+# install, kernel and lab are tutorial_course/setup_course.py's commands, so a machine without make
+# (Windows) runs the same steps with `python -m tutorial_course.setup_course install|kernel|lab`.
 install: $(STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
-	$(PYTHON) tools/setup_course.py install
+	$(PYTHON) -m tutorial_course.setup_course install
 
 # Registers .venv as the kernel "分词与序列打包 (.venv)", for a Jupyter (Anaconda's) outside .venv.
 kernel: $(STAMP)
-	$(PYTHON) tools/setup_course.py kernel
+	$(PYTHON) -m tutorial_course.setup_course kernel
 
 # Syncs workspace/, then JupyterLab there (--allow-root when run as root, as in containers).
 lab: $(STAMP)
-	$(PYTHON) tools/setup_course.py lab -- $(LAB_ARGS)
+	$(PYTHON) -m tutorial_course.setup_course lab -- $(LAB_ARGS)
 
 # Copies each notebook workspace/ lacks, outputs cleared; never overwrites the learner's copy.
 workspace:
-	$(PYTHON) tools/workspace.py sync
+	$(PYTHON) -m tutorial_course.workspace sync
 
 # `make reset NB=02` restores one notebook in workspace/ after asking.
 reset:
 	@test -n "$(NB)" || { echo "usage: make reset NB=02"; exit 2; }
-	$(PYTHON) tools/workspace.py reset $(NB)
+	$(PYTHON) -m tutorial_course.workspace reset $(NB)
 
 # `make update` (or `make update NB="02 03"`) brings newer notebooks into workspace/: cells the learner
 # edited stay theirs; where the new version changed one of them too, it is written beside (NN_name.new.ipynb).
 update:
-	$(PYTHON) tools/workspace.py update $(NB)
+	$(PYTHON) -m tutorial_course.workspace update $(NB)
 
 # `make submit STUDENT=s2024-017 NB="02 03"` packs those workspace copies into submissions/ (not ignored):
 # upload the zip, or commit and push it.
 submit:
 	@test -n "$(STUDENT)" -a -n "$(NB)" || { echo 'usage: make submit STUDENT=ID NB="02 03"'; exit 2; }
-	$(PYTHON) tools/workspace.py submit --student $(STUDENT) $(NB)
+	$(PYTHON) -m tutorial_course.workspace submit --student $(STUDENT) $(NB)
 
-# ruff first (tutorial_lib/: lines within 100 columns, no unused names; pyproject.toml configures it).
+# ruff first (the three packages: lines within 100 columns, no unused names; pyproject.toml says so).
 # Two pytest workers, one per core; loadscope keeps each notebook (and each test module) on one worker.
 test: $(STAMP)
 	$(BIN)/ruff check

@@ -1,5 +1,5 @@
 """A class of fake students for the end-to-end test: each one's notebook, made from the released
-notebook the way that student would have filled it in, and packed as `tools/workspace.py submit`
+notebook the way that student would have filled it in, and packed as `tutorial_course/workspace.py submit`
 packs it (one zip per student holding `<ID>__<UTC time>__<notebook>.ipynb`)."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def student_notebook(student: str, released: Path, instructor: Path) -> nbformat
 
 def submit(student: str, nb: nbformat.NotebookNode, notebook_name: str, assignment: str,
            folder: Path, timestamp: str = "20261201T120000Z") -> Path:
-    """submissions/<assignment>__<ID>.zip as `tools/workspace.py submit` writes it."""
+    """submissions/<assignment>__<ID>.zip as `tutorial_course/workspace.py submit` writes it."""
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{assignment}__{student}.zip"
     with zipfile.ZipFile(target, "w") as archive:

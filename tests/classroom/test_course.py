@@ -2,7 +2,7 @@
 
 Chapter 02 (four exercises, the notebook runs in seconds; chapter 00 has a single exercise, too
 few for a class report to say anything) is released into a temporary course directory; six fake
-students (fake_class.py) hand it in as `tools/workspace.py submit` packs a submission; then
+students (fake_class.py) hand it in as `tutorial_course/workspace.py submit` packs a submission; then
 `nbgrader zip_collect`, `autograde`, `export`, `generate_feedback` and our report run, and the
 gradebook CSV and the report must show the expected points and verdicts: the students who
 tampered with the checker or hard-coded the public answers get nothing for it.
@@ -178,7 +178,8 @@ def test_the_student_kit_is_the_course_without_solutions_tests_or_executed_noteb
     expected = [n for n in release.KIT_FILES if (release.ROOT / n).exists()] + ["notebooks"]
     assert sorted(p.name for p in kit.iterdir()) == sorted(expected)
     assert not (kit / "solutions").exists() and not (kit / "tests").exists()
-    assert (kit / "tools" / "workspace.py").is_file() and (kit / "tutorial_lib" / "classroom").is_dir()
+    assert (kit / "tutorial_course" / "workspace.py").is_file() and (kit / "tutorial_course" / "classroom").is_dir()
+    assert not (kit / "tools").exists() and not (kit / "solutions").exists()
     assert sorted(p.name for p in (kit / "notebooks").iterdir()) == sorted(
         f"{c.stem}.ipynb" for c in chapters.CHAPTERS if c.available)
     for nb in (kit / "notebooks").iterdir():

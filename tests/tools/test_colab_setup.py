@@ -1,12 +1,11 @@
-"""tools/colab_setup.py: on a hosted runtime, install only what is missing and never move the
+"""tutorial_course/colab_setup.py: on a hosted runtime, install only what is missing and never move the
 runtime's own packages. (Colab itself cannot be reached from the tests; README says what was run.)"""
 
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-import colab_setup  # noqa: E402  (tools/ is not a package)
+from tutorial_course import colab_setup
 
 
 def test_requirements_are_the_dependencies_and_the_compared_libraries():

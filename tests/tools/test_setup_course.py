@@ -1,4 +1,4 @@
-"""tools/setup_course.py: the same set-up with and without make, on POSIX and on Windows."""
+"""tutorial_course/setup_course.py: the same set-up with and without make, on POSIX and on Windows."""
 
 import json
 import os
@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-import setup_course  # noqa: E402  (tools/ is not a package)
+from tutorial_course import setup_course
 
-SCRIPT = ROOT / "tools" / "setup_course.py"
+SCRIPT = ROOT / "tutorial_course" / "setup_course.py"
 WINDOWS_PY = r".venv\Scripts\python.exe"
 
 
@@ -47,22 +46,22 @@ def test_dry_run_on_windows_prints_commands_for_cmd_and_powershell():
     assert lines[2] == (WINDOWS_PY + " -m ipykernel install --user --name tokenization-tutorial "
                         '--display-name "分词与序列打包 (.venv)"')
     lab = dry_run("lab", "--os", "nt", "--", "--port", "9000")
-    assert lab[-2:] == ["python tools\\workspace.py sync",
+    assert lab[-2:] == ["python -m tutorial_course.workspace sync",
                         WINDOWS_PY + " -m jupyter lab --notebook-dir=workspace --port 9000"]
 
 
 def test_dry_run_here_runs_nothing_and_quotes_for_the_shell(tmp_path):
-    (tmp_path / "tools").mkdir()
-    shutil.copy2(SCRIPT, tmp_path / "tools" / SCRIPT.name)
+    (tmp_path / "tutorial_course").mkdir()
+    shutil.copy2(SCRIPT, tmp_path / "tutorial_course" / SCRIPT.name)
     for name in setup_course.INPUTS:
         (tmp_path / name).write_text("x")
-    script = tmp_path / "tools" / SCRIPT.name
+    script = tmp_path / "tutorial_course" / SCRIPT.name
     lines = dry_run("install", "--student", "--os", "posix", script=script)
     assert lines[0].endswith(" -m venv .venv")
     assert lines[1:] == [".venv/bin/python -m pip install --disable-pip-version-check -q "
                      "-c constraints.txt -e '.[bench]'"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["constraints.txt", "pyproject.toml",
-                                                          "tools"]
+                                                          "tutorial_course"]
 
 
 def test_lab_adds_allow_root_only_for_root_and_passes_extra_arguments():
@@ -99,8 +98,8 @@ def test_make_runs_the_script_for_install_kernel_and_lab():
         pytest.skip("no make here")
     done = subprocess.run(["make", "-n", "-B", "install", "kernel", "lab", "LAB_ARGS=--no-browser"],
                           cwd=ROOT, capture_output=True, text=True, check=True)
-    commands = [line for line in done.stdout.splitlines() if "setup_course.py" in line]
-    assert [c.split("setup_course.py ", 1)[1] for c in commands] == [
+    commands = [line for line in done.stdout.splitlines() if "tutorial_course.setup_course" in line]
+    assert [c.split("tutorial_course.setup_course ", 1)[1] for c in commands] == [
         "install", "kernel", "lab -- --no-browser"]
 
 

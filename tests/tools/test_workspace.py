@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-import workspace  # noqa: E402  (tools/ is not a package)
+from tutorial_course import workspace
 
 
 @pytest.fixture

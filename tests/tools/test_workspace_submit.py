@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-import workspace  # noqa: E402  (tools/ is not a package)
+from tutorial_course import workspace
 
 from tutorial_course.classroom import NAMED_REGEXP, release  # noqa: E402
 
@@ -95,7 +94,7 @@ def test_a_notebook_name_the_collector_would_skip_is_refused(course):
     (["submit", "--student", "s1", "99"], "no notebook called '99'"),
 ])
 def test_the_command_line_refuses_with_exit_status_2(args, message):
-    run = subprocess.run([sys.executable, "tools/workspace.py", *args], cwd=ROOT,
+    run = subprocess.run([sys.executable, "tutorial_course/workspace.py", *args], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and message in run.stderr and run.stdout == ""
 
@@ -148,5 +147,5 @@ def test_nbgrader_zip_collect_takes_the_submissions(course, tmp_path):
 
 
 def test_submit_takes_the_student_ids_the_course_collects():
-    # tools/workspace.py runs before the venv exists, so it keeps its own copy of the id pattern
+    # tutorial_course/workspace.py runs before the venv exists, so it keeps its own copy of the id pattern
     assert f"(?P<student_id>{workspace.STUDENT_ID.pattern})" in NAMED_REGEXP

@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-import notebook_merge  # noqa: E402  (tools/ is not a package)
-import workspace  # noqa: E402
+from tutorial_course import notebook_merge
+from tutorial_course import workspace
 
 NAME = "02_bpe_step_by_step.ipynb"
 STUB = "def count_pairs(corpus):\n    # 在这里写你的实现\n    raise NotImplementedError\n"
@@ -200,7 +199,7 @@ def test_update_copies_a_notebook_workspace_lacks(tmp_path):
 
 
 def test_update_of_an_unknown_chapter_exits_2_and_writes_nothing():
-    run = subprocess.run([sys.executable, "tools/workspace.py", "update", "99"], cwd=ROOT,
+    run = subprocess.run([sys.executable, "tutorial_course/workspace.py", "update", "99"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "no notebook called '99'" in run.stderr
 

@@ -16,7 +16,8 @@ writes one HTML page per assignment. Everything else is nbgrader: `zip_collect`,
 from __future__ import annotations
 
 COURSE_ID = "tokenization-packing"
-# The file name of one submission (tools/workspace.py submit writes it, zip_collect reads it):
+# The file name of one submission (`tutorial_course.workspace submit` writes it, zip_collect
+# reads it):
 # <student id>__<UTC time YYYYMMDDTHHMMSSZ>__<notebook file name>.
 NAMED_REGEXP = (r"(?P<student_id>[A-Za-z0-9-]+)__(?P<timestamp>[0-9]{8}T[0-9]{6}Z)__"
                 r"(?P<file_id>[A-Za-z0-9_]+\.ipynb)")

@@ -27,10 +27,10 @@ from tutorial_course.classroom.source import source_notebook
 from tutorial_lib.data import write_atomically
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository: notebooks/, solutions/, data/ ...
-# What the student kit copies from the repository: the three packages, their data, the tools, the
+# What the student kit copies from the repository: the three packages, their data, the
 # docs and the two commands' files. Not solutions/, tests/, benchmarks/, interop/ or the executed
 # notebooks/.
-KIT_FILES = ("tutorial_lib", "tutorial_course", "tutorial_pipeline", "data", "tools", "docs",
+KIT_FILES = ("tutorial_lib", "tutorial_course", "tutorial_pipeline", "data", "docs",
              "Makefile", "pyproject.toml", "constraints.txt", "environment.yml", "README.md",
              ".gitignore", ".gitattributes")
 # In the kit `make test` runs every released notebook top to bottom (nothing compared, graded
@@ -40,14 +40,14 @@ KIT_PYTEST = ('testpaths = ["notebooks"]\n'
 
 KIT_NOTE = ("> **学生版**（The student version）：这里没有参考答案（下文提到的 `solutions/`）"
             "和测试；`notebooks/` 是待完成的作业，每个练习后面有一个只读的评分单元格。做完用 "
-            "`python tools/workspace.py submit --student 学号 NN` 交作业。\n\n")
+            "`python -m tutorial_course.workspace submit --student 学号 NN` 交作业。\n\n")
 
 CONFIG = '''\
 # nbgrader's configuration of this course, written by `python -m tutorial_course.classroom release`.
 c = get_config()  # noqa: F821 (nbgrader provides it)
 c.CourseDirectory.course_id = {course_id!r}
-# zip_collect: the files that `python tools/workspace.py submit` writes. nbgrader matches the
-# expression against the whole path of an extracted file, so it may start anywhere.
+# zip_collect: the files `python -m tutorial_course.workspace submit` writes. nbgrader matches
+# the expression against the whole path of an extracted file, so it may start anywhere.
 c.FileNameCollectorPlugin.named_regexp = r".*?" + {regexp!r}
 c.FileNameCollectorPlugin.valid_ext = [".ipynb"]
 c.ZipCollectApp.strict = True

@@ -2,7 +2,7 @@
 ours to change), from a clone of the repository:
 
     !git clone -q --depth 1 REPO_URL /content/course || git -C /content/course pull -q
-    %run /content/course/tools/colab_setup.py
+    %run /content/course/tutorial_course/colab_setup.py
 
 Colab's runtime already ships numpy, matplotlib, ipykernel, ipywidgets, transformers and the
 rest, at its own versions, and its front end depends on them. constraints.txt would downgrade

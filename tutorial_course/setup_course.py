@@ -1,10 +1,11 @@
-"""Set the course up on any machine, with or without make: the Makefile calls this script, so
-`make lab` and `python tools/setup_course.py lab` run the same commands on Linux, macOS and Windows.
+"""Set the course up on any machine, with or without make: the Makefile calls this module, so
+`make lab` and `python -m tutorial_course.setup_course lab` (run in the repository's root) run the
+same commands on Linux, macOS and Windows.
 
-    python tools/setup_course.py install [--student]   create .venv, pip install the pinned set
-    python tools/setup_course.py kernel      register .venv's kernel "分词与序列打包 (.venv)"
-    python tools/setup_course.py workspace   copy the notebooks workspace/ lacks
-    python tools/setup_course.py lab [-- LAB ARGS]   install if needed, workspace, then JupyterLab
+    python -m tutorial_course.setup_course install [--student]  .venv, pip install of the pins
+    python -m tutorial_course.setup_course kernel     register the kernel "分词与序列打包 (.venv)"
+    python -m tutorial_course.setup_course workspace  copy the notebooks workspace/ lacks
+    python -m tutorial_course.setup_course lab [-- LAB ARGS]  install, workspace, JupyterLab
 
 Stdlib only, so the Python that creates .venv can run it (on Windows that is `py` or `python`; the
 venv's own interpreter is then .venv\\Scripts\\python.exe). `--dry-run` prints the commands instead
@@ -61,10 +62,10 @@ def kernel_command(system: str = os.name) -> list[str]:
             "--name", KERNEL_NAME, "--display-name", KERNEL_DISPLAY_NAME]
 
 
-def workspace_command(python: str = sys.executable, system: str = os.name) -> list[str]:
-    """tools/workspace.py's sync (the Makefile's `workspace`), run by the set-up Python."""
-    script = PureWindowsPath if system == "nt" else PurePosixPath
-    return [python, str(script("tools", "workspace.py")), "sync"]
+def workspace_command(python: str = sys.executable) -> list[str]:
+    """`tutorial_course.workspace sync` (the Makefile's `workspace`), run by the set-up Python in
+    the repository's root, where the package is found before anything is installed."""
+    return [python, "-m", "tutorial_course.workspace", "sync"]
 
 
 def lab_command(system: str = os.name, as_root: bool = False,
@@ -120,7 +121,7 @@ def plan(args: argparse.Namespace) -> tuple[list[list[str]], list[list[str]]]:
     if args.command == "kernel":
         rest.append(kernel_command(args.system))
     if args.command in ("workspace", "lab"):
-        rest.append(workspace_command(sys.executable if here else "python", args.system))
+        rest.append(workspace_command(sys.executable if here else "python"))
     if args.command == "lab":
         rest.append(lab_command(args.system, here and is_root(), args.lab_args))
     return setup, rest

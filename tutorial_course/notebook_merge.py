@@ -21,7 +21,7 @@ before the record existed has no common ancestor, so every cell counts as edited
 is and any difference from the new version is a conflict. After a merge the record is the new
 version's, so the next update compares against what the learner has now been shown.
 
-Only the standard library: tools/workspace.py runs before the course's venv exists.
+Only the standard library: tutorial_course/workspace.py runs before the course's venv exists.
 """
 
 from __future__ import annotations

@@ -6,14 +6,14 @@ learner who ran and edited those would break `make test` and would see every "�
 under its question. So `make lab` works in workspace/ (git-ignored), where each notebook arrives
 with its outputs and widget state cleared, and is never overwritten once it is there.
 
-    python tools/workspace.py sync       copy every notebook workspace/ lacks (`make workspace`)
-    python tools/workspace.py reset 02   a fresh copy of notebook 02, after asking (`make reset`)
-    python tools/workspace.py update     newer notebooks in, the learner's edits kept (make update)
-    python tools/workspace.py submit --student ID 02 [03 ...]
+    python -m tutorial_course.workspace sync      every notebook workspace/ lacks (make workspace)
+    python -m tutorial_course.workspace reset 02  notebook 02 afresh, after asking (make reset)
+    python -m tutorial_course.workspace update    newer notebooks in, the learner's edits kept
+    python -m tutorial_course.workspace submit --student ID 02 [03 ...]
                                          workspace copies packed into submissions/ (`make submit`)
 
 Each copy records a digest of every cell's source as shipped, so that `update` can tell the cells
-the learner edited from the ones they did not (tools/notebook_merge.py). `submit` writes what the
+the learner edited from the ones they did not (`notebook_merge`). `submit` writes what the
 course's `nbgrader zip_collect` takes: submissions/<assignment>__<ID>.zip holding one file
 `<ID>__<UTC time YYYYMMDDTHHMMSSZ>__<notebook file name>`. submissions/ is not git-ignored, so a
 commit and push hands the work in too.
@@ -37,7 +37,7 @@ import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-from notebook_merge import edited_cells, merge, record_shipped
+from tutorial_course.notebook_merge import edited_cells, merge, record_shipped
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -136,7 +136,7 @@ def reset(name: str, notebooks: Path = NOTEBOOKS, workspace: Path = WORKSPACE, a
 
 def update(names: list[str], notebooks: Path = NOTEBOOKS, workspace: Path = WORKSPACE) -> list[str]:
     """Bring the notebooks `names` (all when empty) of notebooks/ into workspace/, keeping the
-    learner's edits (tools/notebook_merge.py); return a line per notebook saying what happened."""
+    learner's edits (`notebook_merge`); return a line per notebook saying what happened."""
     sources = ([find_notebook(n, notebooks) for n in names] if names
                else sorted(notebooks.glob("*.ipynb")))
     return [update_one(source, workspace) for source in sources]
@@ -185,8 +185,8 @@ def submit(student: str, names: list[str], notebooks: Path = NOTEBOOKS,
         if not FILE_ID.fullmatch(copy.name):  # the course's collector would skip it unseen
             raise ValueError(f"{copy.name}: nbgrader's collector takes only letters, digits and _")
         if not copy.is_file():
-            raise ValueError(f"workspace/{copy.name} 不存在：先 `make workspace`（或 "
-                             f"`python tools/workspace.py sync`），在 workspace/ 里做完再交")
+            raise ValueError(f"workspace/{copy.name} 不存在：先 `make workspace`（或 `python -m "
+                             f"tutorial_course.workspace sync`），在 workspace/ 里做完再交")
         copies.append((copy, load(copy)))
     stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
     return [pack(copy, nb, student, stamp, submissions) for copy, nb in copies]
