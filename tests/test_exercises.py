@@ -39,7 +39,7 @@ def wrong_answer(key: str):
 
 def chapter_modules() -> list[str]:
     """The chapter modules of tutorial_course/exercises (ch00, ch01, ...), sorted."""
-    return sorted(p.stem for p in (ROOT / "tutorial_lib" / "exercises").glob("ch*.py"))
+    return sorted(p.stem for p in (ROOT / "tutorial_course" / "exercises").glob("ch*.py"))
 
 
 def stub(*args):

@@ -43,7 +43,7 @@ def build_wheel(tmp: Path) -> Path:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, project / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for name in ("tutorial_lib", "data"):
+    for name in ("tutorial_lib", "tutorial_course", "tutorial_pipeline", "data"):
         shutil.copytree(ROOT / name, project / name, ignore=ignore)
     build = ("import sys; from setuptools import build_meta; "
              "print(build_meta.build_wheel(sys.argv[1]))")

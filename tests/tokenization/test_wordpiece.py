@@ -179,7 +179,7 @@ def test_training_respects_the_size_and_is_deterministic(texts, trained):
     assert len(trained.vocab) == 8000 == len(set(trained.vocab)) and trained.vocab[0] == "[UNK]"
     again = wt.train_wordpiece([texts["luxun"], texts["tinystories"]], 8000)
     assert again.vocab == trained.vocab and again.merges == trained.merges
-    code = ("from tutorial_lib import data; from tutorial_lib.tokenization import wordpiece_train "
+    code = ("from tutorial_lib import data; import tutorial_lib.wordpiece.train "
             "as wt; print(wt.train_wordpiece([data.load_text('timemachine')], 1500).vocab)")
     outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                               env={**os.environ, "PYTHONHASHSEED": seed}).stdout

@@ -36,7 +36,7 @@ def notebook(*cells: dict) -> dict:
 OUT = [{"output_type": "stream", "name": "stdout", "text": "9\n"}]
 V1 = notebook(
     cell("a", "markdown", "# 02 BPE\n\n旧的引言。"),
-    cell("b", "code", "from tutorial_lib.tokenization import bpe_toy", OUT),
+    cell("b", "code", "from tutorial_lib.bpe import bpe_toy", OUT),
     cell("c", "markdown", "## 1. 训练循环"),
     cell("d", "code", "print(9)", OUT),
     cell("e", "markdown", "### 练习 1"),
@@ -146,7 +146,7 @@ def test_an_untouched_code_cell_takes_the_new_source_with_outputs_cleared(course
     by_id(nb, "b")["outputs"] = OUT  # run, not edited
     write(space / NAME, nb)
     v2 = json.loads(json.dumps(V1))
-    by_id(v2, "b")["source"] = "from tutorial_lib.tokenization import bpe_toy, trainer"
+    by_id(v2, "b")["source"] = "from tutorial_lib.bpe import bpe_toy, trainer"
     by_id(v2, "b")["outputs"] = OUT  # the reference is executed; the copy gets no outputs
     write(notebooks / NAME, v2)
     workspace.update([], notebooks, space)

@@ -11,7 +11,7 @@ of the kernel: there the twins are blocked for the check and restored after it.)
 The replacement swaps the function's `__code__`, not the module attribute: a learner who wrote
 `from tutorial_lib.bpe.bpe_toy import train` before the check holds the same function
 object, so that name is caught too. A classmethod or method is named by its class
-(`...tokenizer.Tokenizer.train`) and the function under it is patched. The code that raises is
+(`...tokenizer.Tokenizer.encode`) and the function under it is patched. The code that raises is
 compiled with the twin's free variables (a method that uses `super()` has one), because Python
 only lets a function take a code object with as many.
 
@@ -54,8 +54,9 @@ def resolve(name: str) -> types.FunctionType:
     class's method, classmethod or staticmethod ("pkg.module.Class.method")."""
     if not isinstance(name, str):
         raise TypeError(f"a library twin must be a str, not {type(name).__name__}")
-    if not name.startswith("tutorial_lib."):
-        raise ValueError(f"library twin {name!r} must be a dotted name under tutorial_lib")
+    if not name.startswith(("tutorial_lib.", "tutorial_course.")):
+        raise ValueError(f"library twin {name!r} must be a dotted name under tutorial_lib (or "
+                         "tutorial_course, for what builds the cases)")
     parts = name.split(".")
     for cut in range(len(parts) - 1, 0, -1):
         try:

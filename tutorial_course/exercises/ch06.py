@@ -152,7 +152,7 @@ register(Exercise(
            "heap_entries({p: pair_counts[p] for p in new}, keys): heapq.heappush(heap, e)。"
            "pop_best 返回 None 时停下。",
     make_cases=_train_cases,
-    library_twins=("tutorial_lib.tokenization.trainer.train_bpe",
+    library_twins=("tutorial_lib.bpe.trainer.train_bpe",
                    "tutorial_lib.bpe.trainer.train_bpe_naive",
                    "tutorial_lib.bpe.trainer.PairIndex.build",
                    "tutorial_lib.bpe.trainer.PairIndex.merge"),

@@ -19,6 +19,7 @@ import re
 from tutorial_course.exercises import Case, Exercise, draw, register
 from tutorial_lib import data
 from tutorial_lib.bpe import course_tokenizer
+from tutorial_lib.bpe.formats import from_gpt2_files
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.contract import golden, offsets
 from tutorial_lib.contract.normalize import FORMS, normalize
@@ -159,7 +160,7 @@ def byte_level_tokenizer(name: str) -> Tokenizer:
     corpora) and GPT-2's (50,257, which cuts most Han characters into pieces)."""
     if name == "course":
         return course_tokenizer.load()
-    return Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
+    return from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
 
 
 def _offsets_case(name: str, text: str) -> Case:
@@ -286,7 +287,7 @@ register(Exercise(
             "'offsets'（每个 token 在原始输入里的字符区间：规范化之前的位置，所以 NFKC 把 '…' "
             "变成 '...' 以后三个 '.' 的区间都是 '…' 的那一个；写成 [start, end] 列表，和文件里的 "
             "JSON 一样）、'decoded'（decode(ids)，契约要求它等于 normalized）。",
-    recipe="from tutorial_lib.tokenization import golden, normalize, offsets。belongs = next(c "
+    recipe="from tutorial_lib.contract import golden, normalize, offsets。belongs = next(c "
            "for c in golden.CATEGORIES if c.name == category).belongs；not belongs(x) 就返回 "
            "None。否则 ids = tokenizer.encode_ordinary(x)；spans = "
            "offsets.encode_with_offsets(tokenizer, x).offsets（对原始的 x 算，不是对 N(x)）；返回 "
