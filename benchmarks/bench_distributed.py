@@ -27,7 +27,7 @@ from pathlib import Path
 
 from tutorial_lib import data
 from tutorial_pipeline import distributed, local
-from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.formats import from_gpt2_files
 
 EOT = data.ENDOFTEXT
 REPEAT = 3
@@ -56,7 +56,7 @@ def same(a, b):
 def main():
     from distributed import Client, LocalCluster
 
-    tok = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
+    tok = from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
     start = time.perf_counter()
     cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
                            silence_logs=logging.ERROR, scheduler_kwargs={"dashboard_address": ":0"})

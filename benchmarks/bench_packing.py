@@ -31,7 +31,7 @@ from tutorial_lib.data import tinystories_documents
 from tutorial_lib.packing import strategies
 from tutorial_lib.packing.fit_trees import MaxTree
 from tutorial_lib.packing.strategies import bfd, ffd, ffd_scan
-from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer import train_tokenizer
 
 try:
     import binpacking  # the fixed-volume bin packer on PyPI
@@ -78,7 +78,7 @@ def old_bfd(lengths, seq_len):
 
 def story_lengths() -> np.ndarray:
     stories = tinystories_documents()
-    tokenizer = Tokenizer.train(stories, 4096)
+    tokenizer = train_tokenizer(stories, 4096)
     return np.array([len(tokenizer.encode_ordinary(story)) + 1 for story in stories])  # + 1: the BOS
 
 

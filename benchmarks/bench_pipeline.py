@@ -53,6 +53,7 @@ from tutorial_pipeline import engines, local
 from tutorial_pipeline.corpus_files import read_documents
 from tutorial_pipeline.interop import hf_json
 from tutorial_lib.packing.megatron import IndexedDatasetBuilder, bin_path, idx_path
+from tutorial_lib.bpe.formats import from_gpt2_files
 from tutorial_lib.bpe.tokenizer import Tokenizer
 
 ROOT = Path(data.__file__).parent.parent  # the tree whose tutorial_lib is measured
@@ -76,8 +77,8 @@ which, corpus, out = sys.argv[1:4]
 if which != "tiktoken's own":
     from tutorial_lib import data
     from tutorial_pipeline import local
-    from tutorial_lib.bpe.tokenizer import Tokenizer
-    tok = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
+    from tutorial_lib.bpe.formats import from_gpt2_files
+    tok = from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
     run = lambda: local.build(corpus, tok, out, split="line", progress=False, engine=which).tokens
 else:
     import array
@@ -385,7 +386,7 @@ def crossover(directory: Path, corpus: Path, tok: Tokenizer) -> None:
 
 def main() -> None:
     rng = random.Random(0)
-    tok = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
+    tok = from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         lines = tmp / "lines.txt"

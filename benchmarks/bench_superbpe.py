@@ -8,7 +8,7 @@ Chinese has few spaces to bridge: what is left is punctuation and line ends. Thi
 
 Text: TinyStories, its 1,727 stories, the first 90% to train on and the last 10% held out; Lu Xun, his
 non-empty lines (one paragraph each), the first 90% to train, the last 10% held out. Each held-out story or
-line is encoded on its own. Tokenizers: ordinary BPE (`Tokenizer.train`, GPT-2 pattern) and `train_superbpe`
+line is encoded on its own. Tokenizers: ordinary BPE (`trainer.train_tokenizer`, GPT-2 pattern) and `train_superbpe`
 (GPT-2 pattern in stage 1, SUPERWORD_PATTERN in stage 2, SuperBPE's 4-word cap and ": " rule) with the
 transition t at 50%, 80%, 90% of the vocabulary, at t = 256 (no stage 1: the paper's "BPE without
 pre-tokenization", here with the same cap) and at t = V (stage-1 merges only, cut with the stage-2 pattern:
@@ -39,7 +39,7 @@ from tutorial_lib.text.compare import hf_train_seconds
 from tutorial_lib.text.measure import compression, token_counts
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN
 from tutorial_lib.bpe.tokenizer import Tokenizer
-from tutorial_lib.bpe.trainer import train_bpe
+from tutorial_lib.bpe.trainer import train_bpe, train_tokenizer
 
 VOCAB_SIZES = (4096, 8192)
 SHARES = (0.5, 0.8, 0.9)
@@ -71,7 +71,7 @@ def table(name, train, held_out):
           "stage-2 merges (bridging)")
     found = {}
     for asked in VOCAB_SIZES:
-        bpe = Tokenizer.train(train, asked)
+        bpe = train_tokenizer(train, asked)
         size = len(bpe.vocab)  # SuperBPE gets as many entries as BPE reached
         base, bpt = per_1000(bpe, held_out)
         print(f"  {asked:5d}  BPE (GPT-2 pattern)   {size:7d}  {base:17.1f}  {bpt:11.2f}")
@@ -147,7 +147,7 @@ def encoding():
     for name, texts in corpora.items():
         text = "\n".join(texts)
         mb = len(text.encode()) / 1e6
-        bpe = Tokenizer.train(texts, 8192)
+        bpe = train_tokenizer(texts, 8192)
         tok = sb.train_superbpe(texts, 8192, 4096)
         encoders = {
             "BPE": lambda: Tokenizer(bpe.vocab, bpe.merges).encode_ordinary,

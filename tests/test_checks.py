@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib._checks import (INT64_MAX, check_int_list, check_int_rows, check_non_empty_dict,
-                                  check_number_list, check_regular_file, check_same_length)
+from tutorial_lib._check_data import (check_int_rows, check_non_empty_dict, check_number_list,
+                                      check_same_length)
+from tutorial_lib._check_files import check_regular_file
+from tutorial_lib._checks import INT64_MAX, check_int_list
 
 
 def test_number_list_gives_floats_and_takes_arrays():

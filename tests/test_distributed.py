@@ -18,7 +18,7 @@ from tutorial_lib import data
 from tutorial_pipeline import cli, distributed, local
 from tutorial_pipeline import dataset_manifest
 from tutorial_pipeline.dataset import verify_dataset
-from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe import formats
 
 dask_distributed = pytest.importorskip("distributed")  # in the test extra: `make test` runs this module
 
@@ -31,7 +31,7 @@ LINE_CORPORA = [data.DATA_DIR / name for name in ("timemachine.txt", "zh_tatoeba
 
 @pytest.fixture(scope="module")
 def gpt2():
-    return Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
+    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +205,7 @@ from pathlib import Path
 from distributed import Client
 from tutorial_lib import data
 from tutorial_pipeline import distributed
-from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe import formats
 
 def wait_for_the_kill(paths, shards):
     Path("started").write_text("")
@@ -213,7 +213,7 @@ def wait_for_the_kill(paths, shards):
         time.sleep(0.05)
 
 distributed._checksums = wait_for_the_kill
-tok = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
+tok = formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
 with Client(sys.argv[1]) as client:
     distributed.build(data.corpus_path("tinystories"), tok, "out", client=client, split=data.ENDOFTEXT,
                       shard_bytes=100_000, progress=False)

@@ -18,8 +18,7 @@ from tutorial_pipeline import dataset_manifest
 from tutorial_lib.packing.megatron import IndexedDataset, bin_path, idx_path
 from tutorial_pipeline.dataset import merge_datasets
 from tutorial_pipeline.local import build
-from tutorial_lib.bpe import course_tokenizer
-from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe import course_tokenizer, formats
 
 EOT = data.ENDOFTEXT
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +30,7 @@ LINE_CORPORA = ["luxun", "tatoeba_cmn", "timemachine"] + [  # code_sample holds 
 @pytest.fixture(scope="module")
 def made():
     """Each tokenizer with each engine, made once: an export takes a few tenths of a second."""
-    gpt2 = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
+    gpt2 = formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
     course = course_tokenizer.load()
     nfkc = course.replace(normalization="NFKC")
     return {name: (tokenizer, {engine: make_engine(engine, tokenizer) for engine in NAMES})

@@ -24,8 +24,10 @@ PACKAGES = ("tutorial_lib", "tutorial_course", "tutorial_pipeline")
 LESSON, COURSE, PIPELINE = PACKAGES
 TOKENIZATION = tuple(f"{LESSON}.{family}" for family in
                      ("text", "bpe", "unigram", "wordpiece", "evaluation", "contract"))
-SHARED_PRIVATE_MODULES = {f"{LESSON}._checks", f"{LESSON}._memory"}  # the one check module, the
-# one memory bound: every package checks its arguments through them
+# The argument checks (values and sequences, files, data) and the one memory bound: every package
+# checks its arguments through them.
+SHARED_PRIVATE_MODULES = {f"{LESSON}.{name}" for name in
+                          ("_checks", "_check_files", "_check_data", "_memory")}
 
 
 def package_files(root: Path = ROOT) -> list[Path]:

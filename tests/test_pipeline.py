@@ -18,9 +18,11 @@ from tutorial_pipeline import cli, local
 from tutorial_pipeline import dataset_manifest, dataset_files as pair
 from tutorial_lib.packing.megatron import bin_path, idx_path
 from tutorial_pipeline.dataset import CheckedDataset
-from tutorial_lib.bpe import course_tokenizer
+from tutorial_lib.bpe import course_tokenizer, formats
 from tutorial_pipeline.local import build
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.contract import manifest as tokenizer_manifest
+from tutorial_lib.bpe.trainer import train_tokenizer
 
 EOT = data.ENDOFTEXT
 EOD = 50256  # GPT-2's <|endoftext|>
@@ -29,7 +31,7 @@ TINYSTORIES = data.corpus_path("tinystories")
 
 @pytest.fixture(scope="module")
 def gpt2():
-    return Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
+    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
 
 
 @pytest.fixture
@@ -184,10 +186,10 @@ def test_the_manifest_of_a_build_is_the_dataset_its_tokenizer_and_its_corpus(cou
     for key, path in (("bin", bin_path), ("idx", idx_path)):
         assert manifest[key] == {"bytes": path(tmp_path / "d").stat().st_size, "sha256": sha256(path(tmp_path / "d"))}
     assert manifest["corpus"] == [{"path": str(p), "bytes": p.stat().st_size, "sha256": sha256(p)} for p in corpus]
-    digests = {key: value for key, value in course.manifest().items()  # what the tokenizer's own manifest lists
+    digests = {key: value for key, value in tokenizer_manifest.manifest(course).items()  # what the tokenizer's own manifest lists
                if key.endswith("_sha256") and key != "tokenizer_sha256"}
     assert {"vocab_sha256", "merges_sha256", "settings_sha256"} <= set(digests)
-    assert manifest["tokenizer"] == {"digest": course.digest, "vocab_size": 4096, "eod": EOT,
+    assert manifest["tokenizer"] == {"digest": tokenizer_manifest.digest(course), "vocab_size": 4096, "eod": EOT,
                                      "eod_id": course.special_tokens[EOT], "normalization": "none",
                                      "digests": digests}
     assert manifest["dtype"] == "uint16"
@@ -228,7 +230,7 @@ def test_a_dtype_that_cannot_hold_the_vocabulary_is_refused_before_anything_is_w
 
 def test_tokenizer_fields_follow_the_contract(gpt2):
     fields = local.tokenizer_fields(gpt2)
-    assert fields["digest"] == gpt2.digest and fields["eod_id"] == EOD and "tokenizer_sha256" not in fields["digests"]
+    assert fields["digest"] == tokenizer_manifest.digest(gpt2) and fields["eod_id"] == EOD and "tokenizer_sha256" not in fields["digests"]
     nfkc = Tokenizer(gpt2.vocab, gpt2.merges, [EOT], normalization="NFKC")
     assert local.tokenizer_fields(nfkc)["normalization"] == "NFKC"
     assert local.tokenizer_fields(nfkc)["digest"] != fields["digest"]
@@ -239,8 +241,8 @@ def test_tokenizer_fields_follow_the_contract(gpt2):
 SCRIPT = ("from tutorial_lib import data\n"
           "from tutorial_pipeline import local\n"
           "local.WORKERS_FROM_BYTES = dict.fromkeys(local.WORKERS_FROM_BYTES, 0)  # workers even for a small corpus\n"
-          "from tutorial_lib.bpe.tokenizer import Tokenizer\n"
-          "BUILD = lambda: print(local.build(data.corpus_path('timemachine'), Tokenizer.from_gpt2_files("
+          "from tutorial_lib.bpe import formats\n"
+          "BUILD = lambda: print(local.build(data.corpus_path('timemachine'), formats.from_gpt2_files("
           "*data.gpt2_files(), special_tokens=[data.ENDOFTEXT]), 'out', workers=2, progress=False).documents)\n")
 
 
@@ -279,8 +281,8 @@ def test_cli_builds_what_build_builds(gpt2, tmp_path):
 
 
 def test_cli_takes_a_saved_tokenizer_and_a_dtype(tmp_path):
-    tokenizer = Tokenizer.train([data.load_text("timemachine")[:20_000]], 300, [EOT])
-    tokenizer.save(tmp_path / "tok.json")
+    tokenizer = train_tokenizer([data.load_text("timemachine")[:20_000]], 300, [EOT])
+    tokenizer_manifest.save(tokenizer, tmp_path / "tok.json")
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("Time travelling.\n\nA second paragraph,\nof two lines.\n", encoding="utf-8")
     run = run_cli("build", "--tokenizer", "tok.json", "--output", "out", "--split", "blank", "--dtype", "int32",
@@ -350,7 +352,7 @@ def test_cli_verify_prints_the_manifest_and_exits_with_0_when_everything_matches
     manifest = CheckedDataset(built).manifest
     lines = run.stdout.splitlines()
     assert lines[0] == "format     tutorial_lib dataset manifest, version 1"
-    assert lines[1] == f"tokenizer  {course.digest}"
+    assert lines[1] == f"tokenizer  {tokenizer_manifest.digest(course)}"
     assert lines[2] == f"           vocab_size 4,096, eod '{EOT}' = id 256, normalization none"
     assert "dtype      uint16" in lines and "counts     2 sequences, 2 documents, " \
         f"{manifest['tokens']} tokens" in lines

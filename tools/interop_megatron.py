@@ -41,7 +41,7 @@ from tutorial_lib.packing.megatron import (
     read_header,
     write_dataset,
 )
-from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.formats import from_gpt2_files
 from tutorial_pipeline.dataset import merge_datasets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,7 +87,7 @@ class Case:
 
 def gpt2_case() -> Case:
     """The first TinyStories stories, GPT-2 ids + EOD, one sequence per story, in megatron's dtype for GPT-2."""
-    tokenizer = Tokenizer.from_gpt2_files(*gpt2_files(), special_tokens=["<|endoftext|>"])
+    tokenizer = from_gpt2_files(*gpt2_files(), special_tokens=["<|endoftext|>"])
     dtype = np.dtype(optimal_dtype(tokenizer.vocab_size))
     stories = tinystories_documents()[:GPT2_STORIES]
     return Case("tinystories_gpt2", dtype,

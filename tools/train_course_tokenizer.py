@@ -9,12 +9,13 @@ the inputs of tutorial_lib/contract/golden.py, then record the printed sha256s i
 
 from tutorial_lib import data
 from tutorial_lib.bpe import course_tokenizer
-from tutorial_lib.contract import golden
+from tutorial_lib.contract import golden, manifest
 
 if __name__ == "__main__":
     tokenizer = course_tokenizer.train()
     vectors = golden.write(tokenizer, data.DATA_DIR / data.COURSE_GOLDEN[0])
-    path = golden.with_golden_vectors(tokenizer, vectors).save(data.DATA_DIR / data.COURSE_TOKENIZER[0])
+    path = manifest.save(golden.with_golden_vectors(tokenizer, vectors),
+                         data.DATA_DIR / data.COURSE_TOKENIZER[0])
     for written in (vectors, path):
         print(written, written.stat().st_size, "bytes, sha256",
               data.file_sha256(written))

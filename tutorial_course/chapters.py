@@ -112,7 +112,7 @@ CHAPTERS = [
         "动手写一个字节级 BPE，再装入 cl100k 的排名，得到与 tiktoken 相同的 id；清单与重放确定性，"
         "官方 GPT-2 文件",
         ("bpe.tokenizer", "bpe.fast_encode", "bpe.formats", "bpe.stream_encode", "bpe.vocab_check",
-         "bpe.token_healing"),
+         "bpe.token_healing", "bpe.tiktoken_probe", "contract.manifest"),
         ("pretokenize_explorer",),
     ),
     Chapter(
@@ -232,8 +232,8 @@ CHAPTERS = [
         "把分词器带出去：导出成 tokenizer.json（tokenizers、transformers 载入后 id 相同，摘要往返"
         "不变）和 tiktoken 的 Encoding，导入 GPT-2、DeepSeek-V4、Qwen2.5，Qwen3.6 为什么被拒，"
         "流水线的 tiktoken 引擎；亲手写不变量检查、偏移和一条黄金向量",
-        ("contract.normalize", "contract.normalization_effect", "contract.offsets",
-         "contract.golden", "contract.stream_decode"),
+        ("contract.normalize", "contract.normalize_cuts", "contract.normalization_effect",
+         "contract.offsets", "contract.golden", "contract.stream_decode"),
         ("golden_explorer",),
         ("dataset", "dataset_manifest", "interop.hf_json", "interop.model_imports",
          "interop.tiktoken_export", "engines", "local"),

@@ -9,6 +9,7 @@ This is where the course's files are read and written, one way each:
 
 - `read_utf8` streams a text file of any size as str, refusing bytes that are not UTF-8 (naming the
   byte) instead of guessing an encoding: the trainer's corpus reader and the pipeline both use it;
+  `read_json` reads a JSON file through it (a saved tokenizer, GPT-2's encoder.json);
 - `write_atomically` writes a text file whole or not at all (a temporary file, then `os.replace`):
   a saved tokenizer, golden vectors, a classroom report;
 - `file_sha256` is the one digest of a whole file, the one manifests record.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import json
 import os
 import secrets
 import site
@@ -29,8 +31,10 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from tutorial_lib._checks import check_choice, check_int, check_path, check_regular_file, check_str
+from tutorial_lib._check_files import check_path, check_regular_file
+from tutorial_lib._checks import check_choice, check_int, check_str
 
 # Where a wheel's data files land, below the install prefix (pyproject.toml's data-files).
 INSTALLED_DATA = Path("share", "tutorial-lib", "data")
@@ -200,7 +204,7 @@ def load_text(name: str) -> str:
 def gpt2_files() -> tuple[Path, Path]:
     """Paths of OpenAI's GPT-2 `encoder.json` and `vocab.bpe`, after checking their sha256.
 
-    `Tokenizer.from_gpt2_files(*data.gpt2_files())` builds GPT-2's tokenizer from them.
+    `formats.from_gpt2_files(*data.gpt2_files())` builds GPT-2's tokenizer from them.
     """
     for filename, digest in GPT2_FILES.items():
         _checked_bytes(DATA_DIR / filename, digest, f"GPT-2 file {filename!r}")
@@ -288,6 +292,16 @@ def read_utf8(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES,
         except UnicodeDecodeError as e:  # e.object = the bytes of the cut character
             raise ValueError(f"{path} is not UTF-8 text: it ends inside a character that starts at "
                              f"byte {offset - len(e.object) + e.start} ({e.reason})") from None
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    """The JSON value in the UTF-8 file `path`, read with `read_utf8`; text that is not JSON, or
+    that nests too deeply for the parser, is a ValueError naming the file."""
+    text = "".join(read_utf8(path))
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise ValueError(f"{path} is not a JSON file this code can read: {e}") from None
 
 
 def write_atomically(path: str | os.PathLike, text: str) -> None:

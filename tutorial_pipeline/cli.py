@@ -15,8 +15,10 @@ import threading
 import warnings
 
 from tutorial_lib import data
-from tutorial_lib._checks import check_regular_file
+from tutorial_lib._check_files import check_regular_file
+from tutorial_lib.bpe import formats
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.contract import manifest as tokenizer_manifest
 from tutorial_lib.packing.megatron import bin_path, idx_path
 from tutorial_pipeline import dataset_manifest, engines
 from tutorial_pipeline.dataset import verify_dataset
@@ -127,7 +129,7 @@ def _parser() -> argparse.ArgumentParser:
         "build", help="corpus files -> PREFIX.bin, PREFIX.idx and PREFIX.manifest.json",
         description="Each document becomes one sequence: its token ids, then EOD.")
     command.add_argument("--tokenizer", required=True,
-                         help="a tokenizer file written by Tokenizer.save, or 'gpt2' for the "
+                         help="a tokenizer file written by manifest.save, or 'gpt2' for the "
                               "bundled GPT-2 files")
     command.add_argument("--output", required=True, metavar="PREFIX",
                          help="writes PREFIX.bin, PREFIX.idx and PREFIX.manifest.json")
@@ -176,8 +178,8 @@ def _worker_count(text: str) -> int:
 
 def _load_tokenizer(name: str) -> Tokenizer:
     if name == "gpt2":
-        return Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
-    return Tokenizer.load(check_regular_file(name, "--tokenizer"))
+        return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
+    return tokenizer_manifest.load(check_regular_file(name, "--tokenizer"))
 
 
 if __name__ == "__main__":

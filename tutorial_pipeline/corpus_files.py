@@ -24,7 +24,8 @@ from itertools import chain
 from pathlib import Path
 
 from tutorial_lib import data
-from tutorial_lib._checks import check_int, check_iterable, check_regular_file, check_str
+from tutorial_lib._check_files import check_regular_file
+from tutorial_lib._checks import check_int, check_iterable, check_str
 from tutorial_pipeline.dataset_manifest import Checksum
 from tutorial_lib.data import read_utf8
 

@@ -27,7 +27,8 @@ from typing import IO
 
 import numpy as np
 
-from tutorial_lib._checks import check_bool, check_type
+from tutorial_lib._check_data import check_bool
+from tutorial_lib._checks import check_type
 from tutorial_lib.packing.megatron import (DTYPES, IndexedDataset, IndexedDatasetBuilder, bin_path,
                                            check_documents, dtype_code, idx_path)
 from tutorial_pipeline import dataset_files, dataset_manifest

@@ -38,7 +38,7 @@ import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
-from tutorial_lib._checks import check_path, check_regular_file
+from tutorial_lib._check_files import check_path, check_regular_file
 from tutorial_pipeline.dataset_manifest import manifest_path
 from tutorial_pipeline.files import AtomicFile, locked, remove_stale_temporaries, replace_together
 

@@ -7,7 +7,7 @@ silently, and a byte changed where the record's sampled blocks do not look (or a
 together with its record) is served as data. The manifest records what a training run has to agree
 with:
 
-- `tokenizer`: its digest (`Tokenizer.digest`, one sha256 of its whole contract), `vocab_size`, the
+- `tokenizer`: its digest (`manifest.digest`, one sha256 of its whole contract), `vocab_size`, the
   end-of-document token `eod` and its id `eod_id`, the `normalization`, and the `digests` its own
   manifest is made of (vocab, merges, settings, ...: they say what changed when the digest did);
   null for ids written without a tokenizer (`write_dataset`);
@@ -41,7 +41,8 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
-from tutorial_lib._checks import check_path, check_regular_file, check_type, describe
+from tutorial_lib._check_files import check_path, check_regular_file
+from tutorial_lib._checks import check_type, describe
 from tutorial_lib.data import CHUNK_BYTES
 
 FORMAT, VERSION = "tutorial_lib dataset manifest", 1

@@ -57,9 +57,11 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from tutorial_lib import data
-from tutorial_lib._checks import (check_bool, check_choice, check_int, check_path, check_str,
-                                  check_type)
+from tutorial_lib._check_data import check_bool
+from tutorial_lib._check_files import check_path
+from tutorial_lib._checks import check_choice, check_int, check_str, check_type
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.contract import manifest as tokenizer_manifest
 from tutorial_pipeline import engines
 from tutorial_pipeline.corpus_files import check_paths, read_range, separator_of, shard_ranges
 from tutorial_pipeline.dataset import merge_datasets
@@ -215,8 +217,9 @@ def _build_shard(shard: Shard, prefix: str, tokenizer: Tokenizer, fields: dict, 
                  split: str, stop: str, engine_name: str) -> dict:
     """Runs on a worker: the shard's dataset at `prefix`, as `local.build` writes one; returns
     its documents, tokens and the sha256 of the bytes it read."""
-    if tokenizer.digest != fields["digest"]:
-        raise ValueError(f"the worker got a tokenizer with digest {tokenizer.digest}, but the "
+    digest = tokenizer_manifest.digest(tokenizer)
+    if digest != fields["digest"]:
+        raise ValueError(f"the worker got a tokenizer with digest {digest}, but the "
                          f"client sent {fields['digest']}: a different tutorial_lib on the worker "
                          "builds another tokenizer from the same pickle; install the same version")
     checksum, corpus = Checksum(), []

@@ -46,6 +46,7 @@ import numpy as np
 import tutorial_lib
 from tutorial_lib._checks import check_choice, check_type
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.contract import manifest as tokenizer_manifest
 from tutorial_lib.contract.normalize import normalizer
 from tutorial_pipeline.interop import hf_json, tiktoken_export
 
@@ -69,7 +70,7 @@ class Engine:
 
     def __init__(self, tokenizer: Tokenizer) -> None:
         check_type(tokenizer, "tokenizer", Tokenizer, "a tutorial_lib Tokenizer")
-        self.digest = tokenizer.digest  # the tokenizer it was made for
+        self.digest = tokenizer_manifest.digest(tokenizer)  # the tokenizer it was made for
         self.special_tokens = tuple(tokenizer.special_tokens)
         self.normalization = tokenizer.normalization
         self._tokenizer = tokenizer
@@ -161,9 +162,10 @@ def make_engine(engine: str | Engine, tokenizer: Tokenizer) -> Engine:
     itself if it is one, made for that tokenizer (its digest): an engine made once serves many
     builds without a new export."""
     if isinstance(engine, Engine):
-        if engine.digest != tokenizer.digest:
+        digest = tokenizer_manifest.digest(tokenizer)
+        if engine.digest != digest:
             raise ValueError(f"engine {engine!r} was made for another tokenizer ({engine.digest}, "
-                             f"not {tokenizer.digest}); make it with this one")
+                             f"not {digest}); make it with this one")
         return engine
     return ENGINES[check_choice(engine, "engine", list(ENGINES))](tokenizer)
 
@@ -178,7 +180,8 @@ def _version(package: str) -> str:
 def _to_tiktoken(tokenizer: Tokenizer) -> object:
     """The export (`tiktoken_export.to_tiktoken`), of the tokenizer without its normalization when
     it has one: tiktoken has no normalizer, and ours is applied first (rule 2)."""
-    name = f"tutorial_lib_{tokenizer.digest[:12]}"  # the tokenizer's own digest, as the export's
+    digest = tokenizer_manifest.digest(tokenizer)  # the tokenizer's own digest, as the export's
+    name = f"tutorial_lib_{digest[:12]}"
     return tiktoken_export.to_tiktoken(tokenizer.replace(normalization="none"), name)
 
 

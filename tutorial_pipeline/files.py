@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from tutorial_lib._checks import check_path
+from tutorial_lib._check_files import check_path
 from tutorial_lib.data import CHUNK_BYTES as CHUNK_BYTES  # re-exported: see the module docstring
 from tutorial_lib.data import file_sha256 as file_sha256
 from tutorial_lib.data import read_utf8 as read_utf8

@@ -42,9 +42,11 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from tutorial_lib import data
-from tutorial_lib._checks import (check_bool, check_choice, check_int, check_path, check_str,
-                                  check_type)
+from tutorial_lib._check_data import check_bool
+from tutorial_lib._check_files import check_path
+from tutorial_lib._checks import check_choice, check_int, check_str, check_type
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.contract import manifest as tokenizer_manifest
 from tutorial_lib.packing.megatron import optimal_dtype
 from tutorial_pipeline import dataset_manifest, engines
 from tutorial_pipeline.corpus_files import Document, check_paths, read_documents, separator_of
@@ -140,9 +142,10 @@ def tokenizer_fields(tokenizer: Tokenizer, eod: str = data.ENDOFTEXT) -> dict:
     """What a dataset's manifest records of the tokenizer that made its ids: the digest, vocab_size,
     `eod` and its id, the normalization, and the digests that say what changed when it did."""
     check_type(tokenizer, "tokenizer", Tokenizer, "a tutorial_lib Tokenizer")
-    digests = {key: value for key, value in tokenizer.manifest().items()
+    header = tokenizer_manifest.manifest(tokenizer)
+    digests = {key: value for key, value in header.items()
                if key.endswith("_sha256") and key != "tokenizer_sha256"}  # that one is the digest
-    return {"digest": tokenizer.digest, "vocab_size": tokenizer.vocab_size, "eod": eod,
+    return {"digest": header["tokenizer_sha256"], "vocab_size": tokenizer.vocab_size, "eod": eod,
             "eod_id": _eod_id(tokenizer, eod), "normalization": tokenizer.normalization,
             "digests": digests}
 

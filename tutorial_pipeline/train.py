@@ -22,7 +22,8 @@ from functools import partial
 
 from tqdm.auto import tqdm
 
-from tutorial_lib._checks import check_bool, check_int
+from tutorial_lib._check_data import check_bool
+from tutorial_lib._checks import check_int
 from tutorial_lib.bpe import corpus, trainer
 from tutorial_lib.bpe.corpus import TextSource
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, check_special_tokens, compile_pattern

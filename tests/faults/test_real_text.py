@@ -12,14 +12,14 @@ from tutorial_pipeline import local
 from tutorial_lib.packing.megatron import IndexedDataset
 from tutorial_pipeline.corpus_files import plain_text
 from tutorial_pipeline.local import build
-from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe import formats
 
 EOT = data.ENDOFTEXT
 
 
 @pytest.fixture(scope="module")
 def gpt2():
-    return Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
+    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
 
 
 def documents(tokenizer, prefix):
@@ -73,8 +73,8 @@ MEMORY = r"""
 import resource, sys
 from tutorial_lib import data
 from tutorial_pipeline import local
-from tutorial_lib.bpe.tokenizer import Tokenizer
-tokenizer = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
+from tutorial_lib.bpe import formats
+tokenizer = formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 summary = local.build(sys.argv[1], tokenizer, "out", progress=False)
 added = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before

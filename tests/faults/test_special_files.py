@@ -10,7 +10,8 @@ import pytest
 
 from tutorial_lib import data
 from tutorial_pipeline.local import build
-from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe import formats
+from tutorial_lib.contract import manifest
 
 EOT = data.ENDOFTEXT
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and /dev/zero are POSIX")
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and /de
 
 @pytest.fixture(scope="module")
 def gpt2():
-    return Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
+    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
 
 
 def make(tmp_path, kind):
@@ -52,13 +53,13 @@ def test_build_says_what_a_corpus_path_is(gpt2, tmp_path, kind):
 @pytest.mark.parametrize("kind", list(WHAT))
 def test_tokenizer_load_refuses_a_special_file_at_once(tmp_path, kind):
     with pytest.raises(ValueError, match=rf"path must be a (readable )?regular file, but .* {WHAT[kind]}"):
-        Tokenizer.load(make(tmp_path, kind))
+        manifest.load(make(tmp_path, kind))
 
 
 def test_from_gpt2_files_refuses_a_fifo(tmp_path):
     vocab_json, merges_txt = data.gpt2_files()
     with pytest.raises(ValueError, match=r"merges_txt must be a regular file, but .* is a FIFO"):
-        Tokenizer.from_gpt2_files(vocab_json, make(tmp_path, "fifo"))
+        formats.from_gpt2_files(vocab_json, make(tmp_path, "fifo"))
 
 
 @pytest.mark.parametrize("role", ["corpus", "--tokenizer"])

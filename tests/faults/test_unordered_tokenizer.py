@@ -1,4 +1,4 @@
-"""Root cause 4, the tokenizer: a dict given to `Tokenizer.train` was read as its keys, so the counts of the
+"""Root cause 4, the tokenizer: a dict given to `train_tokenizer` was read as its keys, so the counts of the
 chapter's classic word -> count example were silently ignored; a dict now stands for each word repeated
 count times, and a set (no order, no repeats) is refused."""
 
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib.bpe import corpus, trainer
-from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer import train_tokenizer
 
 CLASSIC = {"low": 5, "lower": 2, "newest": 6, "widest": 3}  # Sennrich et al.'s example
 
@@ -17,10 +17,10 @@ def repeated(counts):
 
 
 def test_the_classic_word_counts_train_like_the_repeated_words():
-    from_counts, from_texts = Tokenizer.train(CLASSIC, 266), Tokenizer.train(repeated(CLASSIC), 266)
+    from_counts, from_texts = train_tokenizer(CLASSIC, 266), train_tokenizer(repeated(CLASSIC), 266)
     assert from_counts.merges == from_texts.merges and from_counts.metadata == from_texts.metadata
     assert from_counts.merges[:2] == [(b"s", b"t"), (b"e", b"st")]  # "est" occurs 9 times: the counts count
-    assert from_counts.merges != Tokenizer.train(list(CLASSIC), 266).merges  # the keys alone differ
+    assert from_counts.merges != train_tokenizer(list(CLASSIC), 266).merges  # the keys alone differ
 
 
 @settings(max_examples=30, deadline=None)
@@ -43,4 +43,4 @@ def test_any_word_counts_train_like_the_repeated_words(counts):
 ])
 def test_bad_word_counts_and_sets_are_refused(texts, error, message):
     with pytest.raises(error, match=message):
-        Tokenizer.train(texts, 270)
+        train_tokenizer(texts, 270)

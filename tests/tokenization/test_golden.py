@@ -11,7 +11,7 @@ import pytest
 
 from tutorial_lib import data
 from tutorial_lib.bpe import course_tokenizer
-from tutorial_lib.contract import golden
+from tutorial_lib.contract import golden, manifest
 from tutorial_lib.contract.golden import CATEGORIES, FROM_CORPUS
 from tutorial_lib.bpe.tokenizer import Tokenizer
 
@@ -122,7 +122,7 @@ def test_the_bundled_file_is_what_write_gives_byte_for_byte(tmp_path, bundled):
 
 def test_the_bundled_file_passes_and_names_its_tokenizer(bundled):
     header, vectors = golden.read(bundled)
-    assert header["tokenizer_sha256"] == COURSE.digest and header["normalization"] == "none"
+    assert header["tokenizer_sha256"] == manifest.digest(COURSE) and header["normalization"] == "none"
     assert list(header["categories"]) == [c.name for c in CATEGORIES]
     assert len(vectors) == sum(len(c.inputs) for c in CATEGORIES)
     assert golden.check(COURSE, bundled) == []
@@ -158,7 +158,7 @@ def _merge_rank(tok, made):
 def test_dropping_one_merge_fails_only_the_scripts_without_spaces(bundled):
     k = _merge_rank(COURSE, "可惜".encode())  # no later merge uses it
     changed = rebuilt(COURSE, merges=COURSE.merges[:k] + COURSE.merges[k + 1:])
-    assert changed.digest != COURSE.digest
+    assert manifest.digest(changed) != manifest.digest(COURSE)
     assert golden.failing_categories(golden.check(changed, bundled)) == {
         "no_space_scripts": ["ids", "offsets"]}
 
@@ -167,14 +167,14 @@ def test_reordering_one_merge_fails_only_code_indentation(bundled):
     k = _merge_rank(COURSE, b"st")  # from rank 225 to rank 0: "st" now beats every other pair
     merges = [COURSE.merges[k]] + COURSE.merges[:k] + COURSE.merges[k + 1:]
     changed = rebuilt(COURSE, merges=merges)
-    assert changed.digest != COURSE.digest
+    assert manifest.digest(changed) != manifest.digest(COURSE)
     assert golden.failing_categories(golden.check(changed, bundled)) == {
         "code_indentation": ["ids", "offsets"]}
 
 
 def test_another_split_pattern_fails_only_the_digits(bundled):
     changed = rebuilt(COURSE, pattern="gpt4")  # digits in groups of at most three
-    assert changed.digest != COURSE.digest
+    assert manifest.digest(changed) != manifest.digest(COURSE)
     failures = golden.check(changed, bundled)
     assert golden.failing_categories(failures) == {"digits": ["ids", "offsets"]}
     assert {f.input for f in failures} == {"一英里大约是1600米。", "2010这个数字里有两个零。"}
@@ -184,7 +184,7 @@ def test_a_new_special_token_fails_only_the_control_tokens(bundled):
     vocab = COURSE.vocab | {COURSE.vocab_size: b"<|im_start|>"}
     changed = rebuilt(COURSE, vocab=vocab,
                       special_tokens=[*COURSE.special_tokens, "<|im_start|>"])
-    assert changed.digest != COURSE.digest
+    assert manifest.digest(changed) != manifest.digest(COURSE)
     failures = golden.check(changed, bundled)
     assert golden.failing_categories(failures) == {
         "control_tokens": ["encode_error", "ids_allowed_special", "offsets_allowed_special"]}
@@ -193,7 +193,7 @@ def test_a_new_special_token_fails_only_the_control_tokens(bundled):
 
 def test_another_normalization_fails_the_categories_nfkc_changes(bundled):
     changed = rebuilt(COURSE, normalization="NFKC")
-    assert changed.digest != COURSE.digest
+    assert manifest.digest(changed) != manifest.digest(COURSE)
     assert sorted(golden.failing_categories(golden.check(changed, bundled))) == [
         "combining_marks", "compatibility", "control_tokens", "digits"]
     nfc = golden.failing_categories(golden.check(rebuilt(COURSE, normalization="NFC"), bundled))
@@ -206,9 +206,9 @@ def test_another_normalization_fails_the_categories_nfkc_changes(bundled):
 def test_the_files_sha256_goes_into_the_manifest_without_changing_the_digest(tmp_path, bundled):
     tok = golden.with_golden_vectors(COURSE, bundled)
     assert tok.metadata[golden.MANIFEST_KEY] == data.COURSE_GOLDEN[1]
-    assert tok.digest == COURSE.digest  # so the file, which records the digest, stays valid
-    loaded = Tokenizer.load(tok.save(tmp_path / "t.json"))
-    assert loaded.manifest()[golden.MANIFEST_KEY] == hashlib.sha256(bundled.read_bytes()).hexdigest()
+    assert manifest.digest(tok) == manifest.digest(COURSE)  # so the file, which records the digest, stays valid
+    loaded = manifest.load(manifest.save(tok, tmp_path / "t.json"))
+    assert manifest.manifest(loaded)[golden.MANIFEST_KEY] == hashlib.sha256(bundled.read_bytes()).hexdigest()
 
 
 def test_golden_vectors_of_another_tokenizer_are_not_attached(bundled):
@@ -243,7 +243,7 @@ def test_the_command_writes_and_checks(tmp_path, bundled):
 
 
 def test_the_command_lists_the_failing_vectors(tmp_path, bundled):
-    changed = rebuilt(COURSE, pattern="gpt4").save(tmp_path / "gpt4.json")
+    changed = manifest.save(rebuilt(COURSE, pattern="gpt4"), tmp_path / "gpt4.json")
     result = run("check", "--tokenizer", str(changed), str(bundled))
     assert result.returncode == 1
     assert "FAIL digits '一英里大约是1600米。'" in result.stdout and "    ids: expected" in result.stdout
@@ -271,7 +271,7 @@ def test_vector_refuses_bad_arguments():
 def test_gpt2_writes_its_own_file_and_the_course_tokenizer_fails_it(tmp_path):
     gpt2 = golden.load_tokenizer("gpt2")
     path = golden.write(gpt2, tmp_path / "gpt2.jsonl")
-    assert golden.read(path)[0]["tokenizer_sha256"] == gpt2.digest
+    assert golden.read(path)[0]["tokenizer_sha256"] == manifest.digest(gpt2)
     assert golden.check(gpt2, path) == []
     # another tokenizer altogether: every category that encodes text differs
     assert len(golden.failing_categories(golden.check(COURSE, path))) == len(CATEGORIES)

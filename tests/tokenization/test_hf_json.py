@@ -20,6 +20,9 @@ from tutorial_lib import data
 from tutorial_pipeline.interop import hf_json
 from tutorial_lib.contract.normalize import FORMS, normalize
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe import formats
+from tutorial_lib.contract import manifest
+from tutorial_lib.bpe.trainer import train_tokenizer
 
 EOT, PAD = "<|endoftext|>", "<|pad|>"
 CORPORA = [c.name for c in data.list_corpora()]
@@ -41,7 +44,7 @@ def exported(texts, tmp_path_factory):
     """pattern -> (ours, tokenizers' Tokenizer, transformers' fast tokenizer, path), trained once."""
     out = {}
     for pattern in PATTERNS:
-        ours = Tokenizer.train(texts, 500, [EOT, PAD], pattern)
+        ours = train_tokenizer(texts, 500, [EOT, PAD], pattern)
         path = hf_json.to_huggingface(ours, tmp_path_factory.mktemp(pattern) / "tokenizer.json")
         out[pattern] = (ours, HFTokenizer.from_file(str(path)),
                         PreTrainedTokenizerFast(tokenizer_file=str(path)), path)
@@ -81,17 +84,17 @@ def test_the_file_carries_the_contract_and_reads_back_to_the_same_digest(exporte
     for ours, _, _, path in exported.values():
         spec = json.loads(path.read_text(encoding="utf-8"))
         contract = spec["model"][hf_json.CONTRACT_KEY]
-        assert contract["manifest"]["tokenizer_sha256"] == ours.digest
+        assert contract["manifest"]["tokenizer_sha256"] == manifest.digest(ours)
         assert contract["pattern"] == ours.pattern
         back = hf_json.from_huggingface(path)
-        assert back.digest == ours.digest and back.metadata == ours.metadata
+        assert manifest.digest(back) == manifest.digest(ours) and back.metadata == ours.metadata
 
 
 @pytest.mark.parametrize("form", FORMS)
 def test_round_trip_keeps_the_digest_for_every_normalization_form(texts, form, tmp_path):
-    ours = Tokenizer.train(texts, 300, [EOT], "gpt4", normalization=form)
+    ours = train_tokenizer(texts, 300, [EOT], "gpt4", normalization=form)
     back = hf_json.from_huggingface(hf_json.to_huggingface(ours, tmp_path / "t.json"))
-    assert (back.digest, back.normalization) == (ours.digest, form)
+    assert (manifest.digest(back), back.normalization) == (manifest.digest(ours), form)
     text = "Ｓtraße ＡＢＣ１２３ ﬁne Café\u0301 " + texts[1][:300]
     hf = HFTokenizer.from_file(str(tmp_path / "t.json"))
     assert hf.encode(text).ids == ours.encode(text)
@@ -105,7 +108,7 @@ def test_an_edited_file_is_refused(exported, tmp_path):
     with pytest.raises(ValueError, match="edited or damaged: its content gives merges_sha256"):
         hf_json.from_huggingface(tmp_path / "edited.json")
     del spec["model"][hf_json.CONTRACT_KEY]  # without the contract it is simply a tokenizer.json
-    assert hf_json.from_huggingface(_write(tmp_path, spec)).digest != exported["gpt2"][0].digest
+    assert manifest.digest(hf_json.from_huggingface(_write(tmp_path, spec))) != manifest.digest(exported["gpt2"][0])
 
 
 # --- the normalizers ------------------------------------------------------------------------------
@@ -203,7 +206,7 @@ def test_gpt2s_tokenizer_json_gives_tiktokens_gpt2_ids(gpt2_read, tiktoken_gpt2,
 
 
 def test_gpt2s_tokenizer_json_is_gpt2(gpt2_read):
-    gpt2 = Tokenizer.from_gpt2_files(*data.gpt2_files())
+    gpt2 = formats.from_gpt2_files(*data.gpt2_files())
     assert (gpt2_read.vocab, gpt2_read.merges, gpt2_read.pattern) == \
            (gpt2.vocab, gpt2.merges, hf_json.GPT2_PATTERN)
     assert gpt2_read.decode_only_ids == [50256]  # in the vocab, but not an added token
@@ -225,7 +228,7 @@ def _write(tmp_path, spec):
 
 def _ours_spec():
     texts = ["hello world, 12345 你好"]
-    return hf_json.to_spec(Tokenizer.train(texts, 260, [EOT]))
+    return hf_json.to_spec(train_tokenizer(texts, 260, [EOT]))
 
 
 @pytest.mark.parametrize("edit, message", [
@@ -292,7 +295,7 @@ def test_casefold_after_lowercase_is_casefold():
 
 @pytest.fixture(scope="module")
 def casefolded(texts, tmp_path_factory):
-    ours = Tokenizer.train(texts, 400, [EOT], "gpt4", normalization="NFKC_casefold")
+    ours = train_tokenizer(texts, 400, [EOT], "gpt4", normalization="NFKC_casefold")
     path = hf_json.to_huggingface(ours, tmp_path_factory.mktemp("casefold") / "tokenizer.json")
     return ours, HFTokenizer.from_file(str(path))
 

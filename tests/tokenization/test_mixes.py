@@ -5,7 +5,7 @@ import pytest
 from tutorial_lib import data
 from tutorial_lib.text import compare
 from tutorial_lib.evaluation import mixes
-from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer import train_tokenizer
 
 EN = ["the cat sat on the mat. " * 20, "a dog and a cat. " * 20]
 ZH = ["我们今天去公园散步，天气很好。" * 10, "他说他明天不来了。" * 10]
@@ -102,6 +102,6 @@ def test_quota_takes_the_first_merges_of_each_list():
     with pytest.raises(ValueError, match="english_merges"):
         mixes.quota_tokenizer(english, chinese, len(english.merges) + 1, 0)
     with pytest.raises(ValueError, match="special tokens"):
-        mixes.quota_tokenizer(Tokenizer.train(EN, 260, ["<|x|>"]), chinese, 1, 1)
+        mixes.quota_tokenizer(train_tokenizer(EN, 260, ["<|x|>"]), chinese, 1, 1)
     with pytest.raises(ValueError, match="both languages"):
         mixes.train_each(mixes.make_mix(EN, ZH, (1.0, 0.0), 100), 300)

@@ -9,9 +9,13 @@ from hypothesis import strategies as st
 
 from tutorial_lib import data
 from tutorial_lib.bpe import corpus
-from tutorial_lib.contract.normalize import (FORMS, normalize, normalize_aligned, normalize_texts, settled_length, starts_fresh)
+from tutorial_lib.bpe.corpus import normalize_texts
+from tutorial_lib.contract.normalize import FORMS, normalize
+from tutorial_lib.contract.normalize_cuts import normalize_aligned, settled_length, starts_fresh
 from tutorial_lib.bpe.pretokenize import PATTERNS
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.contract import manifest
+from tutorial_lib.bpe.trainer import train_tokenizer
 
 # Random text, and text made of the pieces normalization acts on: combining marks (and their
 # reordering), Hangul jamo, full-width forms, ligatures and compatibility characters, case folding
@@ -109,13 +113,13 @@ EOT = "<|endoftext|>"
 
 def test_training_with_a_form_trains_on_normalized_text_and_records_it():
     texts = [data.load_text("luxun")[:6_000], "ＡＢＣ１２３，ﬁ" + EOT + "e\u0301" * 20]
-    nfkc = Tokenizer.train(texts, 300, [EOT], "gpt4", normalization="NFKC")
-    by_hand = Tokenizer.train(list(normalize_texts(texts, "NFKC", [EOT])), 300, [EOT], "gpt4")
+    nfkc = train_tokenizer(texts, 300, [EOT], "gpt4", normalization="NFKC")
+    by_hand = train_tokenizer(list(normalize_texts(texts, "NFKC", [EOT])), 300, [EOT], "gpt4")
     assert (nfkc.vocab, nfkc.merges) == (by_hand.vocab, by_hand.merges)
     assert nfkc.normalization == "NFKC" and nfkc.metadata["trainer"]["normalization"] == "NFKC"
     assert nfkc.metadata["corpus_digest"] == corpus.corpus_digest(texts)  # the text as given
     assert "normalization" not in by_hand.metadata["trainer"]  # "none": digests as before
-    assert nfkc.digest != by_hand.digest
+    assert manifest.digest(nfkc) != manifest.digest(by_hand)
     assert normalize_texts(["＜" + EOT + "＞"], "NFKC", [EOT]).__next__() == "<" + EOT + ">"
 
 
@@ -126,6 +130,6 @@ def test_training_on_a_file_with_a_form_equals_training_on_its_normalized_text(t
     path.write_text(text, encoding="utf-8")
     monkeypatch.setattr(corpus, "CHUNK_SIZE", 200)  # many cuts, each checked to be harmless
     for form in FORMS:
-        from_file = Tokenizer.train(path, 300, [EOT], "gpt2", normalization=form)
-        whole = Tokenizer.train(list(normalize_texts([text], form, [EOT])), 300, [EOT], "gpt2")
+        from_file = train_tokenizer(path, 300, [EOT], "gpt2", normalization=form)
+        whole = train_tokenizer(list(normalize_texts([text], form, [EOT])), 300, [EOT], "gpt2")
         assert from_file.merges == whole.merges, form

@@ -12,6 +12,7 @@ from tutorial_lib.contract.normalize import FORMS, normalize
 from tutorial_lib.contract.offsets import encode_with_offsets, offset_rows
 from tutorial_lib.bpe.pretokenize import PATTERNS
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe import formats
 
 EOT = "<|endoftext|>"
 SAMPLE = 10_000  # characters of each corpus: every script and kind of text, in a few seconds
@@ -19,7 +20,7 @@ SAMPLE = 10_000  # characters of each corpus: every script and kind of text, in 
 
 @pytest.fixture(scope="module")
 def gpt2():
-    return Tokenizer.from_gpt2_files(*data.gpt2_files())
+    return formats.from_gpt2_files(*data.gpt2_files())
 
 
 @pytest.fixture(scope="module")
@@ -73,16 +74,16 @@ def check_offsets(tok, text, result):
 
 def test_hand_computed_spans(gpt2, gpt2_forms):
     # 世 and 🙂 are cut inside their UTF-8 bytes: both halves get the whole character, flagged
-    result = gpt2.encode_with_offsets("Hi 世🙂")
+    result = encode_with_offsets(gpt2, "Hi 世🙂")
     assert result.offsets == [(0, 2), (2, 3), (3, 4), (3, 4), (4, 5), (4, 5)]
     assert result.partial == [False, False, True, True, True, True]
     # NFKC: "ﬁ" -> "fi" is one token over the ligature, "…" -> "..." one token over one character
-    nfkc = gpt2_forms["NFKC"].encode_with_offsets("ﬁx ＡＢ１２…")
+    nfkc = encode_with_offsets(gpt2_forms["NFKC"], "ﬁx ＡＢ１２…")
     assert [gpt2.decode([i]) for i in nfkc.ids] == ["fix", " AB", "12", "..."]
     assert nfkc.offsets == [(0, 2), (2, 5), (5, 7), (7, 8)] and not any(nfkc.partial)
     # NFC composes e + U+0301 into one character: the token spans both original characters
-    assert gpt2_forms["NFC"].encode_with_offsets("e\u0301a").offsets[0] == (0, 2)
-    assert gpt2.encode_with_offsets("").offsets == []
+    assert encode_with_offsets(gpt2_forms["NFC"], "e\u0301a").offsets[0] == (0, 2)
+    assert encode_with_offsets(gpt2, "").offsets == []
     rows = offset_rows(gpt2, "Hi 世")
     assert [row[0] for row in rows] == gpt2.encode("Hi 世")
     assert [row[1:] for row in rows] == [(b"Hi", (0, 2), "Hi", False), (b" ", (2, 3), " ", False),
@@ -94,12 +95,12 @@ def test_special_tokens_get_the_span_of_their_text(trained):
     text = f"ab{EOT}＜|pad|＞c"
     nfkc = Tokenizer(trained.vocab, trained.merges, trained.special_tokens, "gpt4",
                      normalization="NFKC")
-    result = nfkc.encode_with_offsets(text, allowed_special="all")
+    result = encode_with_offsets(nfkc, text, allowed_special="all")
     assert result.offsets[result.ids.index(nfkc.special_tokens[EOT])] == (2, 2 + len(EOT))
     assert nfkc.special_tokens["<|pad|>"] not in result.ids  # full-width look-alike stays text
     check_offsets(nfkc, text, result)
     with pytest.raises(ValueError, match="allowed_special"):
-        nfkc.encode_with_offsets(text)
+        encode_with_offsets(nfkc, text)
     with pytest.raises(ValueError, match="surrogate"):
         encode_with_offsets(nfkc, "a\udcff")
 
@@ -108,7 +109,7 @@ def test_special_tokens_get_the_span_of_their_text(trained):
 def test_offsets_on_every_bundled_corpus(gpt2_forms, form):
     tok = gpt2_forms[form]
     for name, text in corpus_samples().items():
-        result = tok.encode_with_offsets(text)
+        result = encode_with_offsets(tok, text)
         check_offsets(tok, text, result)
         if any(result.partial):  # a partial token's span holds more than the token's own bytes
             k = result.partial.index(True)
@@ -118,7 +119,7 @@ def test_offsets_on_every_bundled_corpus(gpt2_forms, form):
 
 def test_same_offsets_as_hugging_face_on_every_bundled_corpus(gpt2, hf_gpt2):
     for name, text in corpus_samples().items():
-        ours, theirs = gpt2.encode_with_offsets(text), hf_gpt2.encode(text)
+        ours, theirs = encode_with_offsets(gpt2, text), hf_gpt2.encode(text)
         assert ours.ids == theirs.ids, name
         assert ours.offsets == theirs.offsets, name
 
@@ -137,15 +138,15 @@ def test_nfkc_offsets_as_hugging_face_on_chinese_text(gpt2_forms, hf_gpt2):
     tok = gpt2_forms["NFKC"]
     for name in ["luxun", "tatoeba_cmn", "flores/zho_Hans"]:
         text = data.load_text(name)[:SAMPLE]
-        ours, theirs = tok.encode_with_offsets(text), hf.encode(text)
+        ours, theirs = encode_with_offsets(tok, text), hf.encode(text)
         assert (ours.ids, ours.offsets) == (theirs.ids, theirs.offsets), name
     assert hf.encode("e\u0301a").offsets == [(0, 1), (2, 3)]
-    assert tok.encode_with_offsets("e\u0301a").offsets == [(0, 2), (2, 3)]
+    assert encode_with_offsets(tok, "e\u0301a").offsets == [(0, 2), (2, 3)]
     shadda_damma = "\u0628\u0651\u064f"  # beh, shadda, damma: NFKC puts the damma first
     assert normalize(shadda_damma, "NFKC") == "\u0628\u064f\u0651"
     # tokens: beh, then the two bytes of the damma, then the two of the shadda
     assert hf.encode(shadda_damma).offsets == [(0, 1), (1, 2), (1, 2), (2, 3), (2, 3)]
-    assert tok.encode_with_offsets(shadda_damma).offsets == [(0, 1), *[(1, 3)] * 4]
+    assert encode_with_offsets(tok, shadda_damma).offsets == [(0, 1), *[(1, 3)] * 4]
 
 
 TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=40) | st.lists(
@@ -161,4 +162,4 @@ def test_offsets_hold_on_random_text_for_every_form_and_pattern(trained, text):
         for form in FORMS:
             tok = Tokenizer(trained.vocab, trained.merges, trained.special_tokens, pattern,
                             normalization=form)
-            check_offsets(tok, text, tok.encode_with_offsets(text, "all"))
+            check_offsets(tok, text, encode_with_offsets(tok, text, "all"))

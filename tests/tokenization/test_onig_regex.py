@@ -8,7 +8,8 @@ from tokenizers import Regex, pre_tokenizers
 
 from tutorial_lib import data
 from tutorial_pipeline.interop.onig_regex import from_oniguruma, to_oniguruma
-from tutorial_lib.bpe.pretokenize import PATTERNS, every_character, pretokenize
+from tutorial_lib.bpe.pretokenize import PATTERNS, pretokenize
+from tutorial_lib.bpe.tiktoken_probe import every_character
 
 EVERY_CHARACTER = every_character()
 

@@ -10,9 +10,12 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib.bpe.corpus import count_pretokens
-from tutorial_lib.bpe.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS, check_special_tokens, class_members, compile_pattern, pretokenize, split_special)
+from tutorial_lib.bpe.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS, check_special_tokens, compile_pattern, pretokenize, split_special)
+from tutorial_lib.bpe.tiktoken_probe import class_members
 from tutorial_lib.bpe.tokenizer import Tokenizer
-from tutorial_lib.bpe.trainer import train_bpe, train_bpe_naive
+from tutorial_lib.bpe.trainer import train_bpe, train_bpe_naive, train_tokenizer
+from tutorial_lib.bpe import formats
+from tutorial_lib.bpe.stream_encode import encode_iterable
 
 
 def test_gpt2_keeps_leading_space_and_han_runs_together():
@@ -106,7 +109,7 @@ def small():
 # Every place that takes a split pattern, as pattern -> whatever it builds.
 USERS = {
     "Tokenizer": lambda pattern: Tokenizer(BYTES, [], pattern=pattern),
-    "Tokenizer.train": lambda pattern: Tokenizer.train(["a b"], 260, pattern=pattern),
+    "train_tokenizer": lambda pattern: train_tokenizer(["a b"], 260, pattern=pattern),
     "train_bpe": lambda pattern: train_bpe(["a b"], 260, pattern=pattern),
     "train_bpe_naive": lambda pattern: train_bpe_naive(["a b"], 260, pattern=pattern),
     "count_pretokens": lambda pattern: count_pretokens(["a b"], pattern=pattern),
@@ -157,15 +160,15 @@ def test_the_uncovered_index_counts_from_the_start_of_what_was_given(small):
     with pytest.raises(ValueError, match="',' at index 7 "):
         tok.encode("x<s>a b, c", allowed_special="all")  # the text after <s> starts at index 4
     with pytest.raises(ValueError, match="',' at index 3 "):
-        list(tok.encode_iterable(["a b", ", c d e f g"]))  # "a" is yielded before the second chunk comes
+        list(encode_iterable(tok, ["a b", ", c d e f g"]))  # "a" is yielded before the second chunk comes
 
 
 def test_encode_iterable_waits_for_text_that_may_still_cover_a_gap():
     # "ab|b|\s" cannot cover a lone "a", but "ab" can: the first chunk alone must not be called uncovered.
     tok = Tokenizer(BYTES | {300: b"ab"}, [(b"a", b"b")], pattern=r"ab|b|\s")
-    assert list(tok.encode_iterable(["a", "b ab"])) == tok.encode("ab ab") == [300, 32, 300]
+    assert list(encode_iterable(tok, ["a", "b ab"])) == tok.encode("ab ab") == [300, 32, 300]
     with pytest.raises(ValueError, match="'a' at index 5"):
-        list(tok.encode_iterable(["a", "b ab", "a b b b b"]))
+        list(encode_iterable(tok, ["a", "b ab", "a b b b b"]))
 
 
 def test_a_pattern_that_matches_empty_where_the_probe_did_not_look(small):
@@ -239,7 +242,7 @@ def test_u0c5c_is_a_letter_here_and_not_in_tiktoken(cl100k):
     assert pretokenize(text, "gpt4") == ["\u0c5c", "—you"]
     theirs = [cl100k.decode_single_token_bytes(i) for i in cl100k.encode_ordinary(text)]
     assert b"".join(theirs[:-1]) == "\u0c5c—".encode() and theirs[-1] == b"you"  # tiktoken cuts before "you"
-    ours = Tokenizer.from_tiktoken(cl100k)
+    ours = formats.from_tiktoken(cl100k)
     assert ours.encode_ordinary(text) != cl100k.encode_ordinary(text)
     assert ours.decode(ours.encode_ordinary(text)) == text == cl100k.decode(cl100k.encode_ordinary(text))
 

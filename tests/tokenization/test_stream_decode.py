@@ -6,16 +6,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.bpe import course_tokenizer
+from tutorial_lib.bpe import course_tokenizer, formats
 from tutorial_lib.contract.stream_decode import (REPLACEMENT, StreamDecoder, cut_mid_character, decode_stream, fffd_counts)
-from tutorial_lib.bpe.tokenizer import Tokenizer
 
 COURSE = course_tokenizer.load()
 
 
 @pytest.fixture(scope="module")
 def gpt2():
-    return Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
+    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
 
 
 def chunked(ids, cuts):

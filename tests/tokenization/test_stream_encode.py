@@ -1,4 +1,4 @@
-"""Streaming encode (`stream_encode`, through Tokenizer.encode_iterable) with normalization: the same
+"""Streaming encode (`stream_encode.encode_iterable`) with normalization: the same
 ids as `encode` for every form, however the chunks are cut."""
 
 import pytest
@@ -9,6 +9,7 @@ from tutorial_lib import data
 from tutorial_lib.contract.normalize import FORMS, normalize
 from tutorial_lib.bpe.pretokenize import PATTERNS
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.stream_encode import encode_iterable
 
 EOT = "<|endoftext|>"
 
@@ -48,7 +49,7 @@ def test_encode_iterable_equals_encode_for_every_form_and_chunking(tokenizers, f
     cuts = draw.draw(st.lists(st.integers(0, len(text)), max_size=10))
     chunks = chunked(text, cuts)
     for tok in tokenizers:
-        assert list(tok.encode_iterable(chunks, "all")) == tok.encode(text, "all"), tok
+        assert list(encode_iterable(tok, chunks, "all")) == tok.encode(text, "all"), tok
 
 
 @settings(max_examples=60, deadline=None)
@@ -56,7 +57,7 @@ def test_encode_iterable_equals_encode_for_every_form_and_chunking(tokenizers, f
 def test_encode_iterable_equals_encode_on_any_text_one_character_at_a_time(tokenizers, text, draw):
     # the worst chunking: every character its own chunk, so every cut is a possible mistake
     for tok in tokenizers:
-        assert list(tok.encode_iterable(list(text))) == tok.encode(text), tok
+        assert list(encode_iterable(tok, list(text))) == tok.encode(text), tok
 
 
 @pytest.mark.parametrize("text", ["e\u0301", "\u1100\u1161\u11a8", "ＡＢＣ１２３，", "ﬁ\u0301"])
@@ -64,20 +65,20 @@ def test_each_cut_of_a_composing_run_gives_encode(tokenizers, nfkc, text):
     for tok in [*tokenizers, nfkc]:
         expected = tok.encode(text)
         for cut in range(len(text) + 1):
-            assert list(tok.encode_iterable([text[:cut], text[cut:]])) == expected, (tok, cut)
+            assert list(encode_iterable(tok, [text[:cut], text[cut:]])) == expected, (tok, cut)
     nfc = next(tok for tok in tokenizers if tok.normalization == "NFC")
-    assert nfc.decode(nfc.encode_iterable(["e", "\u0301"])) == "é"  # composed, not e + accent
+    assert nfc.decode(encode_iterable(nfc, ["e", "\u0301"])) == "é"  # composed, not e + accent
 
 
 def test_special_tokens_are_matched_in_the_raw_text_before_normalization(nfkc):
     # full-width "＜" would become "<" under NFKC, but a special token is matched as given
     fake = "＜|endoftext|＞"
     chunks = ["a", EOT[:5], EOT[5:], "b", fake, "c"]
-    streamed = list(nfkc.encode_iterable(chunks, "all"))
+    streamed = list(encode_iterable(nfkc, chunks, "all"))
     assert streamed == nfkc.encode("".join(chunks), "all")
     assert streamed.count(nfkc.special_tokens[EOT]) == 1
     with pytest.raises(ValueError, match="allowed_special"):
-        list(nfkc.encode_iterable(["x", EOT[:3], EOT[3:]]))
+        list(encode_iterable(nfkc, ["x", EOT[:3], EOT[3:]]))
 
 
 def test_a_file_of_full_width_chinese_streams_like_encode(nfkc, tmp_path):
@@ -85,5 +86,5 @@ def test_a_file_of_full_width_chinese_streams_like_encode(nfkc, tmp_path):
     path = tmp_path / "luxun.txt"
     path.write_text(text, encoding="utf-8")
     with open(path, encoding="utf-8") as f:
-        assert list(nfkc.encode_iterable(f)) == nfkc.encode(text)
+        assert list(encode_iterable(nfkc, f)) == nfkc.encode(text)
     assert nfkc.decode(nfkc.encode(text)) == normalize(text, "NFKC")

@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 from tutorial_lib.data import ENDOFTEXT, list_corpora, load_text, tinystories_documents
 from tutorial_lib.evaluation import superbpe as sb
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, pretokenize
-from tutorial_lib.bpe.tokenizer import Tokenizer
-from tutorial_lib.bpe.trainer import merge_unchecked, train_bpe
+from tutorial_lib.bpe.trainer import merge_unchecked, train_bpe, train_tokenizer
+from tutorial_lib.contract import manifest
+from tutorial_lib.bpe.stream_encode import encode_iterable
 
 STORIES = tinystories_documents()[:40]
 LUXUN = [line for line in load_text("luxun").splitlines() if line.strip()][:60]
@@ -179,7 +180,7 @@ def test_encode_iterable_equals_encode_on_any_chunking(mixed, fragments, draw):
     text = "".join(fragments)
     cuts = sorted(draw.draw(st.lists(st.integers(0, len(text)), max_size=10)))
     chunks = [text[i:j] for i, j in zip([0, *cuts], [*cuts, len(text)])]
-    assert list(mixed.encode_iterable(chunks, "all")) == mixed.encode(text, "all")
+    assert list(encode_iterable(mixed, chunks, "all")) == mixed.encode(text, "all")
 
 
 def test_hugging_face_encodes_the_same_ids(mixed):
@@ -190,13 +191,13 @@ def test_hugging_face_encodes_the_same_ids(mixed):
 
 
 def test_superwords_shorten_english(mixed):
-    bpe = Tokenizer.train([ENDOFTEXT.join(STORIES), *LUXUN], 900, [ENDOFTEXT])
+    bpe = train_tokenizer([ENDOFTEXT.join(STORIES), *LUXUN], 900, [ENDOFTEXT])
     held_out = "\n".join(tinystories_documents()[100:120])
     assert len(mixed.encode_ordinary(held_out)) < 0.95 * len(bpe.encode_ordinary(held_out))
 
 
 def test_save_and_load_keep_both_stages(mixed, tmp_path):
-    loaded = Tokenizer.load(mixed.save(tmp_path / "superbpe.json"))
+    loaded = manifest.load(manifest.save(mixed, tmp_path / "superbpe.json"))
     assert loaded.pattern == sb.SUPERWORD_PATTERN
     assert sb.superword_merges(loaded) == sb.superword_merges(mixed)
     assert loaded.metadata["trainer"]["transition"] == 580
@@ -239,7 +240,7 @@ def test_empty_text_is_refused(texts):
 
 def test_a_plain_tokenizer_has_no_stage_two():
     with pytest.raises(ValueError, match="not trained by train_superbpe"):
-        sb.superword_merges(Tokenizer.train(["abc abc"], 258))
+        sb.superword_merges(train_tokenizer(["abc abc"], 258))
     with pytest.raises(TypeError, match="tokenizer"):
         sb.stage_one_merges("tokenizer")
     with pytest.raises(TypeError, match="token"):

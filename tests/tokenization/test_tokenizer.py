@@ -10,10 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.bpe import corpus
+from tutorial_lib.bpe import corpus, formats
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN
 from tutorial_lib.bpe.tokenizer import Tokenizer
-from tutorial_lib.bpe.trainer import TIE_BREAK
+from tutorial_lib.bpe.trainer import TIE_BREAK, train_tokenizer
+from tutorial_lib.contract import manifest
+from tutorial_lib.bpe.stream_encode import encode_iterable
 
 EOT = "<|endoftext|>"
 BYTES = {i: bytes([i]) for i in range(256)}
@@ -140,7 +142,7 @@ def test_lone_surrogates_are_refused_not_replaced(gpt4):
     with pytest.raises(ValueError, match="lone surrogate '\\\\ud800'"):
         gpt4.encode_ordinary("ok \ud800 no")
     with pytest.raises(ValueError, match="lone surrogate"):
-        list(gpt4.encode_iterable(["ok ", "\udcff"]))
+        list(encode_iterable(gpt4, ["ok ", "\udcff"]))
 
 
 # ---------------------------------------------------------------------------------- encode_to_numpy
@@ -234,7 +236,7 @@ def test_encode_iterable_equals_encode_on_any_chunking(by_pattern, fragments, dr
     cuts = sorted(draw.draw(st.lists(st.integers(0, len(text)), max_size=12)))
     chunks = [text[i:j] for i, j in zip([0, *cuts], [*cuts, len(text)])]
     for tok in [*by_pattern.values(), toy(specials=["<a>", "<a><a>", "a>"])]:
-        streamed = list(tok.encode_iterable(chunks, allowed_special="all"))
+        streamed = list(encode_iterable(tok, chunks, allowed_special="all"))
         assert streamed == tok.encode(text, allowed_special="all")
 
 
@@ -243,22 +245,22 @@ def test_encode_iterable_on_a_file_is_lazy_and_exact(gpt4, tmp_path):
     path = tmp_path / "mixed.txt"
     path.write_text(text, encoding="utf-8")
     with open(path, encoding="utf-8") as f:
-        streamed = list(gpt4.encode_iterable(f, allowed_special={EOT}))
+        streamed = list(encode_iterable(gpt4, f, allowed_special={EOT}))
     assert streamed == gpt4.encode(text, allowed_special={EOT})
-    endless = gpt4.encode_iterable(repeat("Once upon a time, 从前有座山。\n"))
+    endless = encode_iterable(gpt4, repeat("Once upon a time, 从前有座山。\n"))
     # an unbounded stream is fine: nothing waits for the end
     assert len(list(islice(endless, 10_000))) == 10_000
 
 
 def test_encode_iterable_refuses_disallowed_special_tokens_and_bad_chunks(gpt4):
     with pytest.raises(ValueError, match="allowed_special"):
-        list(gpt4.encode_iterable(["a <|endof", "text|> b"]))
+        list(encode_iterable(gpt4, ["a <|endof", "text|> b"]))
     with pytest.raises(TypeError, match="each chunk"):
-        list(gpt4.encode_iterable(["ok", b"bytes"]))
+        list(encode_iterable(gpt4, ["ok", b"bytes"]))
     with pytest.raises(TypeError, match="iterable of str"):
-        gpt4.encode_iterable("a single str")
+        encode_iterable(gpt4, "a single str")
     with pytest.raises(TypeError, match="allowed_special"):
-        gpt4.encode_iterable(["x"], allowed_special=None)  # checked at the call, not at next()
+        encode_iterable(gpt4, ["x"], allowed_special=None)  # checked at the call, not at next()
 
 
 # ----------------------------------------------------------------------------------------- decoding
@@ -353,15 +355,22 @@ BASE_VOCAB = BYTES | {999: b"ab", 998: b"abc"}
     (dict(merges=[b"ab"]), TypeError, r"merges\[0\] must be a pair of bytes, got bytes"),
     (dict(merges=b"ab"), TypeError, "merges must be a list"),
     (dict(pattern="(unclosed"), ValueError, "not a valid regex"),
-    (dict(metadata={"vocab_sha256": "x"}), ValueError, "manifest's own keys"),
-    (dict(metadata={"when": object()}), ValueError,
-     r"metadata\['when'\] is <object object at .* of type object"),
     (dict(metadata=[1]), TypeError, "metadata must be a dict or None, got list"),
 ])
 def test_malformed_vocab_merges_and_specials_are_refused(change, error, message):
     args = dict(vocab=BASE_VOCAB, merges=[(b"a", b"b"), (b"ab", b"c")]) | change
     with pytest.raises(error, match=message):
         Tokenizer(**args)
+
+
+@pytest.mark.parametrize("metadata, message", [
+    ({"vocab_sha256": "x"}, "manifest's own keys"),
+    ({"when": object()}, r"metadata\['when'\] is <object object at .* of type object"),
+])
+def test_metadata_the_manifest_cannot_hold_is_refused_by_it(metadata, message):
+    tok = Tokenizer(BASE_VOCAB, [(b"a", b"b"), (b"ab", b"c")], metadata=metadata)  # only carried
+    with pytest.raises(ValueError, match=message):
+        manifest.manifest(tok)
 
 
 def test_an_id_that_encoding_cannot_make_still_decodes():
@@ -382,13 +391,13 @@ def test_an_id_that_encoding_cannot_make_still_decodes():
 def test_train_records_its_settings_and_is_reproducible(trained):
     texts = [data.load_text("tinystories")[:40_000], data.load_text("luxun")[:10_000]]
     # a one-shot iterator is fine
-    again = Tokenizer.train(iter(texts), 600, [EOT, "<|pad|>"], GPT4_PATTERN)
-    assert again.manifest() == trained.manifest()
-    manifest = trained.manifest()
-    assert manifest["trainer"] == {"name": "tutorial_lib.tokenization.trainer.train_bpe",
+    again = train_tokenizer(iter(texts), 600, [EOT, "<|pad|>"], GPT4_PATTERN)
+    assert manifest.manifest(again) == manifest.manifest(trained)
+    header = manifest.manifest(trained)
+    assert header["trainer"] == {"name": "tutorial_lib.tokenization.trainer.train_bpe",
                                    "vocab_size": 600, "pattern": GPT4_PATTERN,
                                    "special_tokens": [EOT, "<|pad|>"], "tie_break": TIE_BREAK}
-    assert manifest["corpus_digest"] == corpus.corpus_digest(texts)
+    assert header["corpus_digest"] == corpus.corpus_digest(texts)
     assert trained.vocab_size == 600 and trained.special_tokens == {EOT: 256, "<|pad|>": 257}
     story = "Once upon a time, 我们看见了。" + EOT
     assert trained.decode(trained.encode(story, allowed_special="all")) == story
@@ -396,17 +405,17 @@ def test_train_records_its_settings_and_is_reproducible(trained):
 
 def test_pickle_rebuilds_the_same_tokenizer(trained):
     copy = pickle.loads(pickle.dumps(trained))  # e.g. sent to DataLoader worker processes
-    assert (copy.vocab, copy.merges, copy.special_tokens, copy.manifest()) == \
-           (trained.vocab, trained.merges, trained.special_tokens, trained.manifest())
+    assert (copy.vocab, copy.merges, copy.special_tokens, manifest.manifest(copy)) == \
+           (trained.vocab, trained.merges, trained.special_tokens, manifest.manifest(trained))
 
 
 
 
 def test_replace_changes_only_the_parts_named():
-    tok = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
+    tok = formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
     nfkc = tok.replace(normalization="NFKC")
     assert (nfkc.vocab, nfkc.merges, nfkc.special_tokens, nfkc.pattern, nfkc.metadata) == \
            (tok.vocab, tok.merges, tok.special_tokens, tok.pattern, tok.metadata)
-    assert nfkc.normalization == "NFKC" and nfkc.digest != tok.digest
-    assert nfkc.replace(normalization="none").digest == tok.digest
+    assert nfkc.normalization == "NFKC" and manifest.digest(nfkc) != manifest.digest(tok)
+    assert manifest.digest(nfkc.replace(normalization="none")) == manifest.digest(tok)
     assert tok.replace(special_tokens=()).special_tokens == {}

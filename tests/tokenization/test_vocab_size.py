@@ -5,9 +5,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.bpe import vocab_size as vs
+from tutorial_lib.bpe import formats, vocab_size as vs
 from tutorial_lib.bpe.pretokenize import GPT4_PATTERN
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer import train_tokenizer
 
 EOT = "<|endoftext|>"
 TEXTS = [data.load_text("timemachine")[:30_000], data.load_text("luxun")[:6_000]]
@@ -16,12 +17,12 @@ LARGE = 256 + 1 + 160
 
 @pytest.fixture(scope="module")
 def large():
-    return Tokenizer.train(TEXTS, LARGE, [EOT], GPT4_PATTERN)
+    return train_tokenizer(TEXTS, LARGE, [EOT], GPT4_PATTERN)
 
 
 @pytest.mark.parametrize("num_merges", [0, 1, 37, 100])
 def test_a_prefix_of_the_merges_is_the_smaller_training_run(large, num_merges):
-    small = Tokenizer.train(TEXTS, 257 + num_merges, [EOT], GPT4_PATTERN)
+    small = train_tokenizer(TEXTS, 257 + num_merges, [EOT], GPT4_PATTERN)
     prefix = vs.first_merges(large, num_merges)
     assert prefix.merges == small.merges
     assert prefix.vocab == small.vocab
@@ -138,7 +139,7 @@ def test_padding_costs_whole_rows_of_every_matrix():
 
 @pytest.fixture(scope="module")
 def gpt2():
-    return Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
+    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,9 @@ import pytest
 from tutorial_lib.contract import golden
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.show.widgets.contract import golden_explorer, golden_html, vector_row
+from tutorial_lib.bpe.trainer import train_tokenizer
 
-TOKENIZER = Tokenizer.train(["hello world, hello tokens"], 270, special_tokens=["<|endoftext|>"])
+TOKENIZER = train_tokenizer(["hello world, hello tokens"], 270, special_tokens=["<|endoftext|>"])
 VECTORS = [golden.vector(TOKENIZER, "urls", "see www.example.org"),
            golden.vector(TOKENIZER, "compatibility", "ＡＢ ﬁ"),
            golden.vector(TOKENIZER, "control_tokens", "a<|endoftext|>b", allowed_special=True),

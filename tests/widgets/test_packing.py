@@ -9,9 +9,9 @@ import pytest
 from tutorial_lib.show import palette
 from tutorial_lib.packing import batch, gpt_samples, masks, megatron, strategies
 from tutorial_lib.packing.masks import PAD
-from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.show.widgets import rendered
 from tutorial_lib.show.widgets.packing import (batch_grid_html, bucketing_explorer, document_mask_explorer, mask_grid_html, packed_rows_html, packing_explorer, sample_explorer, sample_html, sequence_explorer, sequence_html)
+from tutorial_lib.bpe.trainer import train_tokenizer
 
 LENGTHS = {"长短混合": [1, 40, 2, 38, 3, 36, 4, 34] * 4, "一样长": [5] * 20}
 
@@ -133,7 +133,7 @@ def test_bad_lengths():
 
 @pytest.fixture(scope="module")
 def tok():
-    return Tokenizer.train(["hello world, hello there"] * 5, 270, special_tokens=["<|endoftext|>"])
+    return train_tokenizer(["hello world, hello there"] * 5, 270, special_tokens=["<|endoftext|>"])
 
 
 @pytest.fixture

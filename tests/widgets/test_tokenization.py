@@ -5,9 +5,9 @@ import pytest
 from tutorial_lib.bpe import bpe_toy
 from tutorial_lib.text import compare, d2l, measure
 from tutorial_lib.bpe import vocab_size as vs
-from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.bpe.trainer_stages import merge_work
 from tutorial_lib.show.widgets.tokenization import (bpe_steps, bpe_trace_rows, merge_work_explorer, merge_work_html, pretokenize_explorer, segmentation_explorer, tokenizer_comparison, utf8_explorer, vocab_size_explorer, vocab_size_report)
+from tutorial_lib.bpe.trainer import train_tokenizer
 
 
 def test_utf8_explorer_redraws_on_new_text():
@@ -80,8 +80,8 @@ ZH = ["我们的猫坐在垫子上。", "他们的狗坐在木头上。"] * 5
 
 @pytest.fixture(scope="module")
 def corpora():
-    en = Tokenizer.train(EN, 256 + 40)
-    zh = Tokenizer.train(ZH, 256 + 30, ["<|endoftext|>"])
+    en = train_tokenizer(EN, 256 + 40)
+    zh = train_tokenizer(ZH, 256 + 30, ["<|endoftext|>"])
     return {"英文": (en, EN[:3], "the cat sat"), "中文": (zh, ZH[:2], "我们的狗")}
 
 
@@ -119,7 +119,7 @@ def test_the_explorer_refuses_bad_corpora():
 
 
 def test_the_explorer_shows_each_pattern_and_each_tokenizer_and_follows_the_text():
-    tok = compare.from_tokenizer("小 BPE", Tokenizer.train(["aaa bbb 123"], 260))
+    tok = compare.from_tokenizer("小 BPE", train_tokenizer(["aaa bbb 123"], 260))
     box, view = pretokenize_explorer([tok], initial="1234567").children
     for name in ["预切分·gpt2", "预切分·gpt4", "预切分·nanochat", "小 BPE"]:
         assert name in view.value

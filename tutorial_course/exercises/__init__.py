@@ -49,7 +49,8 @@ from tutorial_course import chapters
 from tutorial_course.exercises import blocking, sandbox, wire
 from tutorial_course.exercises.feedback import ICONS, VERDICT_LOOK, Feedback  # noqa: F401 - re-exported
 from tutorial_course.exercises.wire import show  # noqa: F401 - re-exported
-from tutorial_lib._checks import check_callable, check_choice, check_number
+from tutorial_lib._check_data import check_callable, check_number
+from tutorial_lib._checks import check_choice
 
 TIME_LIMIT = 3.0  # seconds per case: ample for any sensible solution, short enough to wait for
 ERROR_CHARS = 300  # of an exception's message shown to the learner

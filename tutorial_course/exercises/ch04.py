@@ -1,6 +1,6 @@
 """Chapter 04 exercises: vocabulary size from merges, every smaller vocabulary cut from one run,
 embedding bytes with the vocabulary padded, utilization of a vocabulary on a text; the oracles are
-`bpe_toy.train`, separate `Tokenizer.train` runs, `vocab_size.embedding_bytes`,
+`bpe_toy.train`, separate `trainer.train_tokenizer` runs, `vocab_size.embedding_bytes`,
 `measure.utilization`."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from tutorial_course.exercises import Case, Exercise, draw, register
 from tutorial_lib import data
 from tutorial_lib.bpe import bpe_toy, vocab_size
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer import train_tokenizer
 from tutorial_lib.text import measure
 
 
@@ -101,7 +102,7 @@ def _runs(seed: int | None = None) -> tuple[tuple[tuple[str, ...], tuple[str, ..
 @functools.lru_cache(maxsize=None)
 def _trained(lines: tuple[str, ...], specials: tuple[str, ...], merges: int) -> Tokenizer:
     size = 256 + len(specials) + merges
-    return Tokenizer.train(list(lines), size, special_tokens=specials, pattern="gpt4")
+    return train_tokenizer(list(lines), size, special_tokens=specials, pattern="gpt4")
 
 
 def _shown_first(vocab: dict[int, bytes]) -> dict[int, bytes]:
@@ -161,7 +162,7 @@ register(Exercise(
            "“id < 256 + k”去截是不对的。",
     make_cases=_first_merges_cases,
     library_twins=("tutorial_lib.bpe.vocab_size.first_merges",
-                   "tutorial_lib.bpe.tokenizer.Tokenizer.train"),
+                   "tutorial_lib.bpe.trainer.train_tokenizer"),
 ))
 
 register(Exercise(

@@ -19,8 +19,8 @@ from tutorial_lib.bpe.tokenizer import Tokenizer
 Merges = list[tuple[bytes, bytes]]
 _TOKENIZER = "tutorial_lib.bpe.tokenizer.Tokenizer."
 # every way the library's Tokenizer encodes a text
-ENCODERS = tuple(_TOKENIZER + name for name in
-                 ("encode", "encode_ordinary", "encode_to_numpy", "encode_iterable"))
+ENCODERS = (*(_TOKENIZER + name for name in ("encode", "encode_ordinary", "encode_to_numpy")),
+            "tutorial_lib.bpe.stream_encode.encode_iterable")
 
 
 def reference_tokenizer(merges: Merges) -> Tokenizer:
@@ -216,8 +216,9 @@ register(
         "best 换成 new_id；"
         "merges.append((vocab[best[0]], vocab[best[1]]))。",
         make_cases=_train_cases,
-        library_twins=("tutorial_lib.tokenization.trainer.train_bpe",
-                       "tutorial_lib.bpe.trainer.train_bpe_naive", _TOKENIZER + "train"),
+        library_twins=("tutorial_lib.bpe.trainer.train_bpe",
+                       "tutorial_lib.bpe.trainer.train_bpe_naive",
+                       "tutorial_lib.bpe.trainer.train_tokenizer"),
     )
 )
 
@@ -262,5 +263,5 @@ register(Exercise(
            "[ranks[p] for p in parts]。",
     make_cases=_ranks_cases,
     # tiktoken itself, which computes the expected ids, is not tutorial_lib's and is not blocked
-    library_twins=ENCODERS + (_TOKENIZER + "from_tiktoken",),
+    library_twins=ENCODERS + ("tutorial_lib.bpe.formats.from_tiktoken",),
 ))

@@ -11,6 +11,7 @@ from functools import lru_cache
 from tutorial_course.exercises import Case, Exercise, draw, register
 from tutorial_lib import data
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer import train_tokenizer
 from tutorial_lib.packing import batch, masks
 
 SPECIALS = ["<|endoftext|>", "<|pad|>"]
@@ -19,7 +20,7 @@ SPECIALS = ["<|endoftext|>", "<|pad|>"]
 @lru_cache(maxsize=1)
 def _tokenizer() -> Tokenizer:
     """A 512-token byte-level BPE trained on the first 60 stories (trained once per session)."""
-    return Tokenizer.train(data.tinystories_documents()[:60], 512, special_tokens=SPECIALS)
+    return train_tokenizer(data.tinystories_documents()[:60], 512, special_tokens=SPECIALS)
 
 
 @lru_cache(maxsize=1)

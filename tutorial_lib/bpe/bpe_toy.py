@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from tutorial_lib._check_data import check_str_list
 from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_sequence,
-                                  check_str, check_str_list, check_type, describe)
+                                  check_str, check_type, describe)
 from tutorial_lib.bpe.trainer import count_pairs as _count_pairs
 from tutorial_lib.text.d2l import UNK
 

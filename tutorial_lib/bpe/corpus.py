@@ -10,6 +10,7 @@ tokens).
 - `count_pretokens` cuts out the special tokens, splits the rest with the pattern and counts the
   pieces, in this process (the production path's `train` module runs it on batches of texts in
   worker processes and adds the counts up: the same counts);
+- `normalize_texts` normalizes them as a tokenizer with a normalization form will encode them;
 - `corpus_digest` names the corpus in a tokenizer's manifest: "trained on exactly this";
 - `WordCounts` turns a dict of word -> count (the classic BPE example) into the texts it stands for.
 """
@@ -27,7 +28,9 @@ from typing import Union
 import regex
 from tqdm.auto import tqdm
 
-from tutorial_lib._checks import check_bool, check_int, check_iterable, check_type
+from tutorial_lib._check_data import check_bool
+from tutorial_lib._checks import check_int, check_iterable, check_type
+from tutorial_lib.contract.normalize import normalizer
 from tutorial_lib.data import file_sha256, read_utf8
 from tutorial_lib.bpe.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS,
                                           check_special_tokens, compile_pattern, find_pretokens,
@@ -89,6 +92,24 @@ class WordCounts(Iterable[str]):
 
     def __iter__(self) -> Iterator[str]:
         return chain.from_iterable(repeat(word, n) for word, n in self._counts.items())
+
+
+def normalize_texts(texts: Iterable[str], form: str, special_tokens: Iterable[str] = ()
+                    ) -> Iterator[str]:
+    """Each text in `form`, its special tokens kept as given: what a tokenizer with this form is
+    trained on, so that training sees the text that `encode` will see.
+
+    (One case stays apart: text that normalizes into a special token, such as full-width
+    "＜|endoftext|＞" under NFKC, is cut out as that special token in training, while `encode`
+    keeps it as ordinary text.)
+    """
+    apply = normalizer(form)
+    for text in texts:
+        if apply is None:
+            yield text
+        else:
+            yield "".join(piece if special else apply(piece)
+                          for piece, special in split_special(text, special_tokens))
 
 
 def corpus_digest(texts_or_path: TextSource) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from tutorial_lib import data
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer import train_tokenizer
+from tutorial_lib.contract import manifest
 
 VOCAB_SIZE = 4096
 PAD = "<|pad|>"
@@ -32,9 +34,9 @@ def documents() -> dict[str, list[str]]:
 def train() -> Tokenizer:
     """Train it from scratch: every document of the three corpora, GPT-2's split pattern."""
     texts = [text for docs in documents().values() for text in docs]
-    return Tokenizer.train(texts, VOCAB_SIZE, special_tokens=SPECIAL_TOKENS)
+    return train_tokenizer(texts, VOCAB_SIZE, special_tokens=SPECIAL_TOKENS)
 
 
 def load() -> Tokenizer:
     """The shipped tokenizer, after checking the file's sha256 against data/PROVENANCE.md."""
-    return Tokenizer.load(data.course_tokenizer_path())
+    return manifest.load(data.course_tokenizer_path())

@@ -1,22 +1,14 @@
 """How `Tokenizer` encodes fast in pure Python, with exactly the ids of the plain merge loop.
 
-The plain algorithm (minbpe's): take a pre-token's bytes, and while some adjacent pair is a merge,
-merge the lowest-ranked one. Three things make it fast without changing a single id:
+The plain loop (minbpe's): while some adjacent pair of a pre-token's tokens is a merge, merge the
+lowest-ranked one. Three things make it fast without changing an id (bench_bpe.py times them,
+test_fast_encode.py checks the ids):
 
-1. Two merge loops (`apply_merges`): a scan of a list, fastest on short pieces, and a heap, whose
-   O(n log n) keeps a pre-token of a million bytes affordable (`HEAP_ABOVE` picks between them).
-   A pre-token longer than LEAN_ABOVE bytes makes the same merges in `merge_in_rank_order`, with
-   every number a 4-byte C int in an `array` instead of a Python object: its memory is a few times
-   the piece's bytes instead of a few hundred times.
-2. A cache pre-token -> ids (`PieceEncoder`): English repeats a few thousand pre-tokens, so most
-   pre-tokens are a dict lookup and never reach the merge loop.
-3. Exact cuts (`Boundaries`): Chinese under cl100k comes in long runs of Han characters that seldom
-   repeat, but almost no merge spans two Han characters; such a run is cut where no merge can reach
-   across, and its short segments, which do repeat, come from the same cache.
-
-benchmarks/bench_bpe.py times each of them (the two loops per piece length, encode against tiktoken
-cold and warm, the cache's memory); tests/tokenization/test_fast_encode.py checks that every
-shortcut gives the plain loop's ids.
+1. the merge loop itself (`apply_merges`): a scan on short pieces, a heap on long ones, and past
+   LEAN_ABOVE bytes `merge_in_rank_order`, in 4-byte C ints instead of Python objects;
+2. a cache pre-token -> ids (`PieceEncoder`): English repeats a few thousand pre-tokens;
+3. exact cuts (`Boundaries`): a long run of Han characters seldom repeats, but almost no merge
+   spans two of them, so it is cut where no merge reaches across, into segments that do repeat.
 """
 
 from __future__ import annotations
@@ -41,14 +33,9 @@ Ranks = dict[tuple[int, int], int]
 
 
 def apply_merges(ids: list[int], pair_ranks: Ranks, merged: list[int]) -> list[int]:
-    """Merge `ids`: while some adjacent pair is a merge, replace the lowest-ranked one by its token.
-
-    `pair_ranks[(left, right)]` is the rank of a merge and `merged[rank]` the id it makes. Like
-    tiktoken, one step merges the leftmost occurrence of the best pair. minbpe merges all
-    occurrences at once; that is the same whenever each merge makes a new token, since every merge
-    that uses the new token comes later in the list (true for trained and tiktoken vocabularies).
-    Both loops give the same ids and work in the list `ids`, so pass a copy if you still need it.
-    """
+    """Merge `ids` (in place): while some adjacent pair is a merge, replace the lowest-ranked one
+    by its token; `pair_ranks[(left, right)]` is a merge's rank, `merged[rank]` the id it makes.
+    Like tiktoken, a step merges the leftmost occurrence of the best pair."""
     if len(ids) > HEAP_ABOVE:
         return merge_with_heap(ids, pair_ranks, merged)
     return merge_by_scan(ids, pair_ranks, merged)
@@ -75,13 +62,9 @@ def merge_by_scan(ids: list[int], pair_ranks: Ranks, merged: list[int]) -> list[
 
 
 def merge_with_heap(ids: list[int], pair_ranks: Ranks, merged: list[int]) -> list[int]:
-    """The same merges in O(n log n): tokens in a linked list, pairs in a heap of (rank, position).
-
-    A token keeps the position of its first byte, so the smallest (rank, position) is the leftmost
-    best pair. `ranks[i]` is the rank of the pair that starts at position i now; a heap entry is
-    stale (skipped) unless it still shows that rank: once a pair at i changes it spans more bytes,
-    so its old rank never comes back.
-    """
+    """The same merges in O(n log n): tokens in a linked list, pairs in a heap of (rank, position),
+    so the smallest entry is the leftmost best pair. `ranks[i]` is the rank of the pair at i now;
+    an entry that no longer shows it is stale (a changed pair never gets its old rank back)."""
     get = pair_ranks.get
     n = len(ids)
     ranks = [get(pair, _NO_MERGE) for pair in zip(ids, ids[1:])]
@@ -109,26 +92,16 @@ def merge_with_heap(ids: list[int], pair_ranks: Ranks, merged: list[int]) -> lis
         for start in (i, h):
             if start >= 0 and ranks[start] != _NO_MERGE:
                 heapq.heappush(heap, (ranks[start], start))
-    # Walk the linked list from the first token.
-    out = []
-    i = 0
-    while i < n:
-        out.append(ids[i])
-        i = after[i]
-    return out
+    return _linked(ids, after, [])
 
 
 def merge_in_rank_order(ids: array, pair_ranks: Ranks, merged: list[int]) -> array | None:
     """The heap's merges, made rank by rank, in `ids` (an `array` of C ints) and a few more arrays.
 
-    Why rank by rank gives the same ids. A merge of rank r makes a token whose bytes are longer
-    than either part of r, so it never forms a pair of rank r again; and in a trained vocabulary
-    (or tiktoken's) every merge that uses a token comes after the merge that makes it, so the new
-    pairs rank above r. The lowest rank present thus only grows: all merges of rank r happen
-    together, left to right. The positions of the pairs of each rank wait in a bucket, sorted
-    when their rank comes; a position whose pair has changed since is skipped. A vocabulary that
-    breaks the rule (two merges that make the same bytes) is noticed: then the result is None, and
-    `ids` is spoilt (the caller merges the piece with the heap instead).
+    In a trained vocabulary (or tiktoken's) a merge's result only takes part in later merges, so
+    the lowest rank present only grows: all merges of rank r happen together, left to right, from a
+    bucket of positions sorted when r comes (a position whose pair changed is skipped). Where the
+    rule breaks (two merges make the same bytes) the result is None and `ids` is spoilt.
     """
     get = pair_ranks.get
     n = len(ids)
@@ -163,8 +136,13 @@ def merge_in_rank_order(ids: array, pair_ranks: Ranks, merged: list[int]) -> arr
                 if new not in buckets:
                     heapq.heappush(pending, new)
                 buckets[new].append(start)
-    out, i = array("i"), 0  # walk the linked list from the first token
-    while i < n:
+    return _linked(ids, after, array("i"))
+
+
+def _linked(ids: Any, after: Any, out: Any) -> Any:
+    """The tokens of a merged linked list, in order: `out` (a list or an array) filled."""
+    i = 0
+    while i < len(ids):
         out.append(ids[i])
         i = after[i]
     return out
@@ -187,11 +165,8 @@ def _sorted_positions(bucket: array) -> Iterator[int]:
 
 
 def _keep(cache: dict[str, Any], key: str, value: Any) -> Any:
-    """Remember key -> value in `cache` if the key is short enough; give back `value`.
-
-    Only keys of at most CACHED_CHARS characters are kept, and once CACHE_SIZE are kept the cache
-    starts afresh (the common keys are back at once): bounded in entries and in bytes.
-    """
+    """Remember key -> value if the key has at most CACHED_CHARS characters, starting afresh once
+    CACHE_SIZE are kept (the common keys are back at once): bounded in entries and bytes."""
     if len(key) <= CACHED_CHARS:
         if len(cache) >= CACHE_SIZE:
             cache.clear()
@@ -200,11 +175,8 @@ def _keep(cache: dict[str, Any], key: str, value: Any) -> Any:
 
 
 class BoundedCache(dict):
-    """key -> value, computed by `compute` on first look-up and kept by `_keep`'s bounds.
-
-    A dict with `__missing__`, not functools.lru_cache: a hit is one dict lookup, in C, and no entry
-    needs unlinking from a recency list. `Boundaries` keeps its character classes in two of them.
-    """
+    """key -> `compute(key)`, computed on first look-up and kept by `_keep`'s bounds. A dict with
+    `__missing__`, not functools.lru_cache: a hit is one dict lookup, in C, with no recency list."""
 
     def __init__(self, compute: Callable[[str], Any]) -> None:
         super().__init__()
@@ -217,19 +189,10 @@ class BoundedCache(dict):
 class PieceEncoder(dict):
     """pre-token -> ids: `encoder[piece]` is the fast path, `encoder.merge(piece)` the plain loop.
 
-    What the fast path skips, and why its ids are still exactly `merge(piece)`'s:
-
-    - a pre-token seen before skips the merge loop altogether: its ids depend on its own bytes
-      alone, since merging happens inside each pre-token, never across two;
-    - a new pre-token that `Boundaries` can cut skips being merged whole: each segment's ids come
-      from the cache, and segments merge alone exactly as they merge side by side;
-    - a long piece is merged by the heap, which makes the scan's merges in the scan's order.
-
-    Entries are kept within `_keep`'s bounds: a str of at most CACHED_CHARS characters (4 bytes
-    each at most) and a tuple of at most 4 * CACHED_CHARS ids, so the whole cache stays small even
-    if every byte is its own token (benchmarks/bench_bpe.py fills one with worst-case entries and
-    measures it). Without the length cap, unique long words would fill it with large entries; and
-    long pre-tokens seldom repeat, so little is lost by merging them each time.
+    The fast path gives `merge(piece)`'s ids: a pre-token's ids depend on its bytes alone (merging
+    never crosses pre-tokens), and `Boundaries`' segments merge alone as they do side by side. Only
+    short pre-tokens are kept (`_keep`), so the cache stays small even if every byte is its own
+    token (bench_bpe.py measures it); long ones seldom repeat, so little is lost.
     """
 
     def __init__(self, id_of: dict[bytes, int], merges: list[tuple[bytes, bytes]]) -> None:
@@ -240,10 +203,9 @@ class PieceEncoder(dict):
         self.boundaries = Boundaries(a + b for a, b in merges)
 
     def merge(self, piece: str) -> tuple[int, ...] | array:
-        """The plain path: `piece`'s bytes merged whole by `apply_merges`, no cuts, no cache.
-
-        A piece of more than LEAN_ABOVE bytes goes to `merge_in_rank_order` and comes back as an
-        `array` of C ints, which holds a long result in 4 bytes per id (a tuple takes 36)."""
+        """The plain path: `piece`'s bytes merged whole by `apply_merges`, no cuts, no cache; past
+        LEAN_ABOVE bytes by `merge_in_rank_order`, as an `array` (4 bytes per id; a tuple takes 36).
+        """
         data = piece.encode("utf-8")
         if len(data) > LEAN_ABOVE:
             ids = array("i", map(self.byte_ids.__getitem__, data))
@@ -255,10 +217,7 @@ class PieceEncoder(dict):
 
     def __missing__(self, piece: str) -> tuple[int, ...]:
         """The ids of a pre-token not in the cache: from its exact cuts if it has any, else merged.
-
-        ASCII pieces are merged whole: a cut between two ASCII characters is almost never allowed
-        (English merges span them), so looking for one would cost more than it saves.
-        """
+        ASCII is merged whole: English merges span almost every cut, so looking costs more."""
         if not piece.isascii():
             segments = self.boundaries.segments(piece)
             if len(segments) > 1:  # each segment's ids from the cache (short ones are kept there)
@@ -273,23 +232,13 @@ class PieceEncoder(dict):
 class Boundaries:
     """Where a pre-token can be cut without changing its ids: a class per character, from merges.
 
-    Why a cut can be exact. Merging only ever joins two adjacent tokens into a merge result. Take a
-    boundary between two characters where no merge result can cover bytes on both sides. Then the
-    pair across it is never merged, and a merge on one side changes no pair of the other. Each step
-    merges the lowest-ranked pair (the leftmost among equals), which is also the lowest-ranked
-    (leftmost) pair of its own side; so each side goes through exactly the merges it would go
-    through alone, and encoding the two sides apart gives the same ids. A long run of Han characters
-    that never repeats thus becomes short segments that do, and that the pre-token cache already
-    holds (under cl100k almost every boundary between two Han characters can be cut).
-
-    When a merge result t can cover the boundary between x and y, with its first k bytes before it:
-    t[:k] must end the text before the boundary, so it ends with x's bytes or is a proper suffix of
-    them, and t[k:] must start with y's bytes or be a proper prefix of them. Each split of each
-    merge result gives such a pair of keys (a character, or the bytes of a partial one); what lies
-    before x or after y is not looked at, which can only forbid a cut, never allow a wrong one. The
-    class of x is the set of right keys that its own left keys pair with; the class of y is its set
-    of right keys; the cut is allowed when the two are disjoint. Classes are computed on first sight
-    of a character and kept in a BoundedCache, which bounds their memory.
+    If no merge result can cover bytes on both sides of a boundary, the pair across it is never
+    merged and a merge on one side changes no pair of the other, so each side makes exactly the
+    merges it would alone. A result t covers the boundary between characters x and y, k bytes
+    before it, only if t[:k] ends with x's bytes (or is a suffix of them) and t[k:] starts with y's
+    (or is a prefix of them): each split of each merge result gives such a pair of keys (a
+    character, or a partial one's bytes). The class of x is the set of right keys its left keys pair
+    with, that of y its set of right keys; the cut is allowed when the two are disjoint.
     """
 
     def __init__(self, merged: Iterable[bytes]) -> None:
@@ -329,14 +278,9 @@ class Boundaries:
 
 
 def _splits(token: bytes) -> Iterator[tuple[str | bytes, str | bytes]]:
-    """(left key, right key) of each split of `token` that could lie between two characters.
-
-    A key is the character a part ends (left) or starts (right) with or, for a part with no whole
-    character there, the part's bytes if they can be the tail (head) of a character. In a token that
-    is valid UTF-8, a split inside a character leaves on its left a lead byte with too few
-    continuation bytes after it: neither the end of a whole character nor a tail of one. So only its
-    splits between characters count.
-    """
+    """(left key, right key) of each split of `token` that could lie between two characters: the
+    characters each side ends or starts with, or a partial character's bytes (`_key`). A token
+    that is valid UTF-8 can only be split between its characters."""
     try:
         text = token.decode("utf-8")
     except UnicodeDecodeError:
@@ -349,20 +293,12 @@ def _splits(token: bytes) -> Iterator[tuple[str | bytes, str | bytes]]:
 
 
 def _key(part: bytes, end: int) -> str | bytes | None:
-    """The whole character at `part`'s end (end=-1) or start (end=0); else `part` itself if it can
-    be the tail (end=-1) or head (end=0) of a character; else None.
-
-    Decoding four bytes from that end with surrogateescape finds it: an undecodable byte becomes a
-    lone surrogate, and UTF-8 resynchronizes, so a whole last (or first) character always decodes as
-    itself.
-    """
+    """The whole character at `part`'s end (end=-1) or start (end=0) (UTF-8 resynchronizes, so it
+    decodes as itself); else `part` if it can be a character's tail (end=-1) or head; else None."""
     near = (part[-4:] if end else part[:4]).decode("utf-8", "surrogateescape")[end]
     if not "\udc80" <= near <= "\udcff":
         return near
     # A tail is continuation bytes (10xxxxxx); a head is a lead byte (11xxxxxx), then those.
-    continuation = part if end else part[1:]
     if len(part) > 3 or (not end and part[0] < 0xC0):
         return None
-    if not all(0x80 <= b < 0xC0 for b in continuation):
-        return None
-    return part
+    return part if all(0x80 <= b < 0xC0 for b in (part if end else part[1:])) else None

@@ -1,13 +1,14 @@
 """Streaming encode: the ids of text that arrives in chunks, equal to `encode` of the whole text.
 
-`Tokenizer.encode_iterable` hands its chunks here. Text at the end of what has arrived may still
-come out differently once more arrives, in three ways, and each is held back until it cannot:
+`encode_iterable(tokenizer, chunks)` takes a file, a list or a generator of any length and yields
+ids as the text comes. Text at the end of what has arrived may still come out differently once more
+arrives, in three ways, and each is held back until it cannot:
 
 1. a special token may be cut in two: the last (longest special token - 1) characters wait;
 2. normalization may act across the cut: "e" | U+0301 composes to "é", Hangul jamo join into a
    syllable, a full-width run under NFKC is fine but a combining mark after it is not. The raw text
-   from the last character that `normalize.starts_fresh` waits (`normalize.settled_length`), so
-   what is normalized is exactly what `encode` would normalize;
+   from the last character that `normalize_cuts.starts_fresh` waits (`settled_length`), so what is
+   normalized is exactly what `encode` would normalize;
 3. pre-tokens may still change: a letter or digit run can grow, ``\\s+(?!\\S)`` and ``\\s++$``
    depend on what follows, ``'l`` may become ``'ll``. So the last two pre-tokens of the normalized
    text wait (two, because ``'`` + ``l`` may still become ``'ll``; enough for the bundled patterns,
@@ -21,20 +22,32 @@ the input. A disallowed special token raises when it is reached, after the ids b
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
 
-from tutorial_lib._checks import check_str
+from tutorial_lib._checks import check_iterable, check_str, check_type
 from tutorial_lib.bpe.pretokenize import find_pretokens
-from tutorial_lib.contract.normalize import normalize, settled_length
+from tutorial_lib.bpe.tokenizer import IdTuples, Tokenizer, collect_ids
+from tutorial_lib.contract.normalize import normalize
+from tutorial_lib.contract.normalize_cuts import settled_length
 
-IdTuples = Iterable[tuple[int, ...]]
+
+def encode_iterable(tokenizer: Tokenizer, chunks: Iterable[str],
+                    allowed_special: Iterable[str] | str = frozenset()) -> Iterator[int]:
+    """Lazily yield the ids of ``"".join(chunks)``, the same as `tokenizer.encode` (normalization
+    included, however the chunks are cut), in memory bounded by the longest pre-token plus a chunk.
+
+    The arguments are checked at the call, not at the first `next`.
+    """
+    check_type(tokenizer, "tokenizer", Tokenizer, "a Tokenizer")
+    check_iterable(chunks, "chunks", "an iterable of str (a list, a file, ...)")
+    batches = id_batches(tokenizer, iter(chunks), tokenizer._check_allowed(allowed_special))
+    return (i for batch in batches for i in collect_ids(list, batch))
 
 
 class StreamEncoder:
     """The state of one stream: raw text not yet normalized, and normalized text whose pre-tokens
     may still change. `feed` takes a chunk, `finish` the end; both give the id tuples now final."""
 
-    def __init__(self, tokenizer: Any, allowed: frozenset[str]) -> None:
+    def __init__(self, tokenizer: Tokenizer, allowed: frozenset[str]) -> None:
         self.tok, self.allowed = tokenizer, allowed
         self.hold = max(map(len, tokenizer.special_tokens), default=1) - 1
         self.raw = ""  # the text after `norm`, as given: not yet normalized
@@ -87,10 +100,10 @@ class StreamEncoder:
         return map(self.tok._pieces.__getitem__, pieces)
 
 
-def id_batches(tokenizer: Any, chunks: Iterator[str], allowed: frozenset[str]
+def id_batches(tokenizer: Tokenizer, chunks: Iterator[str], allowed: frozenset[str]
                ) -> Iterator[IdTuples]:
     """Lazily, the id tuples of ``"".join(chunks)``, a batch per chunk (and one at the end): what
-    `Tokenizer.encode_iterable` flattens. `allowed` is the checked set of allowed special tokens."""
+    `encode_iterable` flattens. `allowed` is the checked set of allowed special tokens."""
     stream = StreamEncoder(tokenizer, allowed)
     for chunk in chunks:
         yield from stream.feed(chunk)

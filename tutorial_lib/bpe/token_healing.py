@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
-from tutorial_lib._checks import check_callable, check_int, check_int_list, check_str, check_type
+from tutorial_lib._check_data import check_callable
+from tutorial_lib._checks import check_int, check_int_list, check_str, check_type
 
 Encode = Callable[[str], Sequence[int]]
 TokenBytes = Callable[[int], bytes]

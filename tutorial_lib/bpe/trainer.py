@@ -1,70 +1,63 @@
-"""Byte-level BPE training: a naive reference trainer and a fast trainer with identical output.
-
-Both start from the 256 single bytes, add the special tokens, then repeat: find the most frequent
-pair of adjacent tokens inside the pre-tokens and merge it into a new token. They return
+"""Byte-level BPE training: `train_bpe_naive`, the reference, recounts every pair after every merge
+(easy to check by eye, slow); `train_bpe` gets the same result with much less work; and
+`train_tokenizer` makes a `Tokenizer` with it, recording how. Both trainers start from the 256
+single bytes, add the special tokens, then repeat: find the most frequent pair of adjacent tokens
+inside the pre-tokens and merge it into a new token. They return
 
     vocab:  dict[int, bytes]           0..255 = bytes([i]); then the special tokens in the given
                                        order (their UTF-8 bytes); then one id per merge, in order
     merges: list[tuple[bytes, bytes]]  the merged pairs, in the order they were learned
 
-`train_bpe_naive` recounts every pair after every merge: easy to check by eye, slow.
-`train_bpe` gets the same result with much less work:
+What makes `train_bpe` fast:
 
 1. Pre-token frequency aggregation (`corpus.count_pretokens`). " the" may occur 100,000 times but is
    stored once with its count.
 2. Incremental pair counts with an inverted index (`PairIndex`). A merge only changes the pre-tokens
    that contain the merged pair; the index pair -> {pre-tokens containing it} finds them, and only
-   the pairs next to a merged position are counted again. Most merged words hold the pair once (long
-   Chinese pre-tokens seldom repeat a pair): those are edited in place, with no set of positions.
-3. A lazy max-heap (`pop_best`). The best pair is popped from a heap instead of scanned for; an
-   entry whose count went stale is not searched for and updated, only corrected once it reaches the
-   top.
-
-Counting pre-tokens is the one step that does not depend on the others, so the production path
-(`tutorial_pipeline.train.train_bpe(..., workers=n)`) counts them in worker processes and hands the
-counts to the same set-up and merge loop: `start_training(..., count=...)`, then `learn_merges`.
+   the pairs next to a merged position are counted again (in place, in a word that holds it once).
+3. A lazy max-heap (`pop_best`). The best pair is popped from a heap instead of scanned for; a stale
+   entry is not searched for and updated, only corrected once it reaches the top.
 
 Tie-break (`best_pair`). When several pairs share the highest count, the pair whose (left bytes,
-right bytes) is lexicographically greatest wins, i.e. the winner is max over (count, (left_bytes,
-right_bytes)) -- the CS336 convention. The rule itself is arbitrary, but it must be fixed: a trainer
-that takes "whichever pair came first" depends on dict order, file order or thread timing, and two
-runs on the same corpus would then disagree. Note that it compares bytes, not ids: for the 256
-single bytes both orders agree, which hides a wrong implementation until the first merged tokens
-take part in a tie. No two merges ever build the same bytes (how BPE builds a token depends on its
-bytes alone), so two distinct pairs never tie on bytes and the winner is unique. The heap orders its
-entries by the same rule (`descending_key`, `heap_entries`).
-
-Hugging Face `tokenizers` breaks ties differently (smallest pair of its own ids), so its merges
-agree with ours up to the first tie at the top and its vocabulary is close but not equal after that;
-tests/tokenization/test_trainer.py measures it.
+right bytes) is lexicographically greatest wins: the CS336 convention. The rule is arbitrary, but it
+must be fixed: "whichever pair came first" depends on dict order, file order or thread timing, and
+two runs on the same corpus would disagree. It compares bytes, not ids: for the 256 single bytes
+both orders agree, which hides a wrong implementation until merged tokens take part in a tie. No
+two merges build the same bytes, so the winner is unique. The heap orders its entries by the same
+rule (`descending_key`, `heap_entries`). Hugging Face `tokenizers` takes the smallest pair of its
+own ids, so its merges agree with ours up to the first tie at the top (test_trainer.py measures it).
 """
 
 from __future__ import annotations
 
 import heapq
-from collections import defaultdict
-from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from tqdm.auto import tqdm
 
 from tutorial_lib._checks import check_int, check_int_list, check_utf8
 from tutorial_lib.bpe import corpus
 from tutorial_lib.bpe.corpus import TextSource
-from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, check_special_tokens
+from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, check_special_tokens, compile_pattern
+from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.contract.normalize import check_form
 
 ByteVocab = dict[int, bytes]
 Merges = list[tuple[bytes, bytes]]
 Pair = tuple[int, int]
 TIE_BREAK = "lexicographically greatest pair of byte strings"  # best_pair's rule, in words
+# The trainer's name in the metadata `train_tokenizer` writes, hence in the manifest and sha256 of
+# every shipped tokenizer file: a stable identifier, not a path (the module moved, the name stays).
+TRAINER_NAME = "tutorial_lib.tokenization.trainer.train_bpe"
 HeapEntry = tuple  # (-count, descending_key(left), descending_key(right), a, b): see heap_entries
 T = TypeVar("T", bound=Hashable)
 
 
-# ------------------------------------------------------------------------------------------------
-# Building blocks, shared with trainer_stages and the checkers of chapter 06. They run inside merge
+# ---------------------------------------------------------------------------------- building blocks
+# Shared with trainer_stages and the checkers of chapter 06. They run inside merge
 # loops, so they trust their arguments: a trainer checks its own once, in `start_training`.
 
 
@@ -73,9 +66,8 @@ def count_pairs(words: Iterable[Sequence[T]], freqs: Iterable[int]
     """How often each pair of adjacent tokens occurs, each word's pairs counted `freq` times.
 
     Pairs are keyed in the order they are first met. Any tokens will do: ids here, the str symbols
-    of bpe_toy there (its corpus {symbols: frequency} gives both arguments). The result is a
-    defaultdict(int), not a Counter, because a defaultdict fills in a missing key in C: the
-    counting loop runs once per merge in `train_bpe_naive`, once at the start in `PairIndex`.
+    of bpe_toy there. A defaultdict(int), not a Counter, fills in a missing key in C: the counting
+    loop runs once per merge in `train_bpe_naive`, once at the start in `PairIndex`.
     """
     counts: defaultdict[tuple[T, T], int] = defaultdict(int)
     for ids, freq in zip(words, freqs):
@@ -137,10 +129,8 @@ def pop_best(heap: list[HeapEntry], pair_counts: Mapping[Pair, int]) -> Pair | N
 
 
 def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
-    """Replace each occurrence of `pair` in `ids` by `new_id`, left to right ("aaa" -> "aa", "a").
-
-    `ids` may be any flat sequence of ints, a 1-D numpy array too; the result is a new list.
-    """
+    """Replace each occurrence of `pair` in `ids` (a flat sequence of ints, a 1-D numpy array too)
+    by `new_id`, left to right ("aaa" -> "aa", "a"); the result is a new list."""
     ids = check_int_list(ids, "ids")
     pair = tuple(check_int_list(pair, "pair"))
     if len(pair) != 2:
@@ -191,9 +181,9 @@ def start_training(texts_or_path: TextSource, vocab_size: int, special_tokens: I
 
     Returns the vocabulary so far (bytes, then special tokens), each distinct pre-token as a list of
     byte ids (`words`) with how often it occurs (`freqs`), and the number of merges to make.
-    `count(texts, special_tokens, pattern, progress=...)` counts the pre-tokens; by default
-    `corpus.count_pretokens`, in this process (the production path passes one that counts in
-    worker processes: the same counts).
+    `count(texts, special_tokens, pattern, progress=...)` counts the pre-tokens: by default
+    `corpus.count_pretokens`, in this process; the production path (`tutorial_pipeline.train`)
+    passes one that counts in worker processes (the same counts), then runs `learn_merges`.
     """
     special_tokens = check_special_tokens(special_tokens)
     for i, token in enumerate(special_tokens):
@@ -220,8 +210,7 @@ def start_training(texts_or_path: TextSource, vocab_size: int, special_tokens: I
     return vocab, words, list(word_counts.values()), vocab_size - len(vocab)
 
 
-# ------------------------------------------------------------------------------------------------
-# The trainers
+# ------------------------------------------------------------------------------------- the trainers
 
 
 def train_bpe_naive(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str] = (),
@@ -231,15 +220,12 @@ def train_bpe_naive(texts_or_path: TextSource, vocab_size: int, special_tokens: 
 
     The reference for `train_bpe`: same arguments, same result, written to be read. It shares the
     input handling and pre-token counting, so the two differ in the merge loop only: each distinct
-    pre-token is a list of token ids weighted by how often it occurs. If no pair is left (every
-    pre-token is a single token) before `vocab_size` is reached, training stops early and the
-    vocabulary is smaller.
+    pre-token is a list of token ids weighted by how often it occurs.
     """
     vocab, words, freqs, num_merges = start_training(texts_or_path, vocab_size, special_tokens,
                                                      pattern, progress=progress)
     merges = []
-    first_id = len(vocab)
-    new_ids = range(first_id, first_id + num_merges)
+    new_ids = range(len(vocab), len(vocab) + num_merges)
     for new_id in tqdm(new_ids, desc="merging", disable=not progress):
         # Count every pair of every distinct pre-token, weighted by its count, and take the best.
         best = best_pair(count_pairs(words, freqs), vocab)
@@ -258,15 +244,11 @@ def train_bpe(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterab
     """Train byte-level BPE on a file or a list of texts: the result of `train_bpe_naive`, faster.
 
     texts_or_path: path to a UTF-8 text file (read in chunks), or an iterable of str.
-    vocab_size: 256 byte tokens + len(special_tokens) + number of merges. If no pair is left before
-        that, training stops early and the vocabulary is smaller.
+    vocab_size: 256 byte tokens + len(special_tokens) + number of merges (fewer if no pair is left).
     special_tokens: cut out of the text before pre-tokenization, so never merged with anything;
         they get the ids right after the bytes, in the given order.
-    pattern: the pre-tokenization regex (or a name from pretokenize.PATTERNS); merges never cross
-        its pieces.
-    progress: show tqdm progress bars.
-
-    (To count the pre-tokens of a big corpus in several processes: `tutorial_pipeline.train`.)
+    pattern: the split regex (or a name from pretokenize.PATTERNS); merges never cross its pieces.
+    progress: show tqdm progress bars. (Counting in several processes: `tutorial_pipeline.train`.)
     """
     vocab, words, freqs, num_merges = start_training(texts_or_path, vocab_size, special_tokens,
                                                      pattern, progress=progress)
@@ -281,8 +263,7 @@ def learn_merges(vocab: ByteVocab, words: list[list[int]], freqs: list[int], num
     """
     index = PairIndex.build(words, freqs, vocab)
     merges = []
-    first_id = len(vocab)
-    new_ids = range(first_id, first_id + num_merges)
+    new_ids = range(len(vocab), len(vocab) + num_merges)
     for new_id in tqdm(new_ids, desc="merging", disable=not progress):
         # The most frequent pair comes off the heap, not from a scan of every count.
         best = pop_best(index.heap, index.counts)
@@ -388,3 +369,32 @@ class PairIndex:
             pair = ids[j], ids[j + 1]
             new_pairs[pair] += freq
             where[pair].append(i)
+
+
+def train_tokenizer(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str] = (),
+                    pattern: str = GPT2_PATTERN, normalization: str = "none",
+                    **trainer_kwargs: Any) -> Tokenizer:
+    """A `Tokenizer` trained by `train_bpe`, whose metadata records all that the result depends on.
+
+    Arguments as `train_bpe` (`trainer_kwargs`: progress); `texts_or_path` may also be a dict of
+    word -> count ({"low": 5, ...}: `corpus.WordCounts`). With a `normalization` other than "none",
+    training sees the texts (a file in chunks cut where normalization cannot change) normalized
+    between special tokens, as `encode` will; the corpus digest is of the texts as given.
+    """
+    if isinstance(texts_or_path, Iterator):
+        texts_or_path = list(texts_or_path)  # it is read twice: for the digest and for training
+    special_tokens = check_special_tokens(special_tokens)
+    pattern = compile_pattern(pattern).pattern  # a name such as "gpt4" is kept as its regex
+    vocab_size = check_int(vocab_size, "vocab_size", low=256 + len(special_tokens))
+    texts = texts_or_path
+    if check_form(normalization) != "none":
+        chunks = corpus.iter_texts(texts_or_path, special_tokens, corpus.CHUNK_SIZE, pattern)
+        texts = corpus.normalize_texts(chunks, normalization, special_tokens)
+    vocab, merges = train_bpe(texts, vocab_size, special_tokens, pattern, **trainer_kwargs)
+    settings = {"name": TRAINER_NAME, "vocab_size": vocab_size, "pattern": pattern,
+                "special_tokens": list(special_tokens), "tie_break": TIE_BREAK}
+    if normalization != "none":  # only then, so that the metadata of earlier tokenizers stays
+        settings["normalization"] = normalization
+    metadata = {"trainer": settings, "corpus_digest": corpus.corpus_digest(texts_or_path)}
+    return Tokenizer(vocab, merges, special_tokens, pattern, metadata, normalization)
+

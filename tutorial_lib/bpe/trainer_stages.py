@@ -27,7 +27,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import repeat
 
-from tutorial_lib._checks import check_bool, check_int
+from tutorial_lib._check_data import check_bool
+from tutorial_lib._checks import check_int
 from tutorial_lib.bpe.corpus import TextSource
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN
 from tutorial_lib.bpe.trainer import (ByteVocab, Merges, Pair, best_pair, count_pairs,

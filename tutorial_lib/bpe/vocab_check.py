@@ -1,7 +1,8 @@
 """The contract a Tokenizer's vocabulary and merges must keep, checked once when it is built.
 
-Every reader (`formats`, `hf_json`) and the trainer hand their parts to `Tokenizer`, whose
-constructor calls `check_vocab_and_merges`: so a file from anywhere is held to the same rules.
+Every reader (`formats`, `contract.manifest`, the pipeline's `hf_json`) and the trainer hand their
+parts to `Tokenizer`, whose constructor calls `check_vocab_and_merges`: so a file from anywhere is
+held to the same rules.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from tutorial_lib._checks import check_iterable, check_sequence, check_type
 
 
 def check_vocab_and_merges(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]
-                            ) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+                           ) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     """The contract: distinct non-empty bytes per id, all 256 bytes, merges of earlier tokens."""
     check_type(vocab, "vocab", dict, "a dict[int, bytes]")
     owner: dict[bytes, int] = {}
@@ -49,3 +50,4 @@ def check_vocab_and_merges(vocab: dict[int, bytes], merges: list[tuple[bytes, by
         seen.add(merge)
         made.add(merge[0] + merge[1])
     return dict(vocab), merges
+

@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from tutorial_lib._checks import (check_bool, check_int, check_int_list, check_number, check_str,
-                                  check_str_list, check_type)
+from tutorial_lib._check_data import check_bool, check_number, check_str_list
+from tutorial_lib._checks import check_int, check_int_list, check_str, check_type
 from tutorial_lib.bpe import corpus
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.bpe.trainer import PairIndex, pop_best
@@ -34,8 +34,8 @@ def first_merges(tokenizer: Tokenizer, num_merges: int) -> Tokenizer:
     """The tokenizer made of the 256 bytes, the special tokens and the first `num_merges` merges.
 
     Ids are kept, so a token has the same id in every prefix; for a tokenizer from
-    `Tokenizer.train` the ids are then 0..vocab_size-1 and the result equals what training with
-    vocab_size 256 + len(special_tokens) + num_merges gives.
+    `trainer.train_tokenizer` the ids are then 0..vocab_size-1 and the result equals what training
+    with vocab_size 256 + len(special_tokens) + num_merges gives.
     """
     check_type(tokenizer, "tokenizer", Tokenizer, "a Tokenizer")
     num_merges = check_int(num_merges, "num_merges", low=0, high=len(tokenizer.merges))

@@ -1,6 +1,6 @@
 """Golden vectors: inputs that exercise the tricky corners of a tokenizer, with what it must give.
 
-A tokenizer is a contract, and the digest (`Tokenizer.digest`) says only THAT it changed. Golden
+A tokenizer is a contract, and the digest (`manifest.digest`) says only THAT it changed. Golden
 vectors say WHERE: each category below names a kind of input where tokenizers differ or break
 (combining marks, compatibility characters, repeated whitespace, right-to-left text, emoji
 joiners, scripts without spaces, code indentation, digits, URLs, ordinary text that spells a
@@ -8,7 +8,7 @@ control token, malformed input), with a predicate `belongs(text)` saying what ma
 exercise it and a handful of inputs, real text from data/ where the corpora have it.
 
 A vector records, for one input: its normalized form N(input), the ids of `encode_ordinary`, each
-token's character span in the input before normalization (`Tokenizer.encode_with_offsets`), and
+token's character span in the input before normalization (`offsets.encode_with_offsets`), and
 the decoded text; for a control-token look-alike also the ids and spans with every special token
 allowed, and what plain `encode` says; for malformed input the error instead (its type and the
 message up to its first comma, which names what went wrong and where but no id). `write` puts
@@ -42,10 +42,13 @@ import regex
 
 from tutorial_lib import data
 from tutorial_lib.data import file_sha256, write_atomically
-from tutorial_lib._checks import check_path, check_regular_file, check_str, check_type
+from tutorial_lib._check_files import check_path, check_regular_file
+from tutorial_lib._checks import check_str, check_type
+from tutorial_lib.bpe.formats import from_gpt2_files
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.contract import manifest
 from tutorial_lib.contract.normalize import normalize
-from tutorial_lib.contract.offsets import TokenOffsets
+from tutorial_lib.contract.offsets import TokenOffsets, encode_with_offsets
 
 SCHEMA_VERSION = 1
 MANIFEST_KEY = "golden_vectors_sha256"
@@ -182,7 +185,7 @@ def vector(tokenizer: Tokenizer, category: str, x: str | bytes, allowed_special:
     out |= {"normalized": normalize(x, tokenizer.normalization), "ids": ids,
             "offsets": _spans(_ordinary_offsets(tokenizer, x)), "decoded": tokenizer.decode(ids)}
     if allowed_special:
-        special = tokenizer.encode_with_offsets(x, allowed_special="all")
+        special = encode_with_offsets(tokenizer, x, allowed_special="all")
         out |= {"ids_allowed_special": special.ids, "offsets_allowed_special": _spans(special),
                 "encode_error": _error_of(tokenizer.encode, x)}
     return out
@@ -195,8 +198,8 @@ def _ordinary_offsets(tokenizer: Tokenizer, text: str) -> TokenOffsets:
     one of them is encoded by that tokenizer (built once per tokenizer).
     """
     if not any(special in text for special in tokenizer.special_tokens):
-        return tokenizer.encode_with_offsets(text)
-    return _without_specials(tokenizer).encode_with_offsets(text)
+        return encode_with_offsets(tokenizer, text)
+    return encode_with_offsets(_without_specials(tokenizer), text)
 
 
 @functools.lru_cache(maxsize=2)
@@ -240,7 +243,7 @@ def _input(v: dict) -> str | bytes:
 
 def header(tokenizer: Tokenizer, categories: Iterable[Category] = CATEGORIES) -> dict:
     """The file's first line: schema, the tokenizer's digest and normalization, the categories."""
-    return {"golden_vectors": SCHEMA_VERSION, "tokenizer_sha256": tokenizer.digest,
+    return {"golden_vectors": SCHEMA_VERSION, "tokenizer_sha256": manifest.digest(tokenizer),
             "normalization": tokenizer.normalization,
             "categories": {c.name: c.description for c in categories}}
 
@@ -318,12 +321,12 @@ def failing_categories(failures: Iterable[Failure]) -> dict[str, list[str]]:
 
 
 def with_golden_vectors(tokenizer: Tokenizer, path: str | os.PathLike) -> Tokenizer:
-    """The tokenizer with the file's sha256 in its metadata (so `save` writes it into the
-    manifest), after checking that the file was written for it and that it passes."""
+    """The tokenizer with the file's sha256 in its metadata (so `manifest.save` writes it
+    into the manifest), after checking that the file was written for it and that it passes."""
     recorded = read(path)[0]["tokenizer_sha256"]
-    if recorded != tokenizer.digest:
+    if recorded != manifest.digest(tokenizer):
         raise ValueError(f"{path} was written for tokenizer {recorded}, not this one "
-                         f"({tokenizer.digest})")
+                         f"({manifest.digest(tokenizer)})")
     failures = check(tokenizer, path)
     if failures:
         raise ValueError(f"{len(failures)} golden vectors of {path} fail, the first in category "
@@ -337,10 +340,10 @@ def with_golden_vectors(tokenizer: Tokenizer, path: str | os.PathLike) -> Tokeni
 def load_tokenizer(name: str) -> Tokenizer:
     """"course" (data/tokenizers), "gpt2" (data/gpt2, <|endoftext|> special) or a saved file."""
     if name == "course":
-        return Tokenizer.load(data.course_tokenizer_path())
+        return manifest.load(data.course_tokenizer_path())
     if name == "gpt2":
-        return Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
-    return Tokenizer.load(name)
+        return from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
+    return manifest.load(name)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -349,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
                                      description="Write or check a tokenizer's golden vectors.")
     parser.add_argument("command", choices=("write", "check"))
     parser.add_argument("--tokenizer", default="course",
-                        help="course, gpt2 or a file written by Tokenizer.save (default: course)")
+                        help="course, gpt2 or a file written by manifest.save (default: course)")
     parser.add_argument("path", help="the golden vectors file (JSON lines)")
     args = parser.parse_args(argv)
     try:
@@ -364,10 +367,10 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as e:
         print(f"{parser.prog}: error: {e}", file=sys.stderr)
         return 1
-    same_tokenizer = recorded["tokenizer_sha256"] == tokenizer.digest
+    same_tokenizer = recorded["tokenizer_sha256"] == manifest.digest(tokenizer)
     if not same_tokenizer:
         print(f"the file was written for tokenizer {recorded['tokenizer_sha256']}; this one is "
-              f"{tokenizer.digest}")
+              f"{manifest.digest(tokenizer)}")
     for f in failures:
         print(f"FAIL {f.category} {f.input!r}")
         for key, (want, got) in f.differs.items():

@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from tutorial_lib._checks import check_str_list
+from tutorial_lib._check_data import check_str_list
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer import train_tokenizer
 from tutorial_lib.contract.normalize import check_form, normalize
 from tutorial_lib.text.measure import compression
 
@@ -31,8 +32,8 @@ def trained_pair(train_texts: Sequence[str], vocab_size: int, pattern: str = "gp
                  ) -> tuple[Tokenizer, Tokenizer]:
     """(without, with): two tokenizers trained on `train_texts` that differ only in `form`."""
     check_form(form)
-    without = Tokenizer.train(train_texts, vocab_size, special_tokens, pattern)
-    with_form = Tokenizer.train(train_texts, vocab_size, special_tokens, pattern,
+    without = train_tokenizer(train_texts, vocab_size, special_tokens, pattern)
+    with_form = train_tokenizer(train_texts, vocab_size, special_tokens, pattern,
                                 normalization=form)
     return without, with_form
 

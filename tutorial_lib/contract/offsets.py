@@ -4,9 +4,9 @@ A highlighter, an NER label or a "which words did the model see" report needs mo
 each token, the span [start, end) of the text as the user gave it, before normalization. This is
 Hugging Face's offset mapping (`Encoding.offsets`), built in two steps:
 
-1. normalization is aligned (`normalize.normalize_aligned`): each normalized character knows the
-   original span it came from, so under NFKC both "f" and "i" of "ﬁ" -> "fi" point at the ligature,
-   and "..." from "…" points three times at "…";
+1. normalization is aligned (`normalize_cuts.normalize_aligned`): each normalized character knows
+   the original span it came from, so under NFKC both "f" and "i" of "ﬁ" -> "fi" point at the
+   ligature, and "..." from "…" points three times at "…";
 2. each token's bytes are placed inside its pre-token, and the characters those bytes belong to
    give the span.
 
@@ -22,11 +22,13 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from itertools import accumulate
-from typing import Any, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
-from tutorial_lib._checks import check_str
+from tutorial_lib._checks import check_str, check_type
 from tutorial_lib.bpe.pretokenize import find_pretokens
-from tutorial_lib.contract.normalize import normalize_aligned
+from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.contract.normalize_cuts import normalize_aligned
 
 
 class TokenOffsets(NamedTuple):
@@ -38,13 +40,14 @@ class TokenOffsets(NamedTuple):
     partial: list[bool]
 
 
-def encode_with_offsets(tokenizer: Any, text: str,
-                        allowed_special: Any = frozenset()) -> TokenOffsets:
+def encode_with_offsets(tokenizer: Tokenizer, text: str,
+                        allowed_special: Iterable[str] | str = frozenset()) -> TokenOffsets:
     """The ids of `tokenizer.encode(text, allowed_special)` with each token's span in `text`.
 
-    `tokenizer` is a `Tokenizer`. Special tokens are found in the text as given, and the ordinary
-    text between them is normalized, split and encoded on its own, exactly as `encode` does.
+    Special tokens are found in the text as given, and the ordinary text between them is
+    normalized, split and encoded on its own, exactly as `encode` does.
     """
+    check_type(tokenizer, "tokenizer", Tokenizer, "a Tokenizer")
     check_str(text, "text", utf8=True)
     allowed = tokenizer._check_allowed(allowed_special)
     result = TokenOffsets([], [], [])
@@ -62,7 +65,7 @@ def encode_with_offsets(tokenizer: Any, text: str,
     return result
 
 
-def _ordinary(tokenizer: Any, stretch: str, base: int, result: TokenOffsets) -> None:
+def _ordinary(tokenizer: Tokenizer, stretch: str, base: int, result: TokenOffsets) -> None:
     """Append the tokens of `stretch` (ordinary text that starts at `base` in the whole text)."""
     normalized, spans = normalize_aligned(stretch, tokenizer.normalization)
     at = 0  # where the current pre-token starts in `normalized`
@@ -81,7 +84,8 @@ def _ordinary(tokenizer: Any, stretch: str, base: int, result: TokenOffsets) -> 
         at += len(piece)
 
 
-def offset_rows(tokenizer: Any, text: str, allowed_special: Any = frozenset()
+def offset_rows(tokenizer: Tokenizer, text: str,
+                allowed_special: Iterable[str] | str = frozenset()
                 ) -> list[tuple[int, bytes, tuple[int, int], str, bool]]:
     """One row per token of `text`: (id, its bytes, its span, text[start:end], partial), the table
     to read offsets from: a partial token's bytes are only part of the characters in its span."""

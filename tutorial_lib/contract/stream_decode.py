@@ -22,7 +22,8 @@ import codecs
 from collections.abc import Iterable
 from itertools import accumulate
 
-from tutorial_lib._checks import check_choice, check_has, check_int_list, check_str
+from tutorial_lib._check_data import check_has
+from tutorial_lib._checks import check_choice, check_int_list, check_str
 from tutorial_lib.bpe.tokenizer import DECODE_ERRORS, Tokenizer
 
 REPLACEMENT = "\ufffd"  # U+FFFD REPLACEMENT CHARACTER, what "replace" puts in

@@ -65,8 +65,8 @@ from typing import Sequence
 
 import numpy as np
 
-from tutorial_lib._checks import (check_int, check_int_list, check_int_rows, check_number,
-                                  check_same_length, check_sequence, check_str_list, check_type)
+from tutorial_lib._check_data import check_int_rows, check_number, check_same_length, check_str_list
+from tutorial_lib._checks import check_int, check_int_list, check_sequence, check_type
 from tutorial_lib.text.measure import Segmenter
 
 ORDERS = (1, 2, 3)

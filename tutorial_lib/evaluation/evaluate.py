@@ -40,8 +40,9 @@ import numpy as np
 import regex
 
 from tutorial_lib import data
-from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_number,
-                                  check_sequence, check_str, check_str_list, check_type, check_utf8)
+from tutorial_lib._check_data import check_number, check_str_list
+from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_sequence,
+                                  check_str, check_type, check_utf8)
 from tutorial_lib.text.measure import (COLUMNS, Measurement, Segmenter, Utilization, measure,
                                        measurement_table, utilization)
 

@@ -32,9 +32,10 @@ from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from tutorial_lib import data
-from tutorial_lib._checks import (check_int, check_number, check_sequence, check_str,
-                                  check_str_list, check_type)
+from tutorial_lib._check_data import check_number, check_str_list
+from tutorial_lib._checks import check_int, check_sequence, check_str, check_type
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.trainer import train_tokenizer
 from tutorial_lib.evaluation.evaluate import Premium, token_premium
 from tutorial_lib.text.model_tokenizers import VocabScripts, vocab_scripts
 from tutorial_lib.text import compare
@@ -139,7 +140,7 @@ def train_bpe(mix: Mix, vocab_size: int) -> Tokenizer:
     """Byte-level BPE (GPT-2's pattern) on the mix; cut smaller sizes with `vocab_size.at_size`."""
     check_type(mix, "mix", Mix, "a Mix (make_mix)")
     vocab_size = check_int(vocab_size, "vocab_size", low=257)  # the 256 bytes and one merge
-    return Tokenizer.train(mix.texts, vocab_size)
+    return train_tokenizer(mix.texts, vocab_size)
 
 
 def train_each(mix: Mix, vocab_size: int) -> tuple[Tokenizer, Tokenizer]:
@@ -149,7 +150,7 @@ def train_each(mix: Mix, vocab_size: int) -> tuple[Tokenizer, Tokenizer]:
     vocab_size = check_int(vocab_size, "vocab_size", low=257)
     if not mix.english or not mix.chinese:
         raise ValueError(f"mix must hold both languages, got {mix.label}")
-    return Tokenizer.train(list(mix.english), vocab_size), Tokenizer.train(list(mix.chinese),
+    return train_tokenizer(list(mix.english), vocab_size), train_tokenizer(list(mix.chinese),
                                                                           vocab_size)
 
 

@@ -56,7 +56,8 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from tutorial_lib._checks import check_bool, check_int, check_iterable, check_str, check_type
+from tutorial_lib._check_data import check_bool
+from tutorial_lib._checks import check_int, check_iterable, check_str, check_type
 from tutorial_lib.bpe import corpus, trainer
 from tutorial_lib.bpe.corpus import TextSource
 from tutorial_lib.bpe.fast_encode import PieceEncoder

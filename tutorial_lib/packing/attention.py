@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tutorial_lib._checks import (check_dtype, check_int, check_int_list, check_int_rows,
-                                  check_type, describe)
+from tutorial_lib._check_data import check_dtype, check_int_rows
+from tutorial_lib._checks import check_int, check_int_list, check_type, describe
 from tutorial_lib._memory import check_cells
 from tutorial_lib.packing.masks import PAD, as_doc_ids, causal_mask, runs
 

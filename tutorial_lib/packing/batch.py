@@ -23,8 +23,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import (INT64_MAX, check_bool, check_choice, check_int, check_int_list,
-                                  check_int_rows, check_sequence, check_type)
+from tutorial_lib._check_data import check_bool, check_int_rows
+from tutorial_lib._checks import (INT64_MAX, check_choice, check_int, check_int_list,
+                                  check_sequence, check_type)
 from tutorial_lib._memory import check_cells
 from tutorial_lib.packing.masks import SIDES, as_doc_ids, attention_mask_from_lengths, loss_mask
 

@@ -32,8 +32,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import (check_bool, check_dtype, check_has, check_int, check_int_rows,
-                                  check_type)
+from tutorial_lib._check_data import check_bool, check_dtype, check_has, check_int_rows
+from tutorial_lib._checks import check_int, check_type
 from tutorial_lib._memory import check_bytes
 from tutorial_lib.packing import masks
 from tutorial_lib.packing.batch import next_token_labels

@@ -37,8 +37,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import (INT64_MAX, check_choice, check_dtype, check_int, check_int_list,
-                                  check_int_rows, check_sequence)
+from tutorial_lib._check_data import check_dtype, check_int_rows
+from tutorial_lib._checks import INT64_MAX, check_choice, check_int, check_int_list, check_sequence
 from tutorial_lib._memory import check_cells
 
 PAD = -1  # the doc id of a padding position: it belongs to no document

@@ -32,7 +32,8 @@ from typing import IO
 
 import numpy as np
 
-from tutorial_lib._checks import check_int, check_iterable, check_path, check_regular_file, describe
+from tutorial_lib._check_files import check_path, check_regular_file
+from tutorial_lib._checks import check_int, check_iterable, describe
 from tutorial_lib.packing.bin_ids import as_dtype
 from tutorial_lib.packing.megatron_format import (DTYPES, HEADER, MAGIC, VERSION, Header, bin_path,
                                                   byte_offsets, dtype_code, idx_path, optimal_dtype,

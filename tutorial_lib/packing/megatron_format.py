@@ -30,8 +30,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import (check_choice, check_int, check_int_rows, check_path,
-                                  check_regular_file)
+from tutorial_lib._check_data import check_int_rows
+from tutorial_lib._check_files import check_path, check_regular_file
+from tutorial_lib._checks import check_choice, check_int
 
 MAGIC = b"MMIDIDX\x00\x00"
 VERSION = 1

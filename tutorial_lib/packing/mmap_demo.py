@@ -29,8 +29,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tutorial_lib._checks import (check_callable, check_choice, check_int, check_number, check_path,
-                                  check_type)
+from tutorial_lib._check_data import check_callable, check_number
+from tutorial_lib._check_files import check_path
+from tutorial_lib._checks import check_choice, check_int, check_type
 from tutorial_lib.packing import megatron
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096

@@ -18,7 +18,8 @@ from typing import Iterable
 
 import regex
 
-from tutorial_lib._checks import check_int_list, check_number, check_str, describe
+from tutorial_lib._check_data import check_number
+from tutorial_lib._checks import check_int_list, check_str, describe
 from tutorial_lib.bpe.pretokenize import pretokenize
 from tutorial_lib.contract.normalize import normalize
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import io
 from typing import Any, Callable, Sequence
 
-from tutorial_lib._checks import (check_choice, check_has, check_int, check_number, check_sequence,
-                                  check_str, check_str_list, check_type, check_utf8)
+from tutorial_lib._check_data import check_has, check_number, check_str_list
+from tutorial_lib._checks import (check_choice, check_int, check_sequence, check_str, check_type,
+                                  check_utf8)
 from tutorial_lib.bpe.pretokenize import PATTERNS, pretokenize
 from tutorial_lib.text.d2l import GRANULARITIES, UNK, Vocab, clean_line
 from tutorial_lib.text.measure import Segmenter, token_kind

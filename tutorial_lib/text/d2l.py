@@ -14,8 +14,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from tutorial_lib._checks import (check_choice, check_int, check_iterable, check_number, check_str,
-                                  check_str_list, check_type)
+from tutorial_lib._check_data import check_number, check_str_list
+from tutorial_lib._checks import check_choice, check_int, check_iterable, check_str, check_type
 
 UNK = "<unk>"
 GRANULARITIES = ("word", "char")

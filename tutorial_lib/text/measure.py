@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Callable, Iterable, Mapping, Sequence
 
-from tutorial_lib._checks import (check_callable, check_choice, check_int, check_int_list,
-                                  check_sequence, check_str, check_str_list, check_type, check_utf8)
+from tutorial_lib._check_data import check_callable, check_str_list
+from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_sequence,
+                                  check_str, check_type, check_utf8)
 from tutorial_lib.text.characters import chars_and_bytes, is_han
 
 RARE_BELOW = 5  # a token used fewer times than this in a text counts as rare there

@@ -39,8 +39,7 @@ from typing import Any, Callable, Iterable
 
 from tutorial_lib import data
 from tutorial_lib._checks import check_choice, check_int_list, check_str, check_type
-from tutorial_lib.bpe.formats import GPT2_BYTE_DECODER
-from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.bpe.formats import GPT2_BYTE_DECODER, from_gpt2_files
 from tutorial_lib.bpe.vocab_size import embedding_bytes, embedding_params
 from tutorial_lib.text import compare
 from tutorial_lib.text.characters import char_category
@@ -205,7 +204,7 @@ def deepseek_v4() -> Segmenter:
 
 def gpt2() -> Segmenter:
     """GPT-2 from OpenAI's files bundled in data/ (the ids of tiktoken's `gpt2`)."""
-    tokenizer = Tokenizer.from_gpt2_files(*data.gpt2_files(), special_tokens=["<|endoftext|>"])
+    tokenizer = from_gpt2_files(*data.gpt2_files(), special_tokens=["<|endoftext|>"])
     return compare.from_tokenizer("gpt2", tokenizer)
 
 

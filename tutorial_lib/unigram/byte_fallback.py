@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from collections import ChainMap
 
-from tutorial_lib._checks import check_str, check_str_list
+from tutorial_lib._check_data import check_str_list
+from tutorial_lib._checks import check_str
 from tutorial_lib.unigram import model as unigram
 
 UNK_PENALTY = 10.0  # SentencePiece's kUnkPenalty

@@ -26,7 +26,8 @@ import time
 from dataclasses import dataclass
 
 from tutorial_lib import data
-from tutorial_lib._checks import check_int, check_number, check_str
+from tutorial_lib._check_data import check_number
+from tutorial_lib._checks import check_int, check_str
 from tutorial_lib.unigram import model as unigram
 from tutorial_lib.unigram import sp_settings
 from tutorial_lib.unigram import train as unigram_train

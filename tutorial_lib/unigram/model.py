@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from tutorial_lib._checks import check_has, check_int, check_mapping_keys, check_number, check_str
+from tutorial_lib._check_data import check_has, check_mapping_keys, check_number
+from tutorial_lib._checks import check_int, check_str
 
 SP_UNDERLINE = "\u2581"  # "▁", SentencePiece's visible stand-in for a space
 

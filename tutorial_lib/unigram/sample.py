@@ -19,7 +19,8 @@ from __future__ import annotations
 import math
 import random
 
-from tutorial_lib._checks import check_int, check_number
+from tutorial_lib._check_data import check_number
+from tutorial_lib._checks import check_int
 from tutorial_lib.unigram import model as unigram
 
 

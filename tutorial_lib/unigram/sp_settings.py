@@ -33,8 +33,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tutorial_lib._checks import (check_int, check_mapping_keys, check_str, check_str_list,
-                                  check_type, check_utf8)
+from tutorial_lib._check_data import check_mapping_keys, check_str_list
+from tutorial_lib._checks import check_int, check_str, check_type, check_utf8
 
 # SentencePiece's own defaults for the options this chapter varies, written out so a table can show
 # them, plus what makes training reproducible (num_threads=1, every sentence, a fixed seed).

@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tutorial_lib._checks import check_choice, check_int, check_number, check_str
+from tutorial_lib._check_data import check_number
+from tutorial_lib._checks import check_choice, check_int, check_str
 from tutorial_lib.unigram import byte_fallback
 from tutorial_lib.unigram import lattice as unigram_lattice
 from tutorial_lib.unigram import model as unigram

@@ -25,7 +25,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tutorial_lib._checks import check_bool, check_int, check_str, check_str_list
+from tutorial_lib._check_data import check_bool, check_str_list
+from tutorial_lib._checks import check_int, check_str
 
 UNK = "[UNK]"
 PREFIX = "##"

@@ -30,8 +30,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from tutorial_lib._checks import (check_int, check_iterable, check_mapping_keys, check_str,
-                                  check_str_list)
+from tutorial_lib._check_data import check_mapping_keys, check_str_list
+from tutorial_lib._checks import check_int, check_iterable, check_str
 
 # the left-to-right pair replacement BPE uses: it only compares symbols, so pieces work too
 from tutorial_lib.bpe.trainer import merge_unchecked

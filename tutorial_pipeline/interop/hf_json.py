@@ -38,14 +38,14 @@ import json
 import os
 from functools import cache
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
+from typing import Any, NamedTuple
 
-from tutorial_lib._checks import check_path, check_regular_file, check_str, check_type
-from tutorial_lib.bpe import formats
-from tutorial_lib.bpe.formats import GPT2_BYTE_DECODER, Contract, Parts
+from tutorial_lib._check_files import check_path, check_regular_file
+from tutorial_lib._checks import check_str, check_type
+from tutorial_lib.bpe.formats import GPT2_BYTE_DECODER
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN
 from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.contract import manifest as tokenizer_manifest
 from tutorial_lib.contract.normalize import check_form
 from tutorial_lib.data import write_atomically
 from tutorial_pipeline.interop.onig_regex import from_oniguruma, to_oniguruma
@@ -56,10 +56,22 @@ _BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": T
                "use_regex": False}
 
 
+class Parts(NamedTuple):
+    """A Tokenizer's constructor arguments, in order, as `from_spec` reads them from a file: the
+    caller builds it with `Tokenizer(*parts)`, after changing a part if it must (`_replace`)."""
+
+    vocab: dict[int, bytes]
+    merges: list[tuple[bytes, bytes]]
+    special_tokens: list[str]
+    pattern: str
+    metadata: dict
+    normalization: str = "none"
+
+
 # ------------------------------------------------------------------------------------- the export
 
 
-def to_huggingface(tokenizer: Contract, path: str | os.PathLike) -> Path:
+def to_huggingface(tokenizer: Tokenizer, path: str | os.PathLike) -> Path:
     """Write `tokenizer` as a Hugging Face tokenizer.json at `path`, atomically, with our ids and
     digest (module docstring); returns the path."""
     path = check_path(path, "path")
@@ -67,7 +79,7 @@ def to_huggingface(tokenizer: Contract, path: str | os.PathLike) -> Path:
     return path
 
 
-def to_spec(tokenizer: Contract) -> dict[str, Any]:
+def to_spec(tokenizer: Tokenizer) -> dict[str, Any]:
     """The tokenizer.json of `tokenizer`, as the dict `json.dumps` writes."""
     vocab = _model_vocab(tokenizer)
     merges = [f"{byte_level(a)} {byte_level(b)}" for a, b in tokenizer.merges]  # all versions read
@@ -79,7 +91,8 @@ def to_spec(tokenizer: Contract) -> dict[str, Any]:
     model = {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
              "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
              "ignore_merges": False,
-             CONTRACT_KEY: {"manifest": formats.manifest(tokenizer), "pattern": tokenizer.pattern,
+             CONTRACT_KEY: {"manifest": tokenizer_manifest.manifest(tokenizer),
+                            "pattern": tokenizer.pattern,
                             "metadata": tokenizer.metadata},
              "vocab": vocab, "merges": merges}
     return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
@@ -88,7 +101,7 @@ def to_spec(tokenizer: Contract) -> dict[str, Any]:
             "post_processor": None, "decoder": _BYTE_LEVEL, "model": model}
 
 
-def _model_vocab(tokenizer: Contract) -> dict[str, int]:
+def _model_vocab(tokenizer: Tokenizer) -> dict[str, int]:
     """Every token -> id: ordinary ones in GPT-2's alphabet, special ones as their own text.
 
     Hugging Face gives an added token the id it has in the model's vocab and ignores the id in
@@ -208,7 +221,9 @@ def _with_contract(parts: Parts, contract: dict, spec: dict, where: str) -> Part
     parts = parts._replace(pattern=pattern, metadata=metadata)
     id_of = {token: i for i, token in parts.vocab.items()}
     specials = {token: id_of[token.encode("utf-8")] for token in parts.special_tokens}
-    content = formats.manifest(SimpleNamespace(**{**parts._asdict(), "special_tokens": specials}))
+    content = tokenizer_manifest.digests(parts.vocab, parts.merges, pattern, specials,
+                                         parts.normalization)
+    content["tokenizer_sha256"] = tokenizer_manifest.tokenizer_sha256(content)
     for key in ("vocab_sha256", "merges_sha256", "settings_sha256", "tokenizer_sha256"):
         if content[key] != recorded.get(key):
             raise ValueError(f"{where} was edited or damaged: its content gives {key} "

@@ -5,7 +5,7 @@ hash-checked files become `Tokenizer`s, so that everything the course built (off
 the digest, the dataset manifest) works on the tokenizers Chinese learners meet, with the ids of
 their own library (tests/tokenization/test_model_imports.py checks every bundled corpus):
 
-- Qwen2.5: its tiktoken ranks read by `Tokenizer.from_tiktoken`, with normalization "NFC" (what the
+- Qwen2.5: its tiktoken ranks read by `formats.from_tiktoken`, with normalization "NFC" (what the
   package's wrapper does before encoding).
 - DeepSeek-V4: its tokenizer.json read by `hf_json`. Its pre-tokenizer is three Splits in a row
   (digits in threes, then runs of CJK and kana, then a GPT-4-like regex on each piece), which one
@@ -59,7 +59,7 @@ def _qwen(name: str) -> Tokenizer:
     """A Qwen tiktoken file's ranks through `formats.from_tiktoken`, with normalization "NFC" (what
     the package's wrapper does before encoding)."""
     encoding = model_tokenizers.qwen_encoding(name)
-    return Tokenizer(*formats.from_tiktoken(encoding)._replace(normalization="NFC"))
+    return formats.from_tiktoken(encoding, normalization="NFC")
 
 
 def qwen25() -> Tokenizer:

@@ -13,8 +13,8 @@ lookahead, the possessive `?+ *+ ++`), but four things do not:
 - Flags other than `i` (`(?s)`, `(?m)`, `(?x)`, ...) mean different things in the two syntaxes
   (Ruby's `m` is Python's `s`), so a pattern using them is refused rather than guessed.
 - Unicode tables: `\\p{L}` and `\\p{N}` come from each engine's own Unicode version. Oniguruma in
-  `tokenizers` 0.23.3 reads them exactly as tiktoken does (pretokenize's docstring: 17,144 letters
-  and 336 numbers that Python 3.11 calls unassigned are letters or numbers only for `regex`); that
+  `tokenizers` 0.23.3 reads them exactly as tiktoken does (`tiktoken_probe`: 17,144 letters and
+  336 numbers that Python 3.11 calls unassigned are letters or numbers only for `regex`); that
   cannot be rewritten and is pinned by tests/tokenization/test_onig_regex.py.
 
 `to_oniguruma(pattern)` rewrites for a tokenizer.json, `from_oniguruma(pattern)` rewrites a

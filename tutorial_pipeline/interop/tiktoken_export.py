@@ -11,30 +11,31 @@ renumbered: renumbered ids would not be ours.
 
 Even in merge order, tiktoken joins any adjacent pair whose bytes make a token, where our encoder
 joins only the pair a merge names. `to_tiktoken` therefore reads the merges back out of the ranks
-(`formats.from_tiktoken`, as `Tokenizer.from_tiktoken` does) and refuses the export unless they are
+(`formats.recover_merges`, as `formats.from_tiktoken` does) and refuses the export unless they are
 ours; that is what makes the two encoders agree.
 
 What cannot be carried: a normalization form (tiktoken has no normalizer: normalize the text first
 with `normalize.normalize`), and decode-only ids (tiktoken could merge into them: name them special
 tokens). And the split pattern runs in tiktoken's regex engine, whose Unicode tables are older than
-the `regex` module's: on the 17,480 code points pretokenize's docstring describes (U+0558 is the
-first, chapter 05's U+0C5C one of them) the ids can differ;
-tests/tokenization/test_tiktoken_export.py pins that, and the lesson's `pretokenize.class_members`
-shows where (chapters 05 and 13).
+the `regex` module's: on the 17,480 code points `tiktoken_probe` describes (U+0558 is the first,
+chapter 05's U+0C5C one of them) the ids can differ; tests/tokenization/test_tiktoken_export.py
+pins that, and the lesson's `tiktoken_probe.class_members` shows where (chapters 05 and 13).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tutorial_lib._checks import check_str
+from tutorial_lib._checks import check_str, check_type
 from tutorial_lib.bpe import formats
-from tutorial_lib.bpe.formats import Contract
+from tutorial_lib.bpe.tokenizer import Tokenizer
+from tutorial_lib.contract import manifest as tokenizer_manifest
 
 
-def to_tiktoken(tokenizer: Contract, name: str | None = None) -> Any:
+def to_tiktoken(tokenizer: Tokenizer, name: str | None = None) -> Any:
     """`tokenizer` as a `tiktoken.Encoding` named `name` (default: "tutorial_lib_" and the digest's
     first 12 hex digits), with our ids; a ValueError says why a tokenizer cannot be exported."""
+    check_type(tokenizer, "tokenizer", Tokenizer, "a Tokenizer")
     name = check_str(name, "name", non_empty=True) if name is not None else None
     try:
         import tiktoken
@@ -44,11 +45,10 @@ def to_tiktoken(tokenizer: Contract, name: str | None = None) -> Any:
     _check_exportable(tokenizer)
     specials = set(tokenizer.special_tokens.values())
     ranks = {token: i for i, token in tokenizer.vocab.items() if i not in specials}
-    digest = formats.contract_sha256(tokenizer)
-    encoding = tiktoken.Encoding(name or f"tutorial_lib_{digest[:12]}", pat_str=tokenizer.pattern,
-                                 mergeable_ranks=ranks,
+    name = name or f"tutorial_lib_{tokenizer_manifest.digest(tokenizer)[:12]}"
+    encoding = tiktoken.Encoding(name, pat_str=tokenizer.pattern, mergeable_ranks=ranks,
                                  special_tokens=dict(tokenizer.special_tokens))
-    implied = formats.from_tiktoken(encoding).merges
+    implied = formats.recover_merges(ranks)
     if implied != tokenizer.merges:
         rank = next(k for k, (a, b) in enumerate(zip(implied, tokenizer.merges)) if a != b)
         raise ValueError(f"tiktoken would not encode like this tokenizer: from merge {rank} on, "
@@ -57,7 +57,7 @@ def to_tiktoken(tokenizer: Contract, name: str | None = None) -> Any:
     return encoding
 
 
-def _check_exportable(tokenizer: Contract) -> None:
+def _check_exportable(tokenizer: Tokenizer) -> None:
     """Refuse, by name, what a tiktoken Encoding cannot hold."""
     if tokenizer.normalization != "none":
         raise ValueError(f"this tokenizer normalizes text ({tokenizer.normalization}) and tiktoken "

@@ -23,8 +23,8 @@ import matplotlib
 import matplotlib.pyplot as plt
 from matplotlib import font_manager
 
-from tutorial_lib._checks import (check_bool, check_non_empty_dict, check_number, check_number_list,
-                                  check_same_length, check_str_list)
+from tutorial_lib._check_data import (check_bool, check_non_empty_dict, check_number,
+                                      check_number_list, check_same_length, check_str_list)
 from tutorial_lib.show import palette
 
 SYSTEM_CJK_FONTS = (

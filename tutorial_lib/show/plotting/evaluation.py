@@ -9,8 +9,9 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Patch
 from matplotlib.ticker import NullFormatter
 
-from tutorial_lib._checks import (check_bool, check_non_empty_dict, check_number, check_number_list,
-                                  check_str_list, check_type)
+from tutorial_lib._check_data import (check_bool, check_non_empty_dict, check_number,
+                                      check_number_list, check_str_list)
+from tutorial_lib._checks import check_type
 from tutorial_lib.show import palette
 
 LOG_TICKS = (0.25, 0.5, 1, 2, 3, 5, 10, 20, 30, 50, 100)  # a log axis's labels: round premiums

@@ -15,9 +15,9 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from tutorial_lib._checks import (check_int, check_int_list, check_non_empty_dict,
-                                  check_number_list, check_same_length, check_sequence,
-                                  check_str_list)
+from tutorial_lib._check_data import (check_non_empty_dict, check_number_list, check_same_length,
+                                      check_str_list)
+from tutorial_lib._checks import check_int, check_int_list, check_sequence
 from tutorial_lib.packing.masks import PAD, mask_cells, runs
 from tutorial_lib.packing.megatron import byte_offsets
 from tutorial_lib.show.palette import BACKGROUND, BLOCKED, DOCUMENTS, GUIDE, LEAK, PADDING

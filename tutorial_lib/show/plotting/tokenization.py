@@ -9,10 +9,10 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Arc
 from matplotlib.ticker import NullFormatter
 
-from tutorial_lib._checks import (check_bool, check_choice, check_int, check_int_list,
-                                  check_non_empty_dict, check_number, check_number_list,
-                                  check_same_length, check_sequence, check_str, check_str_list,
-                                  check_type)
+from tutorial_lib._check_data import (check_bool, check_non_empty_dict, check_number,
+                                      check_number_list, check_same_length, check_str_list)
+from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_sequence,
+                                  check_str, check_type)
 from tutorial_lib.show import palette
 
 FIRST, SECOND = palette.DOCUMENTS[:2]  # a plot's first and second series

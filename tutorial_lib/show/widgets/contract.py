@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 import ipywidgets as w
 
-from tutorial_lib._checks import check_has, check_type
+from tutorial_lib._check_data import check_has
+from tutorial_lib._checks import check_type
 from tutorial_lib.show import display
 from tutorial_lib.show.widgets import live
 

@@ -8,8 +8,8 @@ from typing import Sequence
 
 import ipywidgets as w
 
-from tutorial_lib._checks import (check_has, check_int, check_int_list, check_non_empty_dict,
-                                  check_sequence, check_type)
+from tutorial_lib._check_data import check_has, check_non_empty_dict
+from tutorial_lib._checks import check_int, check_int_list, check_sequence, check_type
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.packing import batch, masks, megatron
 from tutorial_lib.packing.masks import BLOCKED, LEAK, PAD

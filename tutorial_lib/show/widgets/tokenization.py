@@ -8,8 +8,8 @@ from typing import Sequence
 
 import ipywidgets as w
 
-from tutorial_lib._checks import (check_choice, check_int, check_non_empty_dict, check_sequence,
-                                  check_str, check_str_list, check_type)
+from tutorial_lib._check_data import check_non_empty_dict, check_str_list
+from tutorial_lib._checks import check_choice, check_int, check_sequence, check_str, check_type
 from tutorial_lib.bpe import vocab_size
 from tutorial_lib.bpe.bpe_toy import BPEResult, MergeStep, Pair
 from tutorial_lib.bpe.tokenizer import Tokenizer
