@@ -3,7 +3,7 @@
     .interop-venv/bin/python tools/make_megatron_fixture.py [--out DIR]   (`make interop` builds that venv)
 
 The first TinyStories stories go in through the call megatron's tools/preprocess_data.py makes,
-add_document(ids, lengths), with EOD appended as its --append-eod does, so tests/packing/test_megatron.py
+add_document(ids, lengths), with EOD appended as its --append-eod does, so tests/lesson/packing/test_megatron.py
 can check that our reader gets back exactly our own tokenizer's ids from files that megatron-core wrote:
 
 - tinystories_gpt2_text_document: the first 40 stories, one sequence per story (GPT-2 ids then EOD 50256),

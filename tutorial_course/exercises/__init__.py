@@ -144,7 +144,7 @@ def _same_inside(got: Any, expected: Any) -> bool:
     to rounding, and only a number (not a bool, not an array) is a number.
 
     Rounding is rel 1e-9: far above the error of float arithmetic, even in sums over hundreds of
-    terms (tests/exercises/test_ch11.py passes an E-step that adds in another order), and far
+    terms (tests/course/exercises/test_ch11.py passes an E-step that adds in another order), and far
     below a real mistake."""
     if isinstance(expected, Number) and not isinstance(expected, bool):
         if not _right_type(got, expected):

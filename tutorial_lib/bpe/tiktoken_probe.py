@@ -6,7 +6,7 @@ than the fancy-regex engine inside tiktoken. U+0C5C is a letter here and unassig
 "\u0c5c—you" splits as ["\u0c5c", "—you"] here and as ["\u0c5c—", "you"] in tiktoken, and the ids
 differ. Every character the two disagree on is one that Python's own `unicodedata` (Unicode 14.0 in
 Python 3.11) still calls unassigned, and the disagreement goes one way only: the regex module calls
-it a letter or a number, tiktoken calls it neither (tests/tokenization/test_pretokenize.py sweeps
+it a letter or a number, tiktoken calls it neither (tests/lesson/bpe/test_pretokenize.py sweeps
 every code point).
 
 We keep the regex module's reading and do not imitate tiktoken: matching it would mean subtracting

@@ -15,7 +15,7 @@ message up to its first comma, which names what went wrong and where but no id).
 them in a JSON-lines file whose first line is a header with the tokenizer's digest; `check`
 recomputes every vector of a file and returns those that differ, field by field. A merge dropped
 or moved, another split pattern, a new special token or another normalization form each fail a
-different set of categories (tests/tokenization/test_golden.py pins which).
+different set of categories (tests/lesson/contract/test_golden.py pins which).
 
 The file's sha256 belongs in the tokenizer's manifest: `with_golden_vectors` returns the tokenizer
 with {"golden_vectors_sha256": ...} in its metadata, which `save` writes; metadata is not part of

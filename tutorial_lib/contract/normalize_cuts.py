@@ -89,7 +89,7 @@ def normalize_aligned(text: str, form: str) -> Aligned:
     gives the same characters (`_pieces`). Every piece is normalized on its own and its output
     characters all get the piece's span. The result's text is the concatenation of the pieces'
     normalizations, and that equals normalize(text, form) because of how the cuts were chosen
-    (tests/tokenization/test_normalize.py checks it on random text).
+    (tests/lesson/contract/test_normalize.py checks it on random text).
     """
     check_str(text, "text")
     apply = normalizer(form)

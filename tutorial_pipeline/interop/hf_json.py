@@ -9,7 +9,7 @@ holds the same contract as ours, spelled differently:
 - the BPE model: vocab (token in that alphabet -> our id) and the merges in rank order;
 - added_tokens: our special tokens (special, not normalized: matched in the text as given).
 
-`to_huggingface` writes it; Hugging Face then gives our ids (tests/tokenization/test_hf_json.py
+`to_huggingface` writes it; Hugging Face then gives our ids (tests/pipeline/interop/test_hf_json.py
 checks every bundled corpus and random text, with `tokenizers` and `transformers`), except where the
 engines' Unicode tables differ: 17,480 code points Python 3.11 calls unassigned (`onig_regex`), and
 in the normalizer 171 characters of Unicode 12.1 to 14.0 (the 72 NFKC decompositions, the combining

@@ -3,7 +3,7 @@
 `model_tokenizers` runs Qwen's files in tiktoken and DeepSeek's in `tokenizers`. Here the same
 hash-checked files become `Tokenizer`s, so that everything the course built (offsets, streaming,
 the digest, the dataset manifest) works on the tokenizers Chinese learners meet, with the ids of
-their own library (tests/tokenization/test_model_imports.py checks every bundled corpus):
+their own library (tests/pipeline/interop/test_model_imports.py checks every bundled corpus):
 
 - Qwen2.5: its tiktoken ranks read by `formats.from_tiktoken`, with normalization "NFC" (what the
   package's wrapper does before encoding).

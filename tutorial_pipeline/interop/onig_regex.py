@@ -15,7 +15,7 @@ lookahead, the possessive `?+ *+ ++`), but four things do not:
 - Unicode tables: `\\p{L}` and `\\p{N}` come from each engine's own Unicode version. Oniguruma in
   `tokenizers` 0.23.3 reads them exactly as tiktoken does (`tiktoken_probe`: 17,144 letters and
   336 numbers that Python 3.11 calls unassigned are letters or numbers only for `regex`); that
-  cannot be rewritten and is pinned by tests/tokenization/test_onig_regex.py.
+  cannot be rewritten and is pinned by tests/pipeline/interop/test_onig_regex.py.
 
 `to_oniguruma(pattern)` rewrites for a tokenizer.json, `from_oniguruma(pattern)` rewrites a
 tokenizer.json's regex for `regex`; both leave a pattern without these constructs unchanged

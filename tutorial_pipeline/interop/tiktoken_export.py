@@ -18,7 +18,7 @@ What cannot be carried: a normalization form (tiktoken has no normalizer: normal
 with `normalize.normalize`), and decode-only ids (tiktoken could merge into them: name them special
 tokens). And the split pattern runs in tiktoken's regex engine, whose Unicode tables are older than
 the `regex` module's: on the 17,480 code points `tiktoken_probe` describes (U+0558 is the first,
-chapter 05's U+0C5C one of them) the ids can differ; tests/tokenization/test_tiktoken_export.py
+chapter 05's U+0C5C one of them) the ids can differ; tests/pipeline/interop/test_tiktoken_export.py
 pins that, and the lesson's `tiktoken_probe.class_members` shows where (chapters 05 and 13).
 """
 
