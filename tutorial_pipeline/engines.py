@@ -53,8 +53,8 @@ from tutorial_pipeline.interop import hf_json, tiktoken_export
 SAMPLE_FIRST = 100  # the first documents of a run are all checked: a wrong engine fails at once
 SAMPLE_EVERY = 1000  # then one document in SAMPLE_EVERY: 0.1% of the text goes through ours too
 # The Python and C calls a document costs a build with each engine, at most (reading, batching,
-# encoding, writing: tests/pipeline/test_engines.py counts them; 36, 15 and 14 on a one-word line in Python
-# 3.11), however many documents there are; benchmarks/bench_pipeline.py measures their time.
+# encoding, writing: tests/pipeline/test_engines.py counts them; 36, 15 and 14 on a one-word line in
+# Python 3.11), however many documents there are; benchmarks/bench_pipeline.py measures their time.
 CALLS_PER_DOCUMENT = {"ours": 48, "tiktoken": 20, "huggingface": 20}
 
 Batch = list[tuple[str, int, str]]  # (file, number in the file, text): `corpus_files.Document`

@@ -2,8 +2,8 @@
 
 The chapter's central algorithm (the loop a learner builds from the smaller steps) is worth more
 than a step or a measurement: 3 for the central one, 2 for a step with edge cases to get right, 1
-for a one-line measurement. `tests/course/classroom/test_points.py` checks that every registered exercise
-has points here and that nothing else does.
+for a one-line measurement. `tests/course/classroom/test_points.py` checks that every registered
+exercise has points here and that nothing else does.
 """
 
 from __future__ import annotations
