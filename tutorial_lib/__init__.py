@@ -11,8 +11,9 @@ One family per part of the course, one idea per module:
 - `packing` (07-10): padding and masks, packing strategies, attention, Megatron's .bin/.idx;
 - `show`: tables, colours, plots and widgets that lay out what the rest computed.
 
-Beneath them: `data` (the bundled corpora, hash-checked), `_checks` (the argument checks, one line
-at each call site) and `_memory` (refuse an array that cannot fit). Nothing here imports the course
+Beneath them: `data` (the bundled corpora, hash-checked), the argument checks, one line at each
+call site (`_checks`: values and sequences; `_check_files`, `_check_data`), and `_memory` (refuse an
+array that cannot fit). Nothing here imports the course
 machinery (`tutorial_course`) or the production path (`tutorial_pipeline`).
 """
 

@@ -17,9 +17,8 @@ import numpy as np
 
 T = TypeVar("T")
 
-# The range of an int64, numpy's default integer: every id, length and count that goes into an array
-# is held to it, so a value beyond it is refused here instead of overflowing (a Python int) or
-# wrapping (a uint64) somewhere inside numpy.
+# The range of an int64, numpy's default integer: ids, lengths and counts that go into an array are
+# held to it, refused here rather than overflowing (a Python int) or wrapping (a uint64) in numpy.
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 

@@ -141,8 +141,8 @@ def merge_in_rank_order(ids: array, pair_ranks: Ranks, merged: list[int]) -> arr
 
 def _linked(ids: Any, after: Any, out: Any) -> Any:
     """The tokens of a merged linked list, in order: `out` (a list or an array) filled."""
-    i = 0
-    while i < len(ids):
+    i, n = 0, len(ids)
+    while i < n:
         out.append(ids[i])
         i = after[i]
     return out

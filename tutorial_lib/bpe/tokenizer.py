@@ -225,12 +225,9 @@ class Tokenizer:
 
 
 def collect_ids(collect: Callable[[Iterator[int]], Any], id_tuples: IdTuples) -> Any:
-    """`collect` (list, or an array maker) applied to the ids in `id_tuples`, chained: how every
-    encode method (and `stream_encode`) turns the id tuples of its pre-tokens into its result.
-
-    map + chain keep the per-pre-token work in C; on English almost every pre-token is a cache hit.
-    A lone surrogate fails where its pre-token is first merged (`str.encode`), and is named here.
-    """
+    """`collect` (list, or an array maker) of the ids in `id_tuples`, chained in C: how every encode
+    method (and `stream_encode`) collects its pre-tokens' ids. A lone surrogate fails where its
+    pre-token is first merged (`str.encode`), and is named here."""
     try:
         return collect(chain.from_iterable(id_tuples))
     except UnicodeEncodeError as e:
