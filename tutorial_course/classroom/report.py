@@ -22,7 +22,7 @@ import nbformat
 
 from tutorial_course import exercises
 from tutorial_course.classroom import FEEDBACK_MIME
-from tutorial_course.classroom.points import POINTS, key_of
+from tutorial_course.classroom.cell_ids import key_of
 from tutorial_lib.show import palette
 from tutorial_lib.data import write_atomically
 
@@ -83,7 +83,9 @@ def collect(course: Path, assignment: str) -> tuple[list[str], list[Result]]:
                         verdict, case = verdicts.get(key, ("未完成", None))
                         results.append(Result(student, key, verdict, case,
                                               float(grade.score), float(grade.max_score)))
-    return sorted(keys, key=list(POINTS).index), results  # POINTS lists them in notebook order
+    source = course / "source" / assignment / f"{assignment}.ipynb"
+    order = list(notebook_verdicts(source))  # the graded cells in notebook order
+    return sorted(keys, key=order.index), results
 
 
 def pass_rate_chart(keys: list[str], rates: list[float]) -> str:

@@ -8,8 +8,8 @@ split in two:
 - an answer cell (nbgrader `solution`): the stub with the reference solution between
   `### BEGIN SOLUTION` / `### END SOLUTION`, which generate_assignment replaces by the stub text
   (`CODE_STUB`, the notebook's own), so the student version looks as the notebook does;
-- a graded test cell (nbgrader `grade`, locked, worth `POINTS[key]`): it grades the function out
-  of the kernel (`grade.py`) on the public cases and, inside `### BEGIN HIDDEN TESTS` /
+- a graded test cell (nbgrader `grade`, locked, worth the exercise's `points`): it grades the
+  function out of the kernel (`grade.py`) on the public cases and, inside `### BEGIN HIDDEN TESTS` /
   `### END HIDDEN TESTS`, on hidden cases drawn with the instructor's seed, which only this
   source version contains. It is tagged `raises-exception`, so JupyterLab's Run All goes on past
   an exercise not yet done.
@@ -25,7 +25,7 @@ import nbformat
 
 from tutorial_course import exercises
 from tutorial_course.classroom import answers
-from tutorial_course.classroom.points import POINTS, grade_id, solution_id
+from tutorial_course.classroom.cell_ids import grade_id, solution_id
 
 TEACHER_NOTE = re.compile(r"\n*<details>\s*<summary>\s*教师注\s*</summary>.*?</details>[ \t]*",
                           re.DOTALL)
@@ -106,7 +106,7 @@ def split_exercise(cell: dict, seed: int) -> list[dict]:
     test = {"cell_type": "code", "execution_count": None, "outputs": [],
             "metadata": {"deletable": False, "editable": False, "tags": ["raises-exception"],
                          "nbgrader": nbgrader_metadata(grade_id(key), solution=False,
-                                                       points=POINTS[key])},
+                                                       points=exercises.REGISTRY[key].points)},
             "source": TEST_CELL.format(fn=match["fn"], key=key, name=name, seed=seed)}
     return [answer, test]
 

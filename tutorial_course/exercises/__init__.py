@@ -54,8 +54,7 @@ from tutorial_lib._checks import check_choice
 
 TIME_LIMIT = 3.0  # seconds per case: ample for any sensible solution, short enough to wait for
 ERROR_CHARS = 300  # of an exception's message shown to the learner
-# from this many failures of one exercise on, the hint gives the recipe, not only the concept
-RECIPE_AFTER = 3
+RECIPE_AFTER = 3  # from this many failures of one exercise on, the hint gives the recipe too
 # characters of the encoded answer of one case (`wire`): what fits in one line of the sandbox's pipe
 VALUE_LIMIT = sandbox.LINE_LIMIT - 1024
 
@@ -78,6 +77,7 @@ def draw(seed: int | None, public: int) -> random.Random:
 @dataclass(frozen=True)
 class Exercise:
     key: str  # "00.utf8_length": chapter number, then the function the learner writes
+    points: int  # in a class: 3 the chapter's central algorithm, 2 a step with edge cases, 1 a line
     title: str
     concept: str  # first hint: the idea the exercise is about
     recipe: str  # later hint: the steps, for a learner the concept alone has not helped

@@ -19,6 +19,7 @@ def _length_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="00.utf8_length",
+    points=1,
     title="练习 0：一段文字占多少字节",
     concept="len(text) 数的是字符；模型读的却是 UTF-8 字节：一个汉字占 3 个字节，一个 emoji 占 4 "
             "个。",

@@ -58,6 +58,7 @@ def _oov_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="01.clean_line",
+    points=1,
     title="练习 1：D2L 式清洗一行文本",
     concept="只留下 ASCII 字母：每一段连续的非字母（标点、数字、空白、é 这样的非 ASCII 字母）"
             "变成一个空格，首尾不留空格，全部小写。",
@@ -69,6 +70,7 @@ register(Exercise(
 
 register(Exercise(
     key="01.build_vocab",
+    points=2,
     title="练习 2：按词频建词表（idx_to_token）",
     concept="第 0 个是 '<unk>'，然后是出现次数 >= min_freq 的 token，按次数从多到少；"
             "次数相同的，按在语料里第一次出现的先后排，不按字母顺序。",
@@ -82,6 +84,7 @@ register(Exercise(
 
 register(Exercise(
     key="01.oov_rate",
+    points=1,
     title="练习 3：未登录词率（OOV rate）",
     concept="数的是 token（重复出现要重复计数），不是去重后的词种类。",
     recipe="分子是不在 vocab 里的 token 个数（`t not in vocab`，或 vocab[t] == vocab.unk），"

@@ -93,6 +93,7 @@ def _encode_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="02.count_pairs",
+    points=2,
     title="练习 1：统计相邻符号对（按词频加权）",
     concept="一个词在语料里出现 freq 次，它里面的每一对相邻符号也就出现 freq 次；"
             "同一个词里出现两次的符号对（比如 a a a 里的 a + a）要算两次。",
@@ -105,6 +106,7 @@ register(Exercise(
 
 register(Exercise(
     key="02.merge_pair",
+    points=2,
     title="练习 2：合并一个符号对",
     concept="从左往右扫，合并不重叠的出现：a a a 合并 a + a 得到 aa a，不是 aa aa。"
             "比较的是符号，不是拼起来的字符串：ab c 里并没有 b + c 这一对。",
@@ -118,6 +120,7 @@ register(Exercise(
 register(
     Exercise(
         key="02.train",
+        points=3,
         title="练习 3：训练 BPE，学出合并表",
         concept="训练就是把练习 1、2 串成一个循环：每一步在当前语料上按词频统计相邻对，"
                 "取次数最多的一对"
@@ -135,6 +138,7 @@ register(
 
 register(Exercise(
     key="02.encode_word",
+    points=2,
     title="练习 4：按排名编码一个词",
     concept="先合并哪一对由排名决定（在 merges 里越靠前，越早学到，越先用），不看它在词里的位置。",
     recipe="把词拆成字符再加上 '</w>'；每一轮在当前相邻对里找出在 merges 里、排名最小的那一对"

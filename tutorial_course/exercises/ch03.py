@@ -79,6 +79,7 @@ def _cut_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="03.chars_for_coverage",
+    points=2,
     title="练习 1：多少个不同的字覆盖文本的给定比例",
     concept="比例是相对“文本里的字数（含重复）”，不是相对“不同的字有多少种”："
             "最常用的几个字就能覆盖文本的一大块。",
@@ -90,6 +91,7 @@ register(Exercise(
 
 register(Exercise(
     key="03.bytes_per_token",
+    points=1,
     title="练习 2：每个 token 平均多少字节",
     concept="字节数是 UTF-8 字节，不是字符数（一个汉字 3 个字节）；"
             "整体的比值是“总字节数 / 总 token 数”，不是每行比值的平均。",
@@ -101,6 +103,7 @@ register(Exercise(
 
 register(Exercise(
     key="03.count_cut_characters",
+    points=2,
     title="练习 3：有多少个字被切开了",
     concept="一个字被切开，是说有 token 边界落在它的字节中间；一个字被切成三段也只算一个。"
             "“单独解不成 UTF-8 的 token 有几个”不是答案。",

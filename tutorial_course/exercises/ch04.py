@@ -141,6 +141,7 @@ def _utilization_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="04.vocab_size",
+    points=1,
     title="练习 1：合并之后词表有多大",
     concept="字符级 BPE 的词表 = 语料里出现的不同字符 + 词尾标记 </w> + 真正学到的合并。"
             "合并次数只是上限：每个词都合成一个符号以后就没有可合并的相邻对了，训练会提前停下。",
@@ -152,6 +153,7 @@ register(Exercise(
 
 register(Exercise(
     key="04.first_merges",
+    points=2,
     title="练习 2：训练一次，截出每个更小的词表",
     concept="BPE 的训练是贪心的：第 k 次合并只看前 k−1 次合并留下的计数。所以一次长训练的前 k "
             "次合并，就是单独训练 k 次合并会学到的全部合并；小词表 = 256 个字节 + 特殊 token + "
@@ -167,6 +169,7 @@ register(Exercise(
 
 register(Exercise(
     key="04.embedding_bytes",
+    points=2,
     title="练习 3：词表占多少字节（含填充）",
     concept="按 token id 索引的参数有两块：输入嵌入 V×d，和输出层（LM head）d×V。"
             "两者共用一份（tied）时只算一次，不共用（untied）时算两次；再乘以每个参数的字节数。"
@@ -182,6 +185,7 @@ register(Exercise(
 
 register(Exercise(
     key="04.utilization",
+    points=1,
     title="练习 4：一段文本用到了词表的多少",
     concept="词表利用率 = 这段文本里至少出现过一次的不同 id 的个数 / 词表大小。"
             "同一个 id 出现多少次都只算一次；分母是词表大小，不是 token 数。",

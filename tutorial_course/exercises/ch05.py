@@ -201,6 +201,7 @@ def _ranks_cases(seed: int | None = None) -> list[Case]:
 register(
     Exercise(
         key="05.train",
+        points=3,
         title="练习 1：训练字节级 BPE",
         concept="先用 GPT-4 的正则把文本切成片段（pretokenize(text, 'gpt4')），把每个片段变成 "
                 "UTF-8 字节的 id 列表；"
@@ -225,6 +226,7 @@ register(
 register(
     Exercise(
         key="05.encode",
+        points=2,
         title="练习 2：用合并表编码",
         concept="先按 GPT-4 的正则切片段，每个片段从字节开始；"
                 "每一步合并排名最小（最早学到）的那一对，"
@@ -241,6 +243,7 @@ register(
 
 register(Exercise(
     key="05.decode",
+    points=1,
     title="练习 3：解码（errors='replace'）",
     concept="先把所有 token 的字节拼起来，最后整体解码一次；一个汉字的三个字节可能分在几个 token "
             "里，"
@@ -253,6 +256,7 @@ register(Exercise(
 
 register(Exercise(
     key="05.encode_with_ranks",
+    points=2,
     title="练习 4：装上 cl100k 的 ranks，得到和 tiktoken 一样的 id",
     concept="ranks 把 token 的字节映射到它的排名，排名就是 id，也是合并的先后：一对 (a, b) 能合并，"
             "当且仅当 a + b 在 ranks 里，"

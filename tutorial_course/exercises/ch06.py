@@ -110,6 +110,7 @@ def _train_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="06.update_pair_counts",
+    points=2,
     title="练习 1：一次合并之后，增量更新 pair 计数",
     concept="只有含这个 pair 的词会变。对每个这样的词：先把它的所有相邻对从计数里减掉"
             "（每个减去词频），合并，再把新词的所有相邻对加回去。"
@@ -125,6 +126,7 @@ register(Exercise(
 
 register(Exercise(
     key="06.pop_best",
+    points=2,
     title="练习 2：从惰性堆里取出当前最多的 pair",
     concept="堆里的条目记的是 pair 入堆时的次数，之后次数只会变少。"
             "从堆顶一个个弹出：条目的次数和 pair_counts 里的当前次数一致，它才是答案；"
@@ -139,6 +141,7 @@ register(Exercise(
 
 register(Exercise(
     key="06.train_incremental",
+    points=3,
     title="练习 3：把计数、倒排索引、增量更新和惰性堆拼成训练器",
     concept="开始时数一遍所有 pair（count_pairs），建倒排索引 pair → 含它的词的下标，"
             "再用 heap_entries(pair_counts, keys) 建堆（keys 让平局取字节最大的 pair，"

@@ -125,6 +125,7 @@ def _bucket_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="07.attention_mask",
+    points=1,
     title="练习 1：由长度构造注意力掩码",
     concept="掩码只看每行有几个真实 token，不看 id：1 表示真实 token，0 表示填充；"
             "padding_side='left' 时填充在行首，1 都挤在右端。",
@@ -136,6 +137,7 @@ register(Exercise(
 
 register(Exercise(
     key="07.pad",
+    points=3,
     title="练习 2：左右填充、pad_to_multiple_of 和截断",
     concept="先截断，再定宽度，最后补齐：给了 max_length 就把更长的行从 truncation_side 那一头"
             "切到 max_length（记下一共切掉几个 token）；宽度是 max_length（没给就是最长一行），"
@@ -151,6 +153,7 @@ register(Exercise(
 
 register(Exercise(
     key="07.labels",
+    points=1,
     title="练习 3：labels 里的 -100",
     concept="labels 与 input_ids 对齐（不移位，Hugging Face 的模型在内部移位）；"
             "只有掩码为 0 的位置换成 -100。"
@@ -163,6 +166,7 @@ register(Exercise(
 
 register(Exercise(
     key="07.padding_share",
+    points=1,
     title="练习 4：一种分批方式浪费了多少",
     concept="每一批都要补齐到本批最长的一行，所以这一批占的格子数是 行数 × 最长行；"
             "填充比例 = 填充格子数 / 全部格子数（不是除以真实 token 数）。",
@@ -174,6 +178,7 @@ register(Exercise(
 
 register(Exercise(
     key="07.bucketed_batches",
+    points=2,
     title="练习 5：按长度分桶的分批器",
     concept="长度 n 落进第 n // bucket_width 个桶；每个桶内打乱后每 batch_size 个切一批"
             "（桶的最后一批可以更短，批不跨桶）；最后把所有批的顺序打乱，训练时批的次序仍是随机的。"

@@ -37,6 +37,7 @@ def _greedy_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="08.pad_utilization",
+    points=1,
     title="练习 1：一篇文档一行，利用率是多少",
     concept="利用率 = 真实 token 数 / 行里的全部格子数；每行都是 seq_len 个格子，不管文档多长，"
             "不是补到最长的那篇。",
@@ -47,6 +48,7 @@ register(Exercise(
 
 register(Exercise(
     key="08.greedy_rows",
+    points=2,
     title="练习 2：按顺序贪心装行",
     concept="按输入顺序一篇篇放；放得下（当前行已用 + 这篇长度 <= seq_len，恰好装满也算放得下）"
             "就放进当前行，"
@@ -116,6 +118,7 @@ def _crop_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="08.ffd_rows",
+    points=2,
     title="练习 4：首次适配递减（first-fit decreasing），一行行扫",
     concept="先把文档按长度从长到短排好（一样长的保持原来的先后），再一篇篇放：从第 0 行往后扫，"
             "放进第一个还放得下的行；哪一行都放不下才开新行。",
@@ -130,6 +133,7 @@ register(Exercise(
 
 register(Exercise(
     key="08.bfd_rows",
+    points=2,
     title="练习 5：最佳适配递减（best-fit decreasing）",
     concept="排序和练习 4 一样；不同的是选行：在所有放得下的行里，挑放进去之后剩余空间最小的那一行"
             "（已用最多的）；一样紧的几行取最早开的那一行。",
@@ -142,6 +146,7 @@ register(Exercise(
 
 register(Exercise(
     key="08.bestfit_crop_rows",
+    points=3,
     title="练习 3：nanochat 的 best-fit-crop 加载器",
     concept="缓冲区按到达顺序存文档；每挑一篇之前，缓冲区里少于 buffer_size 篇就补货，"
             "一次补 refill 篇（最后一批可能不足），直到不少于 buffer_size 篇。"

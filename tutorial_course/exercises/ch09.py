@@ -12,7 +12,7 @@ import numpy as np
 from tutorial_course.exercises import Case, Exercise, draw, register
 from tutorial_lib import data
 from tutorial_lib.packing import attention, batch, masks, strategies
-from tutorial_lib.packing.masks import PAD
+from tutorial_lib.packing.masks import PAD_DOC
 
 TOLERANCE = 1e-6  # same_as_alone: outputs this close are the same (rounding is about 1e-15)
 
@@ -73,7 +73,7 @@ def _row(rng: random.Random) -> list[int]:
 
 def _mask_cases(seed: int | None = None) -> list[Case]:
     rng = draw(seed, 9)
-    rows = [[0, 0, 1], [0, 0, 1, 1, PAD], [PAD], [], [3, 3, 3], [0, 1, 2, PAD, PAD]]
+    rows = [[0, 0, 1], [0, 0, 1, 1, PAD_DOC], [PAD_DOC], [], [3, 3, 3], [0, 1, 2, PAD_DOC, PAD_DOC]]
     rows += [_row(rng) for _ in range(15)] + _real_rows(seed)[1][:2].tolist()
     return [Case((row,), [_Bools(line) for line in masks.document_mask(row).tolist()])
             for row in rows]
@@ -81,15 +81,17 @@ def _mask_cases(seed: int | None = None) -> list[Case]:
 
 def _position_cases(seed: int | None = None) -> list[Case]:
     rng = draw(seed, 9)
-    rows = [[0, 0, 1], [0, 0, 1, 1, PAD], [PAD, PAD], [], [7, 7, 7], [0, 1, 2, PAD, PAD],
-            [4, 4, 5, 5, 5, PAD, PAD]]
+    rows = [[0, 0, 1], [0, 0, 1, 1, PAD_DOC], [PAD_DOC, PAD_DOC], [], [7, 7, 7],
+            [0, 1, 2, PAD_DOC, PAD_DOC],
+            [4, 4, 5, 5, 5, PAD_DOC, PAD_DOC]]
     rows += [_row(rng) for _ in range(15)] + _real_rows(seed)[1].tolist()
     return [Case((row,), masks.position_ids(row).tolist()) for row in rows]
 
 
 def _cu_seqlens_cases(seed: int | None = None) -> list[Case]:
     rng = draw(seed, 9)
-    batches = [[[0, 0, 0, 1, 1, PAD]], [[0, 0, 1, PAD], [2, 2, 2, 2]], [[PAD, PAD]], [[5]],
+    batches = [[[0, 0, 0, 1, 1, PAD_DOC]], [[0, 0, 1, PAD_DOC], [2, 2, 2, 2]], [[PAD_DOC, PAD_DOC]],
+               [[5]],
                [[0, 0, 1, 1], [1, 1, 2, 2]],  # document 1: cut at the end of row 0, on in row 1
                [[0, 0, 1], [1, 1, 1], [1, 2, 2]]]  # document 1 runs over three rows
     batches += [_doc_ids([_lengths(rng) for _ in range(rng.randint(1, 3))], rng) for _ in range(15)]
@@ -100,18 +102,19 @@ def _cu_seqlens_cases(seed: int | None = None) -> list[Case]:
 def _labels_cases(seed: int | None = None) -> list[Case]:
     """A row of L + 1 tokens and its doc_ids; the labels of its L inputs."""
     rng = draw(seed, 9)
-    rows = [[0, 0, 0, 1, 1, PAD, PAD], [0, 1, 2], [0, 0], [4, 4, PAD], [PAD, PAD]]
+    rows = [[0, 0, 0, 1, 1, PAD_DOC, PAD_DOC], [0, 1, 2], [0, 0], [4, 4, PAD_DOC],
+            [PAD_DOC, PAD_DOC]]
     rows += [_row(rng) for _ in range(15)]
     cases = []
     for ids in rows:
-        tokens = [rng.randint(0, 99) if doc != PAD else 0 for doc in ids]
+        tokens = [rng.randint(0, 99) if doc != PAD_DOC else 0 for doc in ids]
         cases.append(Case((tokens, ids), batch.next_token_labels(tokens, ids)[:-1].tolist()))
     return cases
 
 
 def _own_document(ids: np.ndarray) -> np.ndarray:
     """Same document, future included: the "same document" matrix not yet and-ed with causality."""
-    return (ids[:, None] == ids[None, :]) & (ids[:, None] != PAD)
+    return (ids[:, None] == ids[None, :]) & (ids[:, None] != PAD_DOC)
 
 
 def _alone_cases(seed: int | None = None) -> list[Case]:
@@ -121,10 +124,10 @@ def _alone_cases(seed: int | None = None) -> list[Case]:
     heads = [attention.OneHead.random(256, dim=16, seed=weights),
              attention.RopeHead.random(256, dim=16, seed=weights)]
     tokens, doc_ids = _real_rows(seed, count=2)
-    rows = [([3, 1, 4, 1, 5, 9, 2, 6], [0, 0, 0, 1, 1, 2, 2, PAD])]
+    rows = [([3, 1, 4, 1, 5, 9, 2, 6], [0, 0, 0, 1, 1, 2, 2, PAD_DOC])]
     if seed is not None:
         rng, ids = draw(seed, 19), []
-        while all(doc == PAD for doc in ids):  # a row with at least one document
+        while all(doc == PAD_DOC for doc in ids):  # a row with at least one document
             ids = _row(rng)
         rows.append(([rng.randrange(256) for _ in ids], ids))
     rows += [(t.tolist(), ids.tolist()) for t, ids in zip(tokens, doc_ids)]
@@ -144,6 +147,7 @@ def _alone_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="09.document_mask",
+    points=2,
     title="练习 1：从 doc_ids 造文档掩码",
     concept="位置 i 能看位置 j，要同时满足三件事：同一篇文档、j 不在 i 的后面（因果）、"
             "两者都不是填充（-1）。每一格是 True 或 False（bool）：掩码是逻辑值，不是数。",
@@ -156,6 +160,7 @@ register(Exercise(
 
 register(Exercise(
     key="09.position_ids",
+    points=1,
     title="练习 2：每篇文档从 0 开始的 position_ids",
     concept="一篇文档单独运行时从位置 0 开始；拼进一行后，每篇文档的位置编号也要从 0 重新数。"
             "填充不属于任何文档，它的位置编号写 0。",
@@ -167,6 +172,7 @@ register(Exercise(
 
 register(Exercise(
     key="09.cu_seqlens",
+    points=2,
     title="练习 3：算 cu_seqlens",
     concept="cu_seqlens 是每段序列长度的前缀和，从 0 开始；"
             "一段 = 同一行里同一个文档 id 的连续位置。"
@@ -179,6 +185,7 @@ register(Exercise(
 
 register(Exercise(
     key="09.next_token_labels",
+    points=1,
     title="练习 5：文档边界上的 labels",
     concept="输入位置 i 的目标是 tokens[i + 1]；"
             "只有 i 和 i + 1 属于同一篇文档（且不是填充）时才有目标，"
@@ -192,6 +199,7 @@ register(Exercise(
 
 register(Exercise(
     key="09.same_as_alone",
+    points=2,
     title="练习 4：拼在行里和单独运行一样吗？",
     concept="一篇文档“单独运行”是：只有它自己的 token、位置编号 0, 1, …, n-1、n×n 的因果掩码。"
             "“拼在行里”是：整行的 token、给定的掩码和位置编号，再取出这篇文档那几格的输出。"

@@ -128,6 +128,7 @@ def _sample_index_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="10.parse_header",
+    points=1,
     title="练习 1：亲手解析 .idx 的文件头",
     concept="文件头是 5 个紧挨着的字段，全部小端（little-endian）、之间没有对齐填充："
             "9 字节魔数，8 字节版本号，1 字节 dtype 代码，8 字节序列数，8 字节文档索引数。",
@@ -139,6 +140,7 @@ register(Exercise(
 
 register(Exercise(
     key="10.sequence_offset",
+    points=1,
     title="练习 2：第 i 个序列从 .bin 的第几个字节开始",
     concept=".bin 里的序列一个接一个、中间没有分隔；"
             ".idx 的 sequence_pointers 记的是字节偏移，不是 token 偏移。",
@@ -149,6 +151,7 @@ register(Exercise(
 
 register(Exercise(
     key="10.samples_with_document",
+    points=2,
     title="练习 3：哪些样本读到了第 k 篇文档",
     concept="Megatron 把文档首尾相接成一条 token 流，"
             "样本 j 读的是流里第 j·seq_len 到 j·seq_len + seq_len 个 token"
@@ -163,6 +166,7 @@ register(Exercise(
 
 register(Exercise(
     key="10.idx_bytes",
+    points=2,
     title="练习 4：用 struct 写出整个 .idx",
     concept=".idx = 34 字节的文件头（'<9sQBQQ'：魔数、版本 1、dtype 代码、序列数 S、文档索引数 D）"
             "+ S 个 int32 长度 + S 个 int64 字节指针 + D 个 int64 文档索引；全部小端。"
@@ -178,6 +182,7 @@ register(Exercise(
 
 register(Exercise(
     key="10.sample_index",
+    points=3,
     title="练习 5：Megatron 的 sample_index",
     concept="按 document_index 的顺序把文档首尾相接，样本 k 从流里第 k·seq_len 个 token 开始"
             "（相邻样本共用一个 token，所以是 seq_len 而不是 seq_len + 1）；"

@@ -109,6 +109,7 @@ def _encode_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="11.wordpiece_score",
+    points=2,
     title="练习 3：WordPiece 先合并哪一对",
     concept="WordPiece 不是挑出现次数最多的一对，而是挑 freq(ab) / (freq(a) × freq(b)) 最大的一对："
             "两个部分单独出现得越少、一起出现得越多，分数越高。词先拆成首字符和带 ## 的后续字符"
@@ -124,6 +125,7 @@ register(Exercise(
 
 register(Exercise(
     key="11.encode_word",
+    points=3,
     title="练习 4：最长匹配编码一个词（BERT 的做法）",
     concept="从左往右，每个位置取词表里从这里开始的最长的一块；第一块之后的块要带 ## 去词表里找。"
             "只要某个位置一块都找不到，整个词就是一个 [UNK]（不是只把那一个字符换掉）；"
@@ -234,6 +236,7 @@ def _counts_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="11.viterbi",
+    points=3,
     title="练习 1：用 Viterbi 找得分最高的切分（Unigram 怎么编码）",
     concept="Unigram 给一种切分打的分是它各块的 log 概率之和，编码取分数最高的那种；最长匹配不一定"
             "最好（研究生 命 不如 研究 生命）。不必列出所有切分：到位置 i（text[:i]）的最好路径，"
@@ -261,6 +264,7 @@ register(Exercise(
 
 register(Exercise(
     key="11.expected_counts",
+    points=3,
     title="练习 2：EM 的 E 步：每块的期望次数（前向-后向）",
     concept="E 步不只数最好的那条路（那是硬 EM，Viterbi 计数），而是把一个词（pre-token）的"
             "每种切分都算上：切分的概率正比于各块概率之积，一块的期望次数 = 按这个概率加权、"

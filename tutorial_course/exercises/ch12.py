@@ -83,6 +83,7 @@ def _premium_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="12.premium_summary",
+    points=3,
     title="练习 1：一种语言的 token 溢价：中位数、P90、最大值和整体比值",
     concept="token 溢价（premium）比的是同一句话在两种语言里各要多少 token：第 i 句的溢价是 "
             "lang_counts[i] / eng_counts[i]（这一句在这种语言里的 token 数除以同一句英文的 "
@@ -145,6 +146,7 @@ def _bpb_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="12.bits_per_byte",
+    points=2,
     title="练习 3：从训练日志算每字节比特（bits per byte）",
     concept="训练日志里的损失是每个 token 的平均负对数似然，用自然对数，单位是 nats。两个分词器"
             "把同一段文本切成的 token 数不同，每 token 的损失不能直接比：先还原成整段文本的"
@@ -203,6 +205,7 @@ def _script_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="12.token_script",
+    points=2,
     title="练习 2：一个词表条目属于哪种文字",
     concept="一个词表条目（token 的字节）按它的字符归类。先看这些字节单独是不是合法的 UTF-8："
             "不是（只是某个字符的一部分，比如“中”的前两个字节 b'\\xe4\\xb8'）就是 'partial'。"

@@ -135,6 +135,7 @@ def _invariant_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="13.invariant_failures",
+    points=2,
     title="练习 1：按一种规范化形式检查 decode(encode(x)) == N(x)",
     concept="分词器的契约写着一种规范化（normalization）形式 N：encode 先把文本变成 N(x) 再切分，"
             "所以 decode(encode_ordinary(x)) 还原出的是 N(x)，不一定是 x。要检查的是还原的文本和 "
@@ -206,6 +207,7 @@ def _offsets_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="13.token_offsets",
+    points=3,
     title="练习 2：从 token 的字节算出它在原文里的字符区间",
     concept="偏移（offset）是每个 token 在原文里的字符区间 [start, end)，按字符（Python 的 str "
             "下标）算，不是按 UTF-8 字节。没有规范化时，所有 token 的字节连起来就是 "
@@ -278,6 +280,7 @@ def _vector_cases(seed: int | None = None) -> list[Case]:
 
 register(Exercise(
     key="13.golden_vector",
+    points=2,
     title="练习 3：给一类黄金向量（golden vectors）写一条向量",
     concept="黄金向量把分词器在一类棘手输入上的行为记下来，以后分词器一变就能看出哪一类坏了。"
             "一个类别（golden.CATEGORIES 里的一项）有名字、说明和判定函数 belongs(x)：只有 "

@@ -12,7 +12,7 @@ import nbformat
 
 from tutorial_course import exercises
 from tutorial_course.classroom import answers
-from tutorial_course.classroom.points import key_of, solution_id
+from tutorial_course.classroom.cell_ids import key_of, solution_id
 
 STUDENTS = ("right", "wrong", "stub", "loop", "tamper", "hardcode")
 
