@@ -57,6 +57,12 @@ def cl100k():
 
 
 @pytest.fixture(scope="session")
+def gpt2():
+    """GPT-2's tokenizer, ours, from OpenAI's files, with <|endoftext|> a special token."""
+    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
+
+
+@pytest.fixture(scope="session")
 def tiktoken_gpt2():
     """GPT-2's encoding, built by tiktoken from the bundled GPT-2 files (tiktoken's own gpt2 would
     download them)."""

@@ -15,12 +15,9 @@ import threading
 import warnings
 
 from tutorial_lib import data
-from tutorial_lib._check_files import check_regular_file
-from tutorial_lib.bpe import formats
-from tutorial_lib.bpe.tokenizer import Tokenizer
-from tutorial_lib.contract import manifest as tokenizer_manifest
 from tutorial_lib.packing.megatron import bin_path, idx_path
 from tutorial_pipeline import dataset_manifest, engines
+from tutorial_pipeline.golden import load_tokenizer
 from tutorial_pipeline.dataset import verify_dataset
 from tutorial_pipeline.local import DTYPE_NAMES, WORKERS_FROM_BYTES, BuildSummary, build
 from tutorial_pipeline.workers import MAX_WORKERS
@@ -61,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _build(args: argparse.Namespace) -> BuildSummary:
-    tokenizer = _load_tokenizer(args.tokenizer)
+    tokenizer = load_tokenizer(args.tokenizer)
     options = dict(split=args.split, eod=args.eod, dtype=args.dtype, progress=not args.quiet,
                    engine=args.engine)
     if args.scheduler is None:
@@ -174,12 +171,6 @@ def _worker_count(text: str) -> int:
     if not text.isdigit() or not 1 <= int(text) <= MAX_WORKERS:
         raise argparse.ArgumentTypeError(f"must be an int from 1 to {MAX_WORKERS}, got {text!r}")
     return int(text)
-
-
-def _load_tokenizer(name: str) -> Tokenizer:
-    if name == "gpt2":
-        return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
-    return tokenizer_manifest.load(check_regular_file(name, "--tokenizer"))
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ class CheckedDataset(IndexedDataset):
         dataset_files.check_record(prefix, bin_file, idx_file)  # what the structure cannot tell
         counts = {"sequences": len(self), "documents": self.num_documents,
                   "tokens": self.num_tokens}
-        self.manifest = dataset_manifest.check(prefix, self.dtype, counts, {
+        self.manifest = dataset_manifest.check_dataset(prefix, self.dtype, counts, {
             "bin": bin_file, "idx": idx_file}, check_bool(verify, "verify"),
             check_bool(progress, "progress"))
 

@@ -195,8 +195,9 @@ def _need(fields: object, kinds: dict[str, type], where: str = "") -> None:
             raise ValueError(f"{name} must be {allowed}, got {describe(value)}")
 
 
-def check(prefix: str | os.PathLike, dtype: np.dtype, counts: dict[str, int],
-          files: dict[str, Path], verify: bool = False, progress: bool = False) -> dict | None:
+def check_dataset(prefix: str | os.PathLike, dtype: np.dtype, counts: dict[str, int],
+                  files: dict[str, Path], verify: bool = False,
+                  progress: bool = False) -> dict | None:
     """Check the dataset at `prefix` (its `dtype`, `counts` and `files` {"bin": ..., "idx": ...})
     against its manifest, and return the manifest (None if there is none).
 

@@ -30,10 +30,6 @@ def course():
     return course_tokenizer.load()
 
 
-@pytest.fixture(scope="module")
-def gpt2():
-    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
-
 
 @pytest.fixture(scope="module")
 def one_merge_less(course):

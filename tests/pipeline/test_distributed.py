@@ -29,10 +29,6 @@ LINE_CORPORA = [data.DATA_DIR / name for name in ("timemachine.txt", "zh_tatoeba
                                                   "parallel/hin_Deva.txt", "parallel/tha_Thai.txt")]
 
 
-@pytest.fixture(scope="module")
-def gpt2():
-    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
-
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):

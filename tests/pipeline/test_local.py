@@ -29,10 +29,6 @@ EOD = 50256  # GPT-2's <|endoftext|>
 TINYSTORIES = data.corpus_path("tinystories")
 
 
-@pytest.fixture(scope="module")
-def gpt2():
-    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
-
 
 @pytest.fixture
 def small_batches(monkeypatch):

@@ -12,10 +12,6 @@ from tutorial_lib.contract.stream_decode import (REPLACEMENT, StreamDecoder, cut
 COURSE = course_tokenizer.load()
 
 
-@pytest.fixture(scope="module")
-def gpt2():
-    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
-
 
 def chunked(ids, cuts):
     """`ids` cut at the sorted positions `cuts`."""

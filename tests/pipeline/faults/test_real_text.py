@@ -17,10 +17,6 @@ from tutorial_lib.bpe import formats
 EOT = data.ENDOFTEXT
 
 
-@pytest.fixture(scope="module")
-def gpt2():
-    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
-
 
 def documents(tokenizer, prefix):
     dataset = IndexedDataset(prefix)

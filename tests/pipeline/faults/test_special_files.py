@@ -17,10 +17,6 @@ EOT = data.ENDOFTEXT
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and /dev/zero are POSIX")
 
 
-@pytest.fixture(scope="module")
-def gpt2():
-    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
-
 
 def make(tmp_path, kind):
     """A path of the given kind in tmp_path (a FIFO nobody writes to: opening it would block)."""
