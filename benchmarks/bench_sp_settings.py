@@ -1,4 +1,4 @@
-"""SentencePiece's settings on Chinese, one changed at a time (tokenization/sp_settings.py).
+"""SentencePiece's settings on Chinese, one changed at a time (tutorial_lib/unigram/sp_settings.py).
 
     .venv/bin/python benchmarks/bench_sp_settings.py
 
@@ -34,6 +34,36 @@ COLUMNS = ("setting", "test", "tokens/1000 chars", "bytes/token", "unknown chars
            "unknown share", "distinct unknown", "<unk> tokens", "byte tokens", "lone ▁")
 
 
+def result_rows(results):
+    """One flat dict per (variant, test)."""
+    return [{"setting": r.name, "test": m.test, "tokens/1000 chars": m.tokens_per_1000_chars,
+             "bytes/token": m.bytes_per_token, "unknown chars": m.unknown_chars,
+             "unknown share": m.unknown_share,
+             "distinct unknown": f"{m.distinct_unknown}/{m.distinct_chars}",
+             "<unk> tokens": m.unk_tokens, "byte tokens": m.byte_tokens,
+             "lone ▁": m.lone_prefix_tokens} for r in results for m in r.measurements]
+
+
+def vocab_overlap(a, b, examples=10):
+    """Learned pieces two models share (Jaccard), and a few each lacks, shortest first."""
+    pa, pb = sps.learned_pieces(a), sps.learned_pieces(b)
+
+    def sample(s):
+        return tuple(sorted(s, key=lambda p: (len(p), p))[:examples])
+
+    jaccard = round(len(pa & pb) / len(pa | pb), 4) if pa | pb else 1.0
+    return (f"{a.name} {len(pa)}, {b.name} {len(pb)}, shared {len(pa & pb)}, jaccard {jaccard}; "
+            f"only {a.name}: {sample(pa - pb)}; only {b.name}: {sample(pb - pa)}")
+
+
+def same_model(a, b):
+    """The same pieces with the same scores, in the same order."""
+    def pieces(m):
+        sp = m.processor
+        return [(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())]
+    return pieces(a) == pieces(b)
+
+
 def show(rows):
     print(" | ".join(COLUMNS))
     for row in rows:
@@ -47,10 +77,10 @@ def main():
           + ", ".join(f"{k} {len(v)} lines" for k, v in tests.items()) + "\n")
     results = sps.compare_settings(train, tests, {"vocab_size": VOCAB}, VARIANTS)
     print(f"== Lu Xun + Tatoeba, vocab {VOCAB} ==")
-    show(sps.result_rows(results))
+    show(result_rows(results))
     by = {r.name: r for r in results}
     for other in ("bpe", "split_digits", "identity normalization", "add_dummy_prefix off"):
-        print("overlap base vs", other, ":", sps.vocab_overlap(by["base"].model, by[other].model))
+        print("overlap base vs", other, ":", vocab_overlap(by["base"].model, by[other].model))
     print()
     for name in ("base", "bpe", "byte_fallback", "split_digits", "identity normalization",
                  "add_dummy_prefix off", "split_by_unicode_script off"):
@@ -62,12 +92,12 @@ def main():
     luxun = train[: _luxun_lines()]  # chinese_corpora puts Lu Xun first
     coverage = {k: v for k, v in VARIANTS.items() if "coverage" in k or "byte" in k or k == "base"}
     print(f"\n== Lu Xun alone -> Tatoeba / FLORES, vocab {VOCAB} ==")
-    show(sps.result_rows(sps.compare_settings(luxun, tests, {"vocab_size": VOCAB}, coverage)))
+    show(result_rows(sps.compare_settings(luxun, tests, {"vocab_size": VOCAB}, coverage)))
     print("== unigram vs bpe by vocabulary size (Lu Xun + Tatoeba) ==")
     for size in (6000, 12000, 16000):
         pair = sps.compare_settings(train, tests, {"vocab_size": size},
                                     {f"unigram {size}": {}, f"bpe {size}": {"model_type": "bpe"}})
-        show(sps.result_rows(pair))
+        show(result_rows(pair))
         for r in pair:
             for seg in sps.apply(r.model, STRINGS[:2]):
                 print(f"{r.name:12} {seg.text!r} -> {' '.join(seg.pieces)}")
@@ -80,8 +110,8 @@ def main():
     a = sps.train(train, {"vocab_size": VOCAB})
     b = sps.train(train, {"vocab_size": VOCAB})
     c = sps.train(train, {"vocab_size": VOCAB, "num_threads": 2})
-    print("trained twice, same pieces and scores:", sps.same_model(a, b))
-    print("num_threads=1 vs 2, same pieces and scores:", sps.same_model(a, c),
+    print("trained twice, same pieces and scores:", same_model(a, b))
+    print("num_threads=1 vs 2, same pieces and scores:", same_model(a, c),
           "| same piece set:", sps.learned_pieces(a) == sps.learned_pieces(c))
 
 

@@ -3,11 +3,11 @@
 import numpy as np
 
 from tutorial_lib.packing.batch import IGNORE_INDEX
-from tutorial_lib.packing.masks import PAD
+from tutorial_lib.packing.masks import PAD_DOC
 
 
 def document_mask(doc_ids: list[int]) -> list[list[bool]]:
-    return [[doc_ids[i] == doc_ids[j] != PAD and j <= i for j in range(len(doc_ids))]
+    return [[doc_ids[i] == doc_ids[j] != PAD_DOC and j <= i for j in range(len(doc_ids))]
             for i in range(len(doc_ids))]
 
 
@@ -16,7 +16,7 @@ def position_ids(doc_ids: list[int]) -> list[int]:
     for i, doc in enumerate(doc_ids):
         if i == 0 or doc != doc_ids[i - 1]:
             start = i  # a new document begins here
-        out.append(0 if doc == PAD else i - start)
+        out.append(0 if doc == PAD_DOC else i - start)
     return out
 
 
@@ -33,7 +33,7 @@ def _documents_match(head, tokens, doc_ids, mask, position_ids, alone_positions)
     for end in range(1, len(doc_ids) + 1):
         if end < len(doc_ids) and doc_ids[end] == doc_ids[start]:
             continue
-        if doc_ids[start] != PAD:  # the document doc_ids[start] runs from start to end
+        if doc_ids[start] != PAD_DOC:  # the document doc_ids[start] runs from start to end
             n = end - start
             where = list(range(n)) if alone_positions is None else alone_positions[start:end]
             alone = head(tokens[start:end], where, np.tril(np.ones((n, n), dtype=bool)))
@@ -47,7 +47,7 @@ def cu_seqlens(doc_ids: list[list[int]]) -> list[int]:
     for row in doc_ids:
         previous = None
         for doc in row:
-            if doc != PAD:
+            if doc != PAD_DOC:
                 if doc == previous:
                     offsets[-1] += 1
                 else:
@@ -57,13 +57,13 @@ def cu_seqlens(doc_ids: list[list[int]]) -> list[int]:
 
 
 def next_token_labels(tokens: list[int], doc_ids: list[int]) -> list[int]:
-    return [tokens[i + 1] if doc_ids[i] == doc_ids[i + 1] != PAD else IGNORE_INDEX
+    return [tokens[i + 1] if doc_ids[i] == doc_ids[i + 1] != PAD_DOC else IGNORE_INDEX
             for i in range(len(tokens) - 1)]
 
 
 def _same_document_only(doc_ids: list[int]) -> list[list[bool]]:
     # Forgets causality: a token may look at the rest of its own document, including the future.
-    return [[a == b != PAD for b in doc_ids] for a in doc_ids]
+    return [[a == b != PAD_DOC for b in doc_ids] for a in doc_ids]
 
 
 def _padding_counted(doc_ids: list[int]) -> list[int]:
@@ -88,7 +88,7 @@ def _one_stream(doc_ids: list[list[int]]) -> list[int]:
 
 def _shifted_only(tokens: list[int], doc_ids: list[int]) -> list[int]:
     # Masks padding but lets the last token of a document predict the first token of the next one.
-    return [tokens[i + 1] if doc_ids[i + 1] != PAD else IGNORE_INDEX
+    return [tokens[i + 1] if doc_ids[i + 1] != PAD_DOC else IGNORE_INDEX
             for i in range(len(tokens) - 1)]
 
 

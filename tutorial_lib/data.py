@@ -97,86 +97,47 @@ _FLORES = {
     "zho_Hans": "b30158b1b76f7cee08530d8127a9769f4512597c7eefe97ae1ccf630d5b6e7fd",
 }
 
-CORPORA: dict[str, Corpus] = {
-    c.name: c
-    for c in [
-        Corpus(
-            "timemachine",
-            "timemachine.txt",
-            "8424dbd9532ac81f7e5f0b6add90e6952baea29158309d7d1bf3884f4e12c516",
-            "en",
-            "Public domain (H. G. Wells, 1895)",
-            "The Time Machine, the D2L copy",
-        ),
-        Corpus(
-            "tinystories",
-            "tinystories_v2_sample.txt",
-            "e39dc862155e2ba77f77968bd04ff15555c0d42c0cf14dc23d2ace659abee8fe",
-            "en",
-            "CDLA-Sharing-1.0 (Eldan & Li 2023)",
-            "1,727 TinyStories V2 stories, <|endoftext|>-separated",
-        ),
-        Corpus(
-            "luxun",
-            "zh_luxun_nahan_panghuang_gushixinbian.txt",
-            "a29830c841fabbcbfb505072d7fe8e3ccd97514827c0db79a3083f1374649967",
-            "zh",
-            "Public domain (Lu Xun, d. 1936)",
-            "鲁迅《呐喊》《彷徨》《故事新编》",
-        ),
-        Corpus(
-            "tatoeba_cmn",
-            "zh_tatoeba_cmn_sentences.txt",
-            "4f64ff8c43c59287ebfb00c7d1a0c100714a2d5e4270154b82483faeed4ae45d",
-            "zh",
-            "CC-BY 2.0 FR (Tatoeba.org)",
-            "28,447 short Chinese sentences, one per line",
-        ),
-        Corpus(
-            "tatoeba_cmn_attribution",
-            "zh_tatoeba_cmn_sentences.attribution.txt",
-            "742171ac9460fd7403f5c943a6e3c42ef135a06b4111bac25d4e24f9ea680d06",
-            "en",
-            "CC-BY 2.0 FR (Tatoeba.org)",
-            "per-sentence attribution for tatoeba_cmn",
-        ),
-        Corpus(
-            "code_sample",
-            "code_sample.txt",
-            "e54b9fad10507efc149571d744b6e29f9f8069f2ab1d829c14b672f12e69c559",
-            "code",
-            "MIT (this course's own code)",
-            "a snapshot of three of the course's Python source files",
-        ),
-    ]
-    + [
-        Corpus(
-            f"flores/{lang}",
-            f"parallel/{lang}.txt",
-            digest,
-            lang,
-            _FLORES_LICENSE,
-            f"FLORES-200 devtest, 1,012 aligned sentences ({lang})",
-        )
-        for lang, digest in _FLORES.items()
-    ]
-}
+# name, file, sha256 (as in data/PROVENANCE.md), language, licence, what it is
+CORPORA: dict[str, Corpus] = {c.name: c for c in [
+    Corpus("timemachine", "timemachine.txt",
+           "8424dbd9532ac81f7e5f0b6add90e6952baea29158309d7d1bf3884f4e12c516",
+           "en", "Public domain (H. G. Wells, 1895)", "The Time Machine, the D2L copy"),
+    Corpus("tinystories", "tinystories_v2_sample.txt",
+           "e39dc862155e2ba77f77968bd04ff15555c0d42c0cf14dc23d2ace659abee8fe",
+           "en", "CDLA-Sharing-1.0 (Eldan & Li 2023)",
+           "1,727 TinyStories V2 stories, <|endoftext|>-separated"),
+    Corpus("luxun", "zh_luxun_nahan_panghuang_gushixinbian.txt",
+           "a29830c841fabbcbfb505072d7fe8e3ccd97514827c0db79a3083f1374649967",
+           "zh", "Public domain (Lu Xun, d. 1936)", "鲁迅《呐喊》《彷徨》《故事新编》"),
+    Corpus("tatoeba_cmn", "zh_tatoeba_cmn_sentences.txt",
+           "4f64ff8c43c59287ebfb00c7d1a0c100714a2d5e4270154b82483faeed4ae45d",
+           "zh", "CC-BY 2.0 FR (Tatoeba.org)", "28,447 short Chinese sentences, one per line"),
+    Corpus("tatoeba_cmn_attribution", "zh_tatoeba_cmn_sentences.attribution.txt",
+           "742171ac9460fd7403f5c943a6e3c42ef135a06b4111bac25d4e24f9ea680d06",
+           "en", "CC-BY 2.0 FR (Tatoeba.org)", "per-sentence attribution for tatoeba_cmn"),
+    Corpus("code_sample", "code_sample.txt",
+           "e54b9fad10507efc149571d744b6e29f9f8069f2ab1d829c14b672f12e69c559",
+           "code", "MIT (this course's own code)",
+           "a snapshot of three of the course's Python source files"),
+] + [
+    Corpus(f"flores/{lang}", f"parallel/{lang}.txt", digest, lang, _FLORES_LICENSE,
+           f"FLORES-200 devtest, 1,012 aligned sentences ({lang})")
+    for lang, digest in _FLORES.items()
+]}
 
 
 # OpenAI's GPT-2 tokenizer: token -> id, and the merges in rank order (Hugging Face calls them
-# vocab.json and
-# merges.txt). The digests are the ones tiktoken checks when it downloads them.
+# vocab.json and merges.txt). The digests are the ones tiktoken checks when it downloads them.
 GPT2_FILES = {
     "gpt2/encoder.json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
     "gpt2/vocab.bpe": "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
 }
 
 
-# The packing chapters' tokenizer (tokenization/course_tokenizer.py), written by
-# tools/train_course_tokenizer.py.
+# The packing chapters' tokenizer (bpe/course_tokenizer.py): tools/train_course_tokenizer.py.
 COURSE_TOKENIZER = ("tokenizers/course_bpe_4096.json",
                     "9abb711fbc7fd94d63880c4a243633cffb97f032ccc54cf68e7c5ce9d7d25920")
-# Its golden vectors (tokenization/golden.py), written by
+# Its golden vectors (contract/golden.py), written by
 # `python -m tutorial_lib.contract.golden write --tokenizer course <path>`.
 COURSE_GOLDEN = ("tokenizers/course_bpe_4096.golden.jsonl",
                  "f5b7a2d2c41967fa55041ec4252018a36231730aaa8212538b4edbc2143b9a42")

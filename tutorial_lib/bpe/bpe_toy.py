@@ -1,10 +1,8 @@
 """Character-level BPE with an end-of-word marker: the classroom version.
 
 Training starts from single characters plus a final ``</w>`` per word and repeatedly merges the most
-frequent adjacent pair (counts weighted by word frequency), recording each step so a notebook can
-show why a pair won. Encoding replays the merges by rank; decoding turns ``</w>`` back into a space.
-``TinyTokenizer`` adds ids, with ``<pad>`` and ``<unk>``. Pairs are counted by the byte-level
-trainer's `count_pairs`: one pair counter for both.
+frequent adjacent pair, recording each step so a notebook can show why a pair won. Encoding replays
+the merges by rank; ``TinyTokenizer`` adds ids. It stands alone, without the byte-level trainer.
 """
 
 from __future__ import annotations
@@ -16,16 +14,14 @@ from typing import Callable, Iterable
 from tutorial_lib._check_data import check_str_list
 from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_sequence,
                                   check_str, check_type, describe)
-from tutorial_lib.bpe.trainer import count_pairs as _count_pairs
-from tutorial_lib.text.d2l import UNK
 
 EOW = "</w>"  # end-of-word marker: BPE learns word endings ("er</w>") apart from middles ("er")
 PAD_TOKEN = "<pad>"
+UNK = "<unk>"  # as chapter 01's D2L `Vocab` spells it (text.d2l.UNK); a test holds them equal
 
 Pair = tuple[str, str]
 
-# A tie-break rule picks one pair among those sharing the maximal count (listed in first-met order).
-# Strings compare by Unicode code point, pairs as (left, right) tuples: ("e", "rx") < ("er", "a").
+# A rule picks one pair of those sharing the top count; pairs compare as tuples of code points.
 TIE_BREAKS: dict[str, Callable[[list[Pair]], Pair]] = {
     "first": lambda tied: tied[0],  # first met scanning words in insertion order, left to right
     "lexicographic_min": min,  # smallest pair
@@ -45,22 +41,19 @@ class MergeStep:
 
     @property
     def tied(self) -> list[Pair]:
-        """The pairs that shared the top count, in first-met order: what the tie-break chose
-        among."""
+        """The pairs sharing the top count, in first-met order: what the tie-break chose among."""
         return tied(self.pair_counts)
 
     def ranked(self) -> list[tuple[Pair, int, int]]:
-        """(pair, count, first-met position from 1) of every pair counted, most frequent first.
-
-        The sort is stable, so pairs with the same count keep the order the "first" rule reads.
-        """
+        """(pair, count, first-met position from 1), most frequent first; stable, so equal counts
+        keep the order the "first" rule reads."""
         met = [(pair, count, at) for at, (pair, count) in enumerate(self.pair_counts.items(), 1)]
         return sorted(met, key=lambda row: -row[1])
 
 
 @dataclass(frozen=True)
 class BPEResult:
-    """Ordered merges (rank = position) plus the step trace and the symbols they define."""
+    """Ordered merges (rank = position), the step trace, and the training characters."""
 
     merges: list[Pair]
     steps: list[MergeStep]
@@ -73,8 +66,7 @@ class BPEResult:
 
 
 def _check_word(word: object, name: str) -> str:
-    check_str(word, name, non_empty=True)
-    if any(ch.isspace() for ch in word):
+    if any(ch.isspace() for ch in check_str(word, name, non_empty=True)):
         raise ValueError(f"{name} must be a non-empty str without whitespace, got {word!r}")
     if EOW in word:
         raise ValueError(f"{name} must not contain the reserved end-of-word marker {EOW!r}, got "
@@ -83,7 +75,7 @@ def _check_word(word: object, name: str) -> str:
 
 
 def _check_pair(pair: object, name: str) -> Pair:
-    """Two non-empty symbols as a tuple: the list ["e", "r"] is the same pair, equal to it."""
+    # a tuple: the list ["e", "r"] is the same pair, and must compare equal to it
     left_right = check_str_list(pair, name)
     if len(left_right) != 2 or not all(left_right):
         raise ValueError(f"{name} must be two non-empty symbols (left, right), got "
@@ -92,7 +84,7 @@ def _check_pair(pair: object, name: str) -> Pair:
 
 
 def _check_merges(merges: object) -> dict[Pair, int]:
-    """Validate merges and return their ranks (earliest learned = 0)."""
+    """The merges' ranks (earliest learned = 0)."""
     pairs = check_sequence(merges, "merges", "a list of (str, str) pairs")
     ranks = {_check_pair(pair, f"merges[{i}]"): i for i, pair in enumerate(pairs)}
     if len(ranks) != len(pairs):
@@ -103,8 +95,8 @@ def _check_merges(merges: object) -> dict[Pair, int]:
 def _check_alphabet(alphabet: Iterable[str] | None) -> frozenset[str] | None:
     if alphabet is None:
         return None
-    allowed = "None or a collection of single-character str"
-    chars = frozenset(check_type(alphabet, "alphabet", Iterable, allowed))
+    chars = frozenset(check_type(alphabet, "alphabet", Iterable,
+                                 "None or a collection of single-character str"))
     for ch in chars:
         if len(check_str(ch, "each alphabet item")) != 1:
             raise ValueError(f"alphabet must contain single-character str only, got {ch!r}")
@@ -112,19 +104,19 @@ def _check_alphabet(alphabet: Iterable[str] | None) -> frozenset[str] | None:
 
 
 def count_pairs(corpus: dict[tuple[str, ...], int]) -> dict[Pair, int]:
-    """Adjacent-pair counts weighted by word frequency, keyed in the order the pairs are first met.
-
-    The counting is `trainer.count_pairs`, the one pair counter of the library; this is its form for
-    a corpus of {symbols: frequency}, as a plain dict.
-    """
-    return dict(_count_pairs(corpus, corpus.values()))
+    """Adjacent-pair counts weighted by word frequency, keyed in the order pairs are first met."""
+    counts: dict[Pair, int] = {}
+    for symbols, freq in corpus.items():
+        # Each adjacent pair of the word occurs once per occurrence of the word: add its frequency.
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + freq
+    return counts
 
 
 def merge_pair(symbols: Sequence[str], pair: Sequence[str]) -> tuple[str, ...]:
     """Replace every non-overlapping occurrence of ``pair``, left to right ("aaa" -> "aa", "a").
 
-    ``symbols`` and ``pair`` may be lists or tuples of str; the result is always a tuple, the form a
-    corpus in training keys its words by.
+    The result is a tuple (``symbols`` and ``pair`` may be lists), the key of a word in training.
     """
     return _merge(tuple(check_str_list(symbols, "symbols")), _check_pair(pair, "pair"))
 
@@ -149,27 +141,24 @@ def tied(pair_counts: dict[Pair, int]) -> list[Pair]:
 
 
 def train(corpus: dict[str, int], num_merges: int, tie_break: str = "first") -> BPEResult:
-    """Learn up to ``num_merges`` merges from a ``{word: frequency}`` corpus.
-
-    Stops early, without error, once every word is a single symbol: no pair is left to merge, so
-    ``len(result.merges)`` can be smaller than ``num_merges``; ``tie_break`` is a key of
-    ``TIE_BREAKS``.
-    """
+    """Learn up to ``num_merges`` merges from a ``{word: frequency}`` corpus (fewer once every word
+    is a single symbol); ``tie_break`` is a key of ``TIE_BREAKS``."""
     check_type(corpus, "corpus", dict, "a dict of word (str) -> frequency (int)")
     for word, freq in corpus.items():
         _check_word(word, "corpus word")
         check_int(freq, f"corpus[{word!r}]", low=1)
     check_int(num_merges, "num_merges", low=0)
     check_choice(tie_break, "tie_break", sorted(TIE_BREAKS))
-
     words = {tuple(word) + (EOW,): freq for word, freq in corpus.items()}
     merges: list[Pair] = []
     steps: list[MergeStep] = []
     for step in range(1, num_merges + 1):
+        # Count every adjacent pair, weighted by word frequency; the most frequent one is merged.
         counts = count_pairs(words)
         if not counts:
-            break
+            break  # every word is a single symbol: nothing left to merge
         chosen = TIE_BREAKS[tie_break](tied(counts))
+        # Merge it everywhere, and record what this step saw.
         words = {_merge(symbols, chosen): freq for symbols, freq in words.items()}
         merges.append(chosen)
         steps.append(MergeStep(step, counts, chosen, counts[chosen], dict(words)))
@@ -180,6 +169,7 @@ def _encode_symbols(word: str, ranks: dict[Pair, int], alphabet: frozenset[str] 
                     ) -> list[str]:
     symbols = tuple(ch if alphabet is None or ch in alphabet else UNK for ch in word) + (EOW,)
     while True:
+        # Merge the adjacent pair learned earliest, until no adjacent pair is a merge.
         pairs = [pair for pair in zip(symbols, symbols[1:]) if pair in ranks]
         if not pairs:
             return list(symbols)
@@ -187,13 +177,8 @@ def _encode_symbols(word: str, ranks: dict[Pair, int], alphabet: frozenset[str] 
 
 
 def encode_word(word: str, merges: list[Pair], alphabet: Iterable[str] | None = None) -> list[str]:
-    """Split one word into symbols by applying merges in rank order (earliest learned first).
-
-    Each round merges the adjacent pair of lowest rank, so the result never depends on where a pair
-    sits in the word. With ``alphabet`` (e.g. ``result.alphabet``), characters outside it become
-    ``<unk>``: character BPE only covers the characters it was trained on. Without it, characters
-    pass through unchanged.
-    """
+    """Split one word into symbols by applying merges in rank order (earliest learned first); with
+    ``alphabet`` (``result.alphabet``) other characters become ``<unk>``."""
     return _encode_symbols(_check_word(word, "word"), _check_merges(merges),
                            _check_alphabet(alphabet))
 
@@ -206,21 +191,15 @@ def encode(text: str, merges: list[Pair], alphabet: Iterable[str] | None = None)
 
 
 def decode(symbols: list[str]) -> str:
-    """Join symbols back into text; each ``</w>`` becomes a space, and the final one is dropped.
-
-    Words hold no whitespace, so whitespace runs in the input come back as single spaces:
-    decode(encode(t)) equals ``" ".join(t.split())`` for text over the training alphabet.
-    """
+    """Join symbols back into text; each ``</w>`` becomes a space, the final one dropped (so
+    decode(encode(t)) is ``" ".join(t.split())`` for text over the training alphabet)."""
     symbols = check_str_list(symbols, "symbols")
     return "".join(s[: -len(EOW)] + " " if s.endswith(EOW) else s for s in symbols).rstrip(" ")
 
 
 class TinyTokenizer:
-    """End-to-end toy tokenizer: text -> BPE symbols -> ids, and back.
-
-    Ids: ``<pad>`` = 0 and ``<unk>`` = 1, then the other symbols sorted, then ``</w>`` last, so the
-    two special ids are easy to spot in a printed row of ids.
-    """
+    """End-to-end toy tokenizer: text -> BPE symbols -> ids, and back. Ids: ``<pad>`` = 0 and
+    ``<unk>`` = 1 (easy to spot in a printed row), the other symbols sorted, ``</w>`` last."""
 
     def __init__(self, merges: list[Pair], alphabet: Iterable[str]) -> None:
         merges = list(_check_merges(merges))
@@ -242,7 +221,5 @@ class TinyTokenizer:
 
     def decode(self, ids: list[int]) -> str:
         """Ids back to text. ``<pad>`` ids are skipped: a padded row decodes to its text."""
-        ids = check_int_list(ids, "ids")
-        for k, i in enumerate(ids):
-            check_int(i, f"ids[{k}]", low=0, high=len(self.vocab) - 1)
+        ids = check_int_list(ids, "ids", low=0, high=len(self.vocab) - 1)
         return decode([self.vocab[i] for i in ids if i != self.token_to_id[PAD_TOKEN]])

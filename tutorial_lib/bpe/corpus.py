@@ -1,18 +1,7 @@
 """A training corpus as a stream of text, and the pre-tokens a trainer counts in it.
 
-The trainers (`trainer`, `trainer_stages`) never see a file: they get how often each pre-token
-occurs, from `count_pretokens`, over the texts `iter_texts` streams. A corpus is a path to a UTF-8
-text file or the texts themselves (a list, or any iterable, of str; each may contain special
-tokens).
-
-- `iter_texts` reads a file in chunks (strict UTF-8, `data.read_utf8`) and cuts it only where the
-  cut cannot change the pre-tokens, so that memory stays near one chunk for a file of any size;
-- `count_pretokens` cuts out the special tokens, splits the rest with the pattern and counts the
-  pieces, in this process (the production path's `train` module runs it on batches of texts in
-  worker processes and adds the counts up: the same counts);
-- `normalize_texts` normalizes them as a tokenizer with a normalization form will encode them;
-- `corpus_digest` names the corpus in a tokenizer's manifest: "trained on exactly this";
-- `WordCounts` turns a dict of word -> count (the classic BPE example) into the texts it stands for.
+The trainers never see a file: they get how often each pre-token occurs (`count_pretokens`) in the
+texts `iter_texts` streams from a UTF-8 file (in chunks, so memory stays near one) or a list.
 """
 
 from __future__ import annotations
@@ -29,7 +18,7 @@ import regex
 from tqdm.auto import tqdm
 
 from tutorial_lib._check_data import check_bool
-from tutorial_lib._checks import check_int, check_iterable, check_type
+from tutorial_lib._checks import check_int, check_iterable, check_type, check_utf8
 from tutorial_lib.contract.normalize import normalizer
 from tutorial_lib.data import file_sha256, read_utf8
 from tutorial_lib.bpe.pretokenize import (GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN, PATTERNS,
@@ -42,19 +31,15 @@ TextSource = Union[str, os.PathLike, Iterable[str]]
 CHUNK_SIZE = 1 << 20  # characters per piece of a file; also the work unit of pre-tokenization
 # A piece is read, decoded and pre-tokenized whole: 256 Mi characters already take gigabytes.
 MAX_CHUNK_SIZE = 1 << 28
+MAX_WORD_COUNTS = 10**7  # the texts a dict of word -> count may stand for
 
 
 def iter_texts(texts_or_path: TextSource, special_tokens: Iterable[str] = (),
                chunk_size: int = CHUNK_SIZE, pattern: str = GPT2_PATTERN) -> Iterator[str]:
-    """The corpus as a stream of str, checked.
-
-    A list (or any iterable) of str is passed through, each item checked to be a str; a set is
-    refused (it drops repeats); a dict of word -> count gives each word count times (`WordCounts`).
-    A file is read `chunk_size` bytes at a time and cut only where the cut cannot change the
-    training data (see `_last_safe_cut`): the pieces pre-tokenize with `pattern` exactly like the
-    whole file would. `special_tokens` and `pattern` are needed for a file only, to find those safe
-    cuts. Memory stays near `chunk_size` as long as safe cuts keep coming; a file without any (no
-    special tokens, and paragraphs split only by blank lines, like Lu Xun) is held until its end.
+    """The corpus as a stream of str, checked (a set is refused: it drops repeats; a dict of
+    word -> count gives each word count times). A file is read `chunk_size` bytes at a time and cut
+    only at `_last_safe_cut`, so the pieces pre-tokenize with `pattern` like the whole file; one
+    without safe cuts (no special tokens, paragraphs split by blank lines) is held to its end.
     """
     special_tokens = check_special_tokens(special_tokens)
     chunk_size = check_int(chunk_size, "chunk_size", low=1, high=MAX_CHUNK_SIZE)
@@ -63,46 +48,28 @@ def iter_texts(texts_or_path: TextSource, special_tokens: Iterable[str] = (),
         line_cut = _LINE_CUTS.get(PATTERNS.get(pattern, pattern), _LF_CUT)
         return _read_file(_existing_file(texts_or_path), special_tokens, chunk_size, line_cut)
     if isinstance(texts_or_path, Mapping):  # a dict gives its keys only: the counts would be lost
-        return iter(WordCounts(texts_or_path))
+        return _repeat_words(texts_or_path)
     check_iterable(texts_or_path, "texts_or_path", "a path (str or pathlib.Path) to a UTF-8 text "
                    "file or an iterable of str", ordered=True)
     return _checked_texts(texts_or_path)
 
 
-class WordCounts(Iterable[str]):
-    """A dict of word -> count as the texts it stands for: each word, count times, in dict order.
-
-    Lazy and read afresh on each pass (training reads its texts twice: for the corpus digest and
-    for the counts). The counts may add up to MAX_TOTAL: each repeat is pre-tokenized like a
-    text of its own, so time grows with the total.
-    """
-
-    MAX_TOTAL = 10**7
-
-    def __init__(self, counts: Mapping) -> None:
-        for word, count in counts.items():
-            check_type(word, "a word (key) of texts_or_path", str, "a str")
-            check_int(count, f"the count of {word!r} in texts_or_path", low=0)
-        total = sum(counts.values())
-        if total > self.MAX_TOTAL:
-            raise ValueError(f"texts_or_path's counts add up to {total:,}, more than the "
-                             f"{self.MAX_TOTAL:,} texts a word -> count dict may stand for; pass "
-                             "the corpus itself (a file or a list of texts) instead")
-        self._counts = dict(counts)
-
-    def __iter__(self) -> Iterator[str]:
-        return chain.from_iterable(repeat(word, n) for word, n in self._counts.items())
+def _repeat_words(counts: Mapping) -> Iterator[str]:
+    for word, count in counts.items():
+        check_type(word, "a word (key) of texts_or_path", str, "a str")
+        check_int(count, f"the count of {word!r} in texts_or_path", low=0)
+    total = sum(counts.values())
+    if total > MAX_WORD_COUNTS:  # each repeat is pre-tokenized: time grows with the total
+        raise ValueError(f"texts_or_path's counts add up to {total:,}, more than the "
+                         f"{MAX_WORD_COUNTS:,} texts a word -> count dict may stand for; pass "
+                         "the corpus itself (a file or a list of texts) instead")
+    return chain.from_iterable(repeat(word, n) for word, n in dict(counts).items())
 
 
 def normalize_texts(texts: Iterable[str], form: str, special_tokens: Iterable[str] = ()
                     ) -> Iterator[str]:
-    """Each text in `form`, its special tokens kept as given: what a tokenizer with this form is
-    trained on, so that training sees the text that `encode` will see.
-
-    (One case stays apart: text that normalizes into a special token, such as full-width
-    "＜|endoftext|＞" under NFKC, is cut out as that special token in training, while `encode`
-    keeps it as ordinary text.)
-    """
+    """Each text in `form`, its special tokens kept: training sees what `encode` will (but text that
+    normalizes into a special token is cut out as one here, while `encode` keeps it as text)."""
     apply = normalizer(form)
     for text in texts:
         if apply is None:
@@ -113,17 +80,13 @@ def normalize_texts(texts: Iterable[str], form: str, special_tokens: Iterable[st
 
 
 def corpus_digest(texts_or_path: TextSource) -> str:
-    """sha256 hex digest of a corpus, for a tokenizer's manifest: "trained on exactly this".
-
-    A path hashes the file's bytes (`data.file_sha256`). An iterable of str hashes each text's UTF-8
-    bytes behind its length, so the same sequence of texts always gives the same digest and moving a
-    boundary between texts changes it.
-    """
+    """sha256 hex digest of a corpus: of a file's bytes, or of each text's UTF-8 bytes behind its
+    length (so moving a boundary between texts changes it)."""
     if isinstance(texts_or_path, (str, os.PathLike)):
         return file_sha256(_existing_file(texts_or_path))
     digest = hashlib.sha256()
     for text in iter_texts(texts_or_path):
-        data = _utf8(text)
+        data = check_utf8(text, "a text of texts_or_path").encode("utf-8")
         digest.update(len(data).to_bytes(8, "little"))
         digest.update(data)
     return digest.hexdigest()
@@ -140,14 +103,6 @@ def _existing_file(path: str | os.PathLike) -> Path:
 def _checked_texts(texts: Iterable[str]) -> Iterator[str]:
     for i, text in enumerate(texts):
         yield check_type(text, f"texts_or_path[{i}]", str, "a str")
-
-
-def _utf8(text: str) -> bytes:
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError as err:
-        raise ValueError(f"texts_or_path holds {text[err.start]!r}, a lone surrogate that UTF-8 "
-                         "cannot encode") from None
 
 
 def _read_file(path: Path, special_tokens: tuple[str, ...], chunk_size: int, line_cut: regex.Pattern
@@ -167,11 +122,9 @@ def _read_file(path: Path, special_tokens: tuple[str, ...], chunk_size: int, lin
         yield buffer
 
 
-# Where a line break between two non-space characters may be cut, for each bundled pattern; (?r)
-# searches from the end, so search() finds the last one. "x\n|y" suits all three. With "\r\n" they
-# differ: GPT-4 and nanochat keep "\r\n" in one pre-token, while GPT-2 splits "x\r\ny" into "x",
-# "\r", "\n", "y" but keeps "\r\n" whole at the end of a piece, so it is cut between the two:
-# "x\r|\ny".
+# Where a line break between two non-space characters may be cut ((?r): search() finds the last).
+# GPT-4 and nanochat keep "\r\n" in one pre-token; GPT-2 splits "x\r\ny" into "x", "\r", "\n", "y"
+# but keeps a final "\r\n" whole, so it is cut between the two: "x\r|\ny".
 _LF_CUT = regex.compile(r"(?r)(?<=\S\n)(?=\S)")
 _AFTER_CRLF_CUT = regex.compile(r"(?r)(?<=\S\r?\n)(?=\S)")
 _LINE_CUTS = {
@@ -185,23 +138,14 @@ def _last_safe_cut(text: str, specials: regex.Pattern | None, longest: int, line
                    ) -> int:
     """The last position where `text` can be cut without changing how it splits; 0 if none yet.
 
-    Two kinds of cut are safe:
-
-    - Right after a special token, since nothing is merged across one. The match must be settled:
-      start at least `longest` characters before the end, or a longer special token could still grow
-      out of it once more text arrives (with "<a>" and "<a>b", a buffer ending in "<a>" is not yet
-      decided).
-    - At a line break between two non-space characters, where `line_cut` puts it ("x\\n" | "y"; for
-      "\\r\\n" see `_LINE_CUTS`). In the GPT-2, GPT-4 and nanochat patterns a pre-token can hold a
-      line break only together with other whitespace or, in GPT-4/nanochat, after punctuation
-      (".\\n"); it never reaches past the break into a non-space character, and what comes before
-      "x\\n" does not look further than that. A break next to other whitespace is not safe: GPT-2
-      splits "  \\nb" into "  " + "\\n" but a piece ending in "  \\n" keeps it whole; "\\r" is such
-      whitespace, hence the cuts of their own for "\\r\\n". (A pattern of your own gets the "\\n"
-      cut only; if it can join such lines, pass its text as a list.)
-
-    Cutting at the last safe position keeps the pieces close to `chunk_size`; the tests check that a
-    file read in tiny chunks pre-tokenizes exactly like the whole text.
+    - Right after a special token, once settled: `longest` characters before the end, or a longer
+      special token could still grow out of it ("<a>" and "<a>b": "...<a>" is not yet decided).
+    - At a line break between two non-space characters, where `line_cut` puts it ("x\\n" | "y").
+      In the bundled patterns a pre-token holds a line break only with other whitespace or after
+      punctuation (".\\n"), never reaching past it into a non-space character. A break next to
+      other whitespace is not safe (GPT-2 splits "  \\nb" into "  " + "\\n" but keeps a final
+      "  \\n" whole); "\\r" is such whitespace, hence `_LINE_CUTS`. A pattern of your own gets the
+      "\\n" cut only; if it can join such lines, pass its text as a list.
     """
     settled = len(text) - longest  # a special token starting after here may not be complete yet
     cut = 0
@@ -217,13 +161,8 @@ def _last_safe_cut(text: str, specials: regex.Pattern | None, longest: int, line
 def count_pretokens(texts: Iterable[str], special_tokens: Iterable[str] = (),
                     pattern: str = GPT2_PATTERN, *, progress: bool = False) -> Counter[bytes]:
     """How often each pre-token (as UTF-8 bytes) occurs; special tokens are cut out, never counted.
-
-    Text that the split pattern leaves out of every pre-token is a ValueError (see
-    pretokenize.find_pretokens): dropped, it would be missing from the counts without a word.
-    The counts keep the order in which each pre-token first occurs, so counting a corpus in parts
-    and adding the parts' counts up in order gives the same Counter, order included: that is how
-    the production path's `train.count_pretokens` counts in several processes.
-    """
+    The counts keep first-occurrence order, so a corpus counted in parts and added up in order gives
+    the same Counter (how the production path counts in several processes)."""
     special_tokens = check_special_tokens(special_tokens)
     compiled = compile_pattern(pattern)  # a bad pattern fails here, before any text is read
     check_bool(progress, "progress")
@@ -236,4 +175,5 @@ def count_pretokens(texts: Iterable[str], special_tokens: Iterable[str] = (),
                 counts.update(find_pretokens(compiled, piece, offset))
             offset += len(piece)
     # Each distinct pre-token is encoded once, after counting, not once per occurrence.
-    return Counter({_utf8(word): n for word, n in counts.items()})
+    name = "a pre-token of texts_or_path"
+    return Counter({check_utf8(word, name).encode("utf-8"): n for word, n in counts.items()})

@@ -1,14 +1,9 @@
 """How `Tokenizer` encodes fast in pure Python, with exactly the ids of the plain merge loop.
 
-The plain loop (minbpe's): while some adjacent pair of a pre-token's tokens is a merge, merge the
-lowest-ranked one. Three things make it fast without changing an id (bench_bpe.py times them,
-test_fast_encode.py checks the ids):
-
-1. the merge loop itself (`apply_merges`): a scan on short pieces, a heap on long ones, and past
-   LEAN_ABOVE bytes `merge_in_rank_order`, in 4-byte C ints instead of Python objects;
-2. a cache pre-token -> ids (`PieceEncoder`): English repeats a few thousand pre-tokens;
-3. exact cuts (`Boundaries`): a long run of Han characters seldom repeats, but almost no merge
-   spans two of them, so it is cut where no merge reaches across, into segments that do repeat.
+Three things make minbpe's loop fast without changing an id (bench_bpe.py times them): the loop
+itself (`apply_merges`: a scan on short pieces, a heap on long ones, C ints on huge ones); a cache
+pre-token -> ids (`PieceEncoder`: English repeats a few thousand pre-tokens); and exact cuts
+(`Boundaries`: a long Han run seldom repeats, but its segments cut where no merge reaches do).
 """
 
 from __future__ import annotations
@@ -34,16 +29,15 @@ Ranks = dict[tuple[int, int], int]
 
 def apply_merges(ids: list[int], pair_ranks: Ranks, merged: list[int]) -> list[int]:
     """Merge `ids` (in place): while some adjacent pair is a merge, replace the lowest-ranked one
-    by its token; `pair_ranks[(left, right)]` is a merge's rank, `merged[rank]` the id it makes.
-    Like tiktoken, a step merges the leftmost occurrence of the best pair."""
+    (the leftmost, like tiktoken) by `merged[rank]`, rank = `pair_ranks[(left, right)]`."""
     if len(ids) > HEAP_ABOVE:
         return merge_with_heap(ids, pair_ranks, merged)
     return merge_by_scan(ids, pair_ranks, merged)
 
 
 def merge_by_scan(ids: list[int], pair_ranks: Ranks, merged: list[int]) -> list[int]:
-    """Keep the rank of each adjacent pair in a list: a step finds the best with `min` and `index`
-    (in C) and looks up only the two pairs next to the merge. A step costs O(n), a piece O(n^2)."""
+    """Ranks of the adjacent pairs in a list: a step finds the best with `min` and `index` (in C)
+    and looks up only the two pairs next to the merge. O(n) a step, O(n^2) a piece."""
     get = pair_ranks.get
     ranks = [get(pair, _NO_MERGE) for pair in zip(ids, ids[1:])]
     while ranks:
@@ -62,9 +56,8 @@ def merge_by_scan(ids: list[int], pair_ranks: Ranks, merged: list[int]) -> list[
 
 
 def merge_with_heap(ids: list[int], pair_ranks: Ranks, merged: list[int]) -> list[int]:
-    """The same merges in O(n log n): tokens in a linked list, pairs in a heap of (rank, position),
-    so the smallest entry is the leftmost best pair. `ranks[i]` is the rank of the pair at i now;
-    an entry that no longer shows it is stale (a changed pair never gets its old rank back)."""
+    """The same merges in O(n log n): tokens in a linked list, pairs in a heap of (rank, position);
+    an entry that no longer shows `ranks[i]`, the pair's rank now, is stale."""
     get = pair_ranks.get
     n = len(ids)
     ranks = [get(pair, _NO_MERGE) for pair in zip(ids, ids[1:])]
@@ -98,10 +91,8 @@ def merge_with_heap(ids: list[int], pair_ranks: Ranks, merged: list[int]) -> lis
 def merge_in_rank_order(ids: array, pair_ranks: Ranks, merged: list[int]) -> array | None:
     """The heap's merges, made rank by rank, in `ids` (an `array` of C ints) and a few more arrays.
 
-    In a trained vocabulary (or tiktoken's) a merge's result only takes part in later merges, so
-    the lowest rank present only grows: all merges of rank r happen together, left to right, from a
-    bucket of positions sorted when r comes (a position whose pair changed is skipped). Where the
-    rule breaks (two merges make the same bytes) the result is None and `ids` is spoilt.
+    In a trained vocabulary the lowest rank present only grows: all merges of rank r happen
+    together, left to right. Where that breaks the result is None, and `ids` spoilt.
     """
     get = pair_ranks.get
     n = len(ids)
@@ -149,8 +140,7 @@ def _linked(ids: Any, after: Any, out: Any) -> Any:
 
 
 def _sorted_positions(bucket: array) -> Iterator[int]:
-    """A bucket's positions in increasing order, a block at a time: sorting a big one as Python
-    ints would hold 9 times its bytes."""
+    """A bucket's positions in order, a block at a time (as Python ints, 9 times its bytes)."""
     if len(bucket) < 1024:
         yield from sorted(bucket)
         return
@@ -165,8 +155,7 @@ def _sorted_positions(bucket: array) -> Iterator[int]:
 
 
 def _keep(cache: dict[str, Any], key: str, value: Any) -> Any:
-    """Remember key -> value if the key has at most CACHED_CHARS characters, starting afresh once
-    CACHE_SIZE are kept (the common keys are back at once): bounded in entries and bytes."""
+    """Remember key -> value if short, starting afresh at CACHE_SIZE (common keys come back)."""
     if len(key) <= CACHED_CHARS:
         if len(cache) >= CACHE_SIZE:
             cache.clear()
@@ -175,8 +164,7 @@ def _keep(cache: dict[str, Any], key: str, value: Any) -> Any:
 
 
 class BoundedCache(dict):
-    """key -> `compute(key)`, computed on first look-up and kept by `_keep`'s bounds. A dict with
-    `__missing__`, not functools.lru_cache: a hit is one dict lookup, in C, with no recency list."""
+    """key -> `compute(key)`, kept by `_keep`'s bounds (a hit is one dict lookup, in C)."""
 
     def __init__(self, compute: Callable[[str], Any]) -> None:
         super().__init__()
@@ -188,12 +176,7 @@ class BoundedCache(dict):
 
 class PieceEncoder(dict):
     """pre-token -> ids: `encoder[piece]` is the fast path, `encoder.merge(piece)` the plain loop.
-
-    The fast path gives `merge(piece)`'s ids: a pre-token's ids depend on its bytes alone (merging
-    never crosses pre-tokens), and `Boundaries`' segments merge alone as they do side by side. Only
-    short pre-tokens are kept (`_keep`), so the cache stays small even if every byte is its own
-    token (bench_bpe.py measures it); long ones seldom repeat, so little is lost.
-    """
+    Both give the same ids: `Boundaries`' segments merge alone as they do side by side."""
 
     def __init__(self, id_of: dict[bytes, int], merges: list[tuple[bytes, bytes]]) -> None:
         super().__init__()
@@ -203,9 +186,8 @@ class PieceEncoder(dict):
         self.boundaries = Boundaries(a + b for a, b in merges)
 
     def merge(self, piece: str) -> tuple[int, ...] | array:
-        """The plain path: `piece`'s bytes merged whole by `apply_merges`, no cuts, no cache; past
-        LEAN_ABOVE bytes by `merge_in_rank_order`, as an `array` (4 bytes per id; a tuple takes 36).
-        """
+        """The plain path: `piece`'s bytes merged whole, no cuts, no cache; past LEAN_ABOVE bytes
+        by `merge_in_rank_order`, as an `array` (4 bytes per id; a tuple takes 36)."""
         data = piece.encode("utf-8")
         if len(data) > LEAN_ABOVE:
             ids = array("i", map(self.byte_ids.__getitem__, data))
@@ -232,13 +214,10 @@ class PieceEncoder(dict):
 class Boundaries:
     """Where a pre-token can be cut without changing its ids: a class per character, from merges.
 
-    If no merge result can cover bytes on both sides of a boundary, the pair across it is never
-    merged and a merge on one side changes no pair of the other, so each side makes exactly the
-    merges it would alone. A result t covers the boundary between characters x and y, k bytes
-    before it, only if t[:k] ends with x's bytes (or is a suffix of them) and t[k:] starts with y's
-    (or is a prefix of them): each split of each merge result gives such a pair of keys (a
-    character, or a partial one's bytes). The class of x is the set of right keys its left keys pair
-    with, that of y its set of right keys; the cut is allowed when the two are disjoint.
+    If no merge result can cover bytes on both sides of a boundary, each side makes exactly the
+    merges it would alone. A result covers the boundary between x and y only if some split of it
+    ends with x (or x's tail bytes) and starts with y (or y's head bytes). The class of x is the
+    set of right keys its left keys pair with, that of y its own right keys: cut when disjoint.
     """
 
     def __init__(self, merged: Iterable[bytes]) -> None:
@@ -278,9 +257,8 @@ class Boundaries:
 
 
 def _splits(token: bytes) -> Iterator[tuple[str | bytes, str | bytes]]:
-    """(left key, right key) of each split of `token` that could lie between two characters: the
-    characters each side ends or starts with, or a partial character's bytes (`_key`). A token
-    that is valid UTF-8 can only be split between its characters."""
+    """(left key, right key) of each split of `token` that could lie between two characters (a
+    valid UTF-8 token only between its characters); a key is a character or partial bytes."""
     try:
         text = token.decode("utf-8")
     except UnicodeDecodeError:

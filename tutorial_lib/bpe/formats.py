@@ -1,9 +1,7 @@
 """Tokenizers from other people's files: a tiktoken Encoding, and GPT-2's encoder.json + vocab.bpe.
 
-Both formats hold the same contract as our `Tokenizer` (ids, merges or ranks, a split pattern,
-special tokens), spelled differently; each reader turns it into the constructor's arguments, so the
-constructor's checks hold a file from anywhere to the same rules. Saving and loading our own file,
-with its manifest of digests, is `contract.manifest`.
+Each reader turns the file into `Tokenizer`'s arguments, so the constructor's checks hold a file
+from anywhere to the same rules. Our own file, with its manifest, is `contract.manifest`.
 """
 
 from __future__ import annotations
@@ -22,12 +20,8 @@ from tutorial_lib.data import read_json, read_utf8
 
 
 def from_tiktoken(encoding: Any, normalization: str = "none") -> Tokenizer:
-    """The tokenizer of a tiktoken Encoding (e.g. cl100k), with its merges recovered from its ranks.
-
-    Ids stay tiktoken's: the byte tokens keep their permuted ids, and the special tokens theirs.
-    tiktoken has no normalization step: `normalization` names the one a model's own code applies
-    before encoding (Qwen's wrapper: "NFC").
-    """
+    """The tokenizer of a tiktoken Encoding (cl100k, say), its merges recovered from its ranks;
+    `normalization` names what a model's own code applies first (Qwen: "NFC")."""
     check_has(encoding, "encoding", ("name", "_mergeable_ranks", "_special_tokens", "_pat_str"),
               "a tiktoken Encoding, e.g. tiktoken.get_encoding('cl100k_base')")
     ranks: dict[bytes, int] = encoding._mergeable_ranks
@@ -40,12 +34,8 @@ def from_tiktoken(encoding: Any, normalization: str = "none") -> Tokenizer:
 
 
 def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
-    """The merges, in rank order, that tiktoken's ranks (token bytes -> rank = id) imply.
-
-    tiktoken keeps only token -> rank. Going through the tokens by rank, BPE with the merges found
-    so far takes each token's bytes down to exactly two parts (a, b): that is the merge that made
-    the token (minbpe's `recover_merges`).
-    """
+    """The merges that tiktoken's ranks imply: the merges found so far take each token, by rank,
+    down to the two parts its own merge joined (minbpe's `recover_merges`)."""
     token_of = {rank: token for token, rank in ranks.items()}
     byte_ids = [ranks[bytes([b])] for b in range(256)]
     pair_ranks: dict[tuple[int, int], int] = {}
@@ -67,14 +57,9 @@ def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
 
 def from_gpt2_files(vocab_json: str | os.PathLike, merges_txt: str | os.PathLike,
                     special_tokens: Iterable[str] = (), pattern: str = GPT2_PATTERN) -> Tokenizer:
-    """GPT-2's tokenizer from OpenAI's encoder.json (token -> id) and vocab.bpe (merges by rank).
-
-    Hugging Face ships the same two files as vocab.json and merges.txt. Both write each byte as one
-    printable character (GPT2_BYTE_DECODER; a space is "Ġ"), so each token is turned back into
-    bytes. Ids stay the file's, which are tiktoken's `gpt2` ids. The files do not say which entries
-    are special: name them in `special_tokens` (GPT-2 has one, "<|endoftext|>"); an entry left
-    unnamed is decode-only.
-    """
+    """GPT-2's tokenizer from encoder.json and vocab.bpe (Hugging Face: vocab.json, merges.txt),
+    bytes written as printable characters (GPT2_BYTE_DECODER). The files do not say which entries
+    are special: name them in `special_tokens`; an entry left unnamed is decode-only."""
     vocab_json = check_regular_file(vocab_json, "vocab_json")
     merges_txt = check_regular_file(merges_txt, "merges_txt")
     special_tokens = check_special_tokens(special_tokens)
@@ -101,13 +86,8 @@ def from_gpt2_files(vocab_json: str | os.PathLike, merges_txt: str | os.PathLike
 
 
 def _gpt2_byte_decoder() -> dict[str, int]:
-    """GPT-2's `bytes_to_unicode`, inverted: printable character -> the byte it stands for.
-
-    The 188 bytes that print as themselves (! to ~, ¡ to ¬, ® to ÿ) keep their character; the other
-    68 (space, control characters, ...) take chr(256), chr(257), ... in byte order, so a token's
-    text never holds a space or a line break, and the merges file can hold one "left right" pair
-    per line.
-    """
+    """GPT-2's `bytes_to_unicode`, inverted: the 188 printable bytes keep their character, the
+    other 68 take chr(256), ...: a token never holds a space, so merges.txt holds a pair a line."""
     printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
                  *range(ord("®"), ord("ÿ") + 1)]
     others = [b for b in range(256) if b not in printable]

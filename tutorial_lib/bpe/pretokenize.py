@@ -2,13 +2,8 @@
 
 BPE merges never cross a pre-token boundary, so the split pattern decides what a token *can* be:
 GPT-2 keeps " the" or a whole run of Han characters together; GPT-4 (cl100k) also caps digit runs at
-3; nanochat caps them at 2. Special tokens such as <|endoftext|> are cut out first so that their
-text is never merged with its neighbours.
-
-The pieces must be the text, cut: nothing dropped, nothing empty. `compile_pattern` is the one gate
-every split pattern passes and refuses the patterns that cannot work; `find_pretokens` checks each
-split, since only the text shows whether a custom pattern covers it. (`\\p{L}` and `\\p{N}` mean
-what the regex engine's Unicode tables say, and tiktoken's are older: `tiktoken_probe` shows where.)
+3; nanochat caps them at 2. Special tokens such as <|endoftext|> are cut out first. The pieces must
+be the text, cut: nothing dropped, nothing empty (`find_pretokens` checks each split).
 """
 
 from __future__ import annotations
@@ -23,8 +18,7 @@ from tutorial_lib._checks import check_iterable, check_str
 
 # The original GPT-2 pattern (the one Hugging Face's ByteLevel pre-tokenizer and CS336 use).
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-# GPT-4's cl100k_base, exactly as tiktoken ships it (possessive quantifiers, case-insensitive
-# contractions).
+# GPT-4's cl100k_base, exactly as tiktoken ships it.
 GPT4_PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
@@ -42,10 +36,8 @@ _PROBE = "Hello, world! It's 2024: 12345 人工智能，很好。\n\n  \t x\r\n'
 
 
 def compile_pattern(pattern: str) -> regex.Pattern:
-    """The compiled split regex for `pattern`, a name from PATTERNS or a regex (`.pattern` is the
-    full regex). A ValueError says why one cannot work: an unknown name (names are exact: "GPT4" is
-    not "gpt4"), an invalid regex, a capturing group (findall would return the groups), a match of
-    the empty string somewhere in a probe text (elsewhere, `find_pretokens` refuses it)."""
+    """The compiled split regex for `pattern` (a name from PATTERNS or a regex); a ValueError says
+    why one cannot work (a capturing group: findall would return the groups)."""
     check_str(pattern, "pattern", non_empty=True)
     return _compile(pattern)
 
@@ -78,10 +70,8 @@ def find_pretokens(compiled: regex.Pattern, text: str, offset: int = 0, hold_bac
                    ) -> list[str]:
     """`compiled.findall(text)`, checked: a ValueError names the first character no piece holds.
 
-    Matches never overlap and come in order, so they cover `text` exactly when their lengths add up
-    to len(text): one sum in C, not a walk. `offset` is where `text` starts in the caller's text
-    (for the message). With `hold_back` > 0 the text may continue: its last `hold_back` pieces may
-    still change and are left out, and a gap after the pieces returned is no error yet.
+    Matches never overlap, so they cover `text` when their lengths add up to len(text): one sum in
+    C. With `hold_back` > 0 the text may continue: its last `hold_back` pieces are left out.
     """
     pieces = compiled.findall(text)
     kept = max(len(pieces) - hold_back, 0)
@@ -93,7 +83,6 @@ def find_pretokens(compiled: regex.Pattern, text: str, offset: int = 0, hold_bac
 
 
 def _good_prefix(compiled: regex.Pattern, text: str) -> tuple[int, int]:
-    """How many pieces from the start are non-empty and without a gap, and where they end."""
     good = end = 0
     for match in compiled.finditer(text):
         if match.start() != end or match.end() == end:
@@ -103,7 +92,6 @@ def _good_prefix(compiled: regex.Pattern, text: str) -> tuple[int, int]:
 
 
 def _coverage_error(compiled: regex.Pattern, text: str, index: int, end: int) -> ValueError:
-    """The error for the first problem, at text[end], which is `index` in the caller's text."""
     match = compiled.match(text, end)
     if match is not None and match.end() == end:
         return ValueError(f"pattern matched the empty string at index {index} of the text, but "
@@ -123,7 +111,7 @@ def pretokenize(text: str, pattern: str = GPT2_PATTERN) -> list[str]:
 
 def check_special_tokens(special_tokens: Iterable[str]) -> tuple[str, ...]:
     """Special tokens as a tuple, in order: non-empty, distinct strs with a UTF-8 form (their bytes
-    get an id). Any iterable of str will do; a single str, one token per character, will not."""
+    get an id); a single str, one token per character, is refused."""
     tokens = tuple(check_iterable(special_tokens, "special_tokens",
                                   "a collection of str, e.g. ['<|endoftext|>']"))
     for i, token in enumerate(tokens):
@@ -138,8 +126,8 @@ def check_special_tokens(special_tokens: Iterable[str]) -> tuple[str, ...]:
 
 @lru_cache(maxsize=16)
 def special_regex(special_tokens: tuple[str, ...]) -> regex.Pattern:
-    """One regex matching any of the special tokens, as a group (so `split` keeps them); longest
-    first, so that "<|endoftext|><|endoftext|>" wins over "<|endoftext|>" when both exist."""
+    """One regex matching any special token, as a group (so `split` keeps them); longest first, so
+    "<|endoftext|><|endoftext|>" wins over "<|endoftext|>" when both exist."""
     alternatives = sorted(special_tokens, key=lambda t: (-len(t), t))
     return regex.compile("(" + "|".join(regex.escape(t) for t in alternatives) + ")")
 

@@ -1,14 +1,8 @@
 """The end of a prompt: unstable tokens, and token healing.
 
-An encoder picks the tokens of the text it is given. Cut a text in the middle of a word and the
-prompt's last token (" wor") is one the whole text never uses (it has " world"): the tokens of the
-prefix are not a prefix of the tokens of the text. A model that continues such a prompt starts
-from a boundary it rarely saw in training. Token healing backs off the prompt's last token and
-lets the first generated token be any token whose bytes begin with the bytes it removed, so the
-model can choose " world" itself.
-
-Encoders and vocabularies are passed in (a function text -> ids, a function id -> bytes, a
-mapping id -> bytes), so the same code measures tiktoken's cl100k and this library's Tokenizer.
+Cut a text in the middle of a word and the prompt's last token (" wor") is one the whole text never
+uses (it has " world"). Token healing backs it off and lets the first generated token be any token
+whose bytes begin with the removed bytes, so the model can choose " world" itself.
 """
 
 from __future__ import annotations
@@ -17,17 +11,19 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
 from tutorial_lib._check_data import check_callable
-from tutorial_lib._checks import check_int, check_int_list, check_str, check_type
+from tutorial_lib._checks import check_int_list, check_str, check_type
 
 Encode = Callable[[str], Sequence[int]]
 TokenBytes = Callable[[int], bytes]
-CUT_KINDS = ("stable", "healed", "unhealed")  # what one cut of a text gives, see cut_kind
+# What one cut of a text gives. "stable": the prompt's tokens are a prefix of the text's. "healed":
+# not, but backing off the prompt's last token leaves a prefix, and the text's next token begins
+# with the removed bytes. "unhealed": one token of healing is not enough.
+CUT_KINDS = ("stable", "healed", "unhealed")
 
 
 @dataclass(frozen=True)
 class Healed:
-    """A prompt after token healing: `ids` without the last token, that token's bytes, and the
-    ids of every token the first generated token may be (its bytes begin with `removed`)."""
+    """A prompt after token healing: `ids` without the last token, its bytes, the allowed ids."""
 
     ids: list[int]
     removed: bytes
@@ -39,19 +35,9 @@ def is_prefix(short: Sequence[int], long: Sequence[int]) -> bool:
     return len(short) <= len(long) and list(long[:len(short)]) == list(short)
 
 
-def tokens_starting_with(vocab: Mapping[int, bytes], prefix: bytes) -> list[int]:
-    """Ids whose bytes begin with `prefix`, sorted: the first tokens token healing allows."""
-    check_type(vocab, "vocab", Mapping, "a mapping id -> bytes")
-    check_type(prefix, "prefix", bytes, "bytes")
-    return sorted(i for i, token in vocab.items() if token.startswith(prefix))
-
-
 def heal(prompt_ids: Sequence[int], vocab: Mapping[int, bytes]) -> Healed:
-    """Back off the prompt's last token; the continuation must start with its bytes.
-
-    One token is backed off, as guidance does by default; a prompt that ends inside a longer
-    stretch may need more (`cut_kind` says how often one is enough).
-    """
+    """Back off the prompt's last token (one, as guidance does by default); the continuation must
+    start with its bytes: any token whose bytes begin with them is allowed."""
     ids = check_int_list(prompt_ids, "prompt_ids", low=0)
     if not ids:
         raise ValueError("prompt_ids must hold at least one id to back off")
@@ -59,24 +45,8 @@ def heal(prompt_ids: Sequence[int], vocab: Mapping[int, bytes]) -> Healed:
     if ids[-1] not in vocab:
         raise ValueError(f"prompt_ids[-1] = {ids[-1]} is not an id of vocab")
     removed = vocab[ids[-1]]
-    return Healed(ids[:-1], removed, tokens_starting_with(vocab, removed))
-
-
-def cut_kind(encode: Encode, token_bytes: TokenBytes, text: str, cut: int) -> str:
-    """What cutting `text` at character `cut` does to a prompt made of text[:cut].
-
-    "stable": encode(text[:cut]) is a prefix of encode(text). "healed": it is not, but after
-    backing off its last token the rest is a prefix and the text's next token begins with the
-    removed bytes, so healing one token lets the model produce the text's own tokens.
-    "unhealed": one token of healing is not enough (the cut changed more than the last token).
-    """
-    check_callable(encode, "encode", "a function text -> ids")
-    check_callable(token_bytes, "token_bytes", "a function id -> bytes")
-    check_str(text, "text")
-    if len(text) < 2:
-        raise ValueError(f"text must hold at least 2 characters to be cut, got {text!r}")
-    check_int(cut, "cut", low=1, high=len(text) - 1)
-    return _kind(list(encode(text)), list(encode(text[:cut])), token_bytes)
+    allowed = sorted(i for i, token in vocab.items() if token.startswith(removed))
+    return Healed(ids[:-1], removed, allowed)
 
 
 def _kind(full: list[int], prompt: list[int], token_bytes: TokenBytes) -> str:
@@ -90,9 +60,7 @@ def _kind(full: list[int], prompt: list[int], token_bytes: TokenBytes) -> str:
 
 
 def cut_place(text: str, cut: int) -> str:
-    """Where a cut falls, in the words of chapter 05's table: before or after a space, inside an
-    ASCII word or number, between two other letters (Han characters, accented letters), or next
-    to punctuation or a line break."""
+    """Where a cut falls, in the words of chapter 05's table."""
     before, after = text[cut - 1], text[cut]
     if after == " ":
         return "空格之前"
@@ -106,9 +74,8 @@ def cut_place(text: str, cut: int) -> str:
 def cut_kinds(encode: Encode, token_bytes: TokenBytes, texts: Iterable[str],
               by: Callable[[str, int], str] = lambda text, cut: "全部"
               ) -> dict[str, dict[str, int]]:
-    """How many cuts of each kind (see `cut_kind`), over every character position inside each
-    of `texts` (a text of n characters has n - 1 cuts), grouped by `by(text, cut)`
-    (`cut_place` groups them by what is on either side)."""
+    """How many cuts of each kind (`CUT_KINDS`), over every character position inside each of
+    `texts`, grouped by `by(text, cut)` (`cut_place`: by what is on either side)."""
     check_callable(encode, "encode", "a function text -> ids")
     check_callable(token_bytes, "token_bytes", "a function id -> bytes")
     check_callable(by, "by", "a function (text, cut) -> group name")

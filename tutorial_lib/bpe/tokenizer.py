@@ -1,24 +1,11 @@
 """A byte-level BPE tokenizer: encode by merge rank, decode by concatenating bytes.
 
-Encoding is classic minbpe: cut the text into pre-tokens with the split pattern, then inside each
-pre-token repeatedly merge the adjacent pair with the lowest rank (rank = position in `merges`). Ids
-come from the vocabulary, never from the rank: in GPT-4's cl100k the byte tokens do not have ids
-0..255, and `formats.from_tiktoken` runs the real cl100k in this class with tiktoken's ids.
+Encoding is classic minbpe, in four steps: split the text at its special tokens (`_id_tuples`), cut
+the ordinary text into pre-tokens (`_pretoken_ids`), look each up in the piece cache
+(`fast_encode.PieceEncoder`), and on a miss merge, lowest rank first (`PieceEncoder.merge`). Ids
+come from the vocabulary, never from the rank: cl100k's byte tokens do not have ids 0..255.
 
-`encode` takes four steps, each a named method below:
-
-1. split the text at the special tokens it may contain (`_id_tuples`);
-2. cut each stretch of ordinary text into pre-tokens (`_pretoken_ids`);
-3. look each pre-token's ids up in the piece cache (`fast_encode.PieceEncoder`);
-4. on a miss, run the merge loop (`PieceEncoder.merge`, i.e. `fast_encode.apply_merges`).
-
-The rest are functions that take or return a Tokenizer: `trainer.train_tokenizer` and `formats`
-make one, `contract.manifest` saves, loads and names one (`digest`), `stream_encode` and
-`contract.offsets` encode in other ways, and the production path's `interop` exports one.
-
-decode(encode_ordinary(x)) == N(x), N the `normalization` form applied to the text between special
-tokens ("none" by default: N(x) = x). A str holding a lone surrogate has no UTF-8 form and is
-refused (tiktoken would silently make it U+FFFD).
+decode(encode_ordinary(x)) == N(x), N the `normalization` form. A lone surrogate is refused.
 """
 
 from __future__ import annotations
@@ -46,10 +33,8 @@ IdTuples = Iterable[tuple[int, ...]]
 class Tokenizer:
     """Byte-level BPE: `vocab` maps id -> bytes, `merges` lists (left, right) byte pairs by rank.
 
-    `special_tokens` are strs whose UTF-8 bytes are in `vocab`; `pattern` is a split regex or a name
-    from pretokenize.PATTERNS; `normalization` is one of `normalize.FORMS`; `metadata` (a training
-    record, say) is carried for the saved manifest. A vocab id that is neither a byte, a merge
-    result nor a special token (GPT-2's <|endoftext|> unless named special) is in `decode_only_ids`.
+    A vocab id that is neither a byte, a merge result nor a special token (GPT-2's <|endoftext|>
+    unless named special) is in `decode_only_ids`.
     """
 
     def __init__(self, vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
@@ -104,23 +89,19 @@ class Tokenizer:
         return type(self), args
 
     def replace(self, **changes: Any) -> Tokenizer:
-        """The same tokenizer with some constructor arguments changed (normalization="NFKC",
-        special_tokens=(), metadata=...): how "this tokenizer but for one part" is made."""
+        """The same tokenizer with some constructor arguments changed (normalization="NFKC")."""
         names = ("vocab", "merges", "special_tokens", "pattern", "metadata", "normalization")
         return Tokenizer(**dict(zip(names, self.__reduce__()[1])) | changes)
 
-    # ------------------------------------------------------------------------------------ encoding
-
     def encode(self, text: str, allowed_special: Iterable[str] | str = frozenset()) -> list[int]:
-        """Ids of `text`; the special tokens named in `allowed_special` ("all" or a set) become ids.
-        Any other special token's text is a ValueError (tiktoken's rule): text from a user must
-        never silently turn into a control token. encode_ordinary keeps it as plain text."""
+        """Ids of `text`; the special tokens named in `allowed_special` ("all" or a set) become ids,
+        any other is a ValueError (tiktoken's rule: user text must never become control tokens)."""
         check_str(text, "text")
         return collect_ids(list, self._id_tuples(text, self._check_allowed(allowed_special)))
 
     def _id_tuples(self, text: str, allowed: frozenset[str], offset: int = 0) -> IdTuples:
-        """Step 1: `text` split at its special tokens, as one id tuple per pre-token or special.
-        `offset` is where `text` starts in what the caller was given (for messages)."""
+        """Step 1: `text` split at its special tokens, as one id tuple per pre-token or special;
+        `offset`, where `text` starts in the caller's text, is for messages."""
         if self._special_regex is None:  # nothing to split: straight to step 2
             return self._pretoken_ids(text, offset)
         return chain.from_iterable(self._split_specials(text, allowed, offset))
@@ -142,8 +123,7 @@ class Tokenizer:
         yield self._pretoken_ids(text[start:], offset + start)
 
     def _pretoken_ids(self, text: str, offset: int = 0) -> IdTuples:
-        """Steps 2 and 3: `text` normalized, cut into pre-tokens, each looked up in the piece cache
-        (a pre-token the cache lacks goes on to step 4, `PieceEncoder.__missing__`)."""
+        """Steps 2 and 3 (4 on a miss): `text` normalized, cut into pre-tokens, each looked up."""
         if self._normalize is not None:
             text = self._normalize(text)
         return map(self._pieces.__getitem__, find_pretokens(self._regex, text, offset))
@@ -165,25 +145,22 @@ class Tokenizer:
         return frozenset(allowed_special)
 
     def encode_ordinary(self, text: str) -> list[int]:
-        """Ids of `text` with every character ordinary text, special-token look-alikes included
-        (a split pattern that leaves a character out of every pre-token is a ValueError)."""
+        """Ids of `text` with every character ordinary text, special-token look-alikes included."""
         check_str(text, "text")
         return collect_ids(list, self._pretoken_ids(text))
 
     def encode_to_numpy(self, text: str, allowed_special: Iterable[str] | str = frozenset()
                         ) -> np.ndarray:
         """`encode` as a 1-D uint32 array (tiktoken's `encode_to_numpy`), without a list of ints:
-        the ids flow into an `array.array` of C unsigned ints, whose buffer numpy wraps without a
-        copy (4 bytes per id; benchmarks/bench_megatron.py compares it with np.array(encode(x))).
-        """
+        the ids flow into an `array.array`, whose buffer numpy wraps without a copy."""
         check_str(text, "text")
         allowed = self._check_allowed(allowed_special)
         if self.vocab_size > 1 << 32:
             raise ValueError(f"encode_to_numpy gives uint32 ids, but this tokenizer has ids up to "
                              f"{self.vocab_size - 1}; use encode")
-        return collect_ids(_uint32_array, self._id_tuples(text, allowed))
-
-    # ------------------------------------------------------------------------------------ decoding
+        # Type code "I" is C's unsigned int, numpy's uintc: 32 bits on Linux, macOS and Windows.
+        return collect_ids(lambda ids: np.frombuffer(array("I", ids), np.uintc),
+                           self._id_tuples(text, allowed))
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of one token (a special token gives the UTF-8 of its text)."""
@@ -204,9 +181,8 @@ class Tokenizer:
                              f"(ids are 0..{self.vocab_size - 1})") from None
 
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
-        """Text of `ids`. Ids from a model may cut a character in two, so `errors` sets the policy:
-        "replace" (default, like tiktoken) puts U+FFFD where the bytes are not UTF-8,
-        "backslashreplace" shows them as \\xNN, "strict" raises ValueError naming the token."""
+        """Text of `ids`. Ids from a model may cut a character in two: `errors` "replace" (like
+        tiktoken) puts U+FFFD there, "strict" raises ValueError naming the token."""
         check_choice(errors, "errors", DECODE_ERRORS)
         ids = _id_list(ids)
         data = self.decode_bytes(ids)
@@ -221,13 +197,9 @@ class Tokenizer:
                              "errors='replace' would put U+FFFD there") from None
 
 
-# ------------------------------------------------------------------------------------------ helpers
-
-
 def collect_ids(collect: Callable[[Iterator[int]], Any], id_tuples: IdTuples) -> Any:
-    """`collect` (list, or an array maker) of the ids in `id_tuples`, chained in C: how every encode
-    method (and `stream_encode`) collects its pre-tokens' ids. A lone surrogate fails where its
-    pre-token is first merged (`str.encode`), and is named here."""
+    """`collect` (list, or an array maker) of the ids in `id_tuples`, chained in C. A lone surrogate
+    fails where its pre-token is first merged (`str.encode`), and is named here."""
     try:
         return collect(chain.from_iterable(id_tuples))
     except UnicodeEncodeError as e:
@@ -236,14 +208,7 @@ def collect_ids(collect: Callable[[Iterator[int]], Any], id_tuples: IdTuples) ->
                          "decode its source with errors='replace'") from None
 
 
-def _uint32_array(ids: Iterator[int]) -> np.ndarray:
-    """`ids` as a uint32 array: type code "I" is C's unsigned int, numpy's uintc, 32 bits on Linux,
-    macOS and Windows (a test checks the dtype)."""
-    return np.frombuffer(array("I", ids), np.uintc)
-
-
 def _id_list(ids: Iterable[int], name: str = "ids") -> list[int]:
-    """`ids` as a list of Python ints: a flat sequence or a 1-D numpy array; no bools or nesting."""
     if type(ids) is list and all(type(i) is int for i in ids):  # the common case, one quick pass
         return ids
     return check_int_list(ids, name)

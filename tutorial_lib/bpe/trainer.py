@@ -1,31 +1,13 @@
-"""Byte-level BPE training: `train_bpe_naive`, the reference, recounts every pair after every merge
-(easy to check by eye, slow); `train_bpe` gets the same result with much less work; and
-`train_tokenizer` makes a `Tokenizer` with it, recording how. Both trainers start from the 256
-single bytes, add the special tokens, then repeat: find the most frequent pair of adjacent tokens
-inside the pre-tokens and merge it into a new token. They return
+"""Byte-level BPE training. `train_bpe_naive`, the reference, recounts every pair after every merge
+(easy to check by eye, slow); `train_bpe` gets the same (vocab, merges) with much less work: equal
+pre-tokens stored once with their count (`corpus.count_pretokens`), only the pairs next to a merged
+position recounted, in the pre-tokens an inverted index says hold the pair (`PairIndex`), and the
+best pair popped from a lazy max-heap (`pop_best`). `train_tokenizer` makes a `Tokenizer` with it.
 
-    vocab:  dict[int, bytes]           0..255 = bytes([i]); then the special tokens in the given
-                                       order (their UTF-8 bytes); then one id per merge, in order
-    merges: list[tuple[bytes, bytes]]  the merged pairs, in the order they were learned
-
-What makes `train_bpe` fast:
-
-1. Pre-token frequency aggregation (`corpus.count_pretokens`). " the" may occur 100,000 times but is
-   stored once with its count.
-2. Incremental pair counts with an inverted index (`PairIndex`). A merge only changes the pre-tokens
-   that contain the merged pair; the index pair -> {pre-tokens containing it} finds them, and only
-   the pairs next to a merged position are counted again (in place, in a word that holds it once).
-3. A lazy max-heap (`pop_best`). The best pair is popped from a heap instead of scanned for; a stale
-   entry is not searched for and updated, only corrected once it reaches the top.
-
-Tie-break (`best_pair`). When several pairs share the highest count, the pair whose (left bytes,
-right bytes) is lexicographically greatest wins: the CS336 convention. The rule is arbitrary, but it
-must be fixed: "whichever pair came first" depends on dict order, file order or thread timing, and
-two runs on the same corpus would disagree. It compares bytes, not ids: for the 256 single bytes
-both orders agree, which hides a wrong implementation until merged tokens take part in a tie. No
-two merges build the same bytes, so the winner is unique. The heap orders its entries by the same
-rule (`descending_key`, `heap_entries`). Hugging Face `tokenizers` takes the smallest pair of its
-own ids, so its merges agree with ours up to the first tie at the top (test_trainer.py measures it).
+Tie-break (`best_pair`): of the pairs sharing the top count, the greatest (left bytes, right bytes)
+wins (CS336); "whichever came first" would depend on dict order or thread timing. It compares bytes,
+not ids: for the 256 bytes both agree, which hides a wrong implementation until merged tokens tie.
+Hugging Face `tokenizers` takes the smallest pair of its ids: equal merges up to the first such tie.
 """
 
 from __future__ import annotations
@@ -38,9 +20,9 @@ from typing import Any, TypeVar
 
 from tqdm.auto import tqdm
 
-from tutorial_lib._checks import check_int, check_int_list, check_utf8
-from tutorial_lib.bpe import corpus
-from tutorial_lib.bpe.corpus import TextSource
+from tutorial_lib._checks import check_int, check_int_list
+from tutorial_lib.bpe.corpus import (TextSource, corpus_digest, count_pretokens, iter_texts,
+                                     normalize_texts)
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, check_special_tokens, compile_pattern
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.contract.normalize import check_form
@@ -57,18 +39,13 @@ T = TypeVar("T", bound=Hashable)
 
 
 # ---------------------------------------------------------------------------------- building blocks
-# Shared with trainer_stages and the checkers of chapter 06. They run inside merge
-# loops, so they trust their arguments: a trainer checks its own once, in `start_training`.
+# Shared with trainer_stages and chapter 06; they trust their arguments (see `start_training`).
 
 
 def count_pairs(words: Iterable[Sequence[T]], freqs: Iterable[int]
                 ) -> defaultdict[tuple[T, T], int]:
-    """How often each pair of adjacent tokens occurs, each word's pairs counted `freq` times.
-
-    Pairs are keyed in the order they are first met. Any tokens will do: ids here, the str symbols
-    of bpe_toy there. A defaultdict(int), not a Counter, fills in a missing key in C: the counting
-    loop runs once per merge in `train_bpe_naive`, once at the start in `PairIndex`.
-    """
+    """How often each pair of adjacent tokens occurs, each word's pairs counted `freq` times, in
+    first-met order. A defaultdict(int), not a Counter: it fills in a missing key in C."""
     counts: defaultdict[tuple[T, T], int] = defaultdict(int)
     for ids, freq in zip(words, freqs):
         for pair in zip(ids, ids[1:]):
@@ -77,31 +54,23 @@ def count_pairs(words: Iterable[Sequence[T]], freqs: Iterable[int]
 
 
 def best_pair(pair_counts: Mapping[Pair, int], vocab: Mapping[int, bytes]) -> Pair | None:
-    """The pair to merge next: the most frequent, ties to the greatest (left bytes, right bytes).
-
-    None if there is no pair. The tie-break of the module doc; the heap of `heap_entries` agrees.
-    """
+    """The pair to merge next: the most frequent, ties to the greatest (left bytes, right bytes);
+    None if there is no pair. The heap of `heap_entries` agrees."""
     return max(pair_counts, key=lambda p: (pair_counts[p], vocab[p[0]], vocab[p[1]]), default=None)
 
 
 def descending_key(token: bytes) -> tuple[int, ...]:
-    """A sort key that reverses the order of byte strings, so that a min-heap pops the greatest.
-
-    Each byte b becomes 255 - b, and a final 256 marks the end. That end marker is what makes
-    prefixes come out right: b"a" < b"ab" as bytes, and (158, 256) > (158, 157, 256) as keys.
-    """
+    """A sort key that reverses the order of byte strings, so that a min-heap pops the greatest:
+    each byte b becomes 255 - b, and a final 256 marks the end, which puts prefixes right
+    (b"a" < b"ab" as bytes, and (158, 256) > (158, 157, 256) as keys)."""
     return (*(255 - b for b in token), 256)
 
 
 def heap_entries(pair_counts: Mapping[Pair, int], keys: Sequence[tuple[int, ...]] | None = None
                  ) -> list[HeapEntry]:
-    """The heap entries of `pair_counts`: (-count, keys[a], keys[b], a, b) for each pair (a, b).
-
-    heapq keeps the smallest entry on top, so the count is negated: the most frequent pair comes
-    first, and of tied pairs the one `best_pair` picks, since keys[id] = descending_key(vocab[id]).
-    The pair comes last, where `pop_best` reads it. Without `keys` an entry is (-count, a, b) and
-    ties go to the smallest ids: the plainer heap that chapter 06's exercise hands the learner.
-    """
+    """(-count, keys[a], keys[b], a, b) for each pair (a, b): heapq pops the smallest, so the count
+    is negated and keys[id] = descending_key(vocab[id]) orders ties as `best_pair` does. Without
+    `keys`, ties go to the smallest ids: the plainer heap of chapter 06's exercise."""
     if keys is None:
         return [(-count, a, b) for (a, b), count in pair_counts.items()]
     return [(-count, keys[a], keys[b], a, b) for (a, b), count in pair_counts.items()]
@@ -110,13 +79,9 @@ def heap_entries(pair_counts: Mapping[Pair, int], keys: Sequence[tuple[int, ...]
 def pop_best(heap: list[HeapEntry], pair_counts: Mapping[Pair, int]) -> Pair | None:
     """Pop the pair with the highest current count, ties as the entries order them; None if none.
 
-    Each pair gets one heap entry when it first appears. After that its count can only fall: a merge
-    takes from the pairs around it and creates only pairs that hold the new token. So instead of
-    finding and updating an entry whenever a count falls (a heap cannot do that cheaply), the entry
-    is left to overstate the count and is corrected when it reaches the top: pushed back with the
-    true count, or dropped at 0. An entry at the top that shows the true count beats every other
-    pair's true count. With the trainer's entries, ties go as in `best_pair`.
-    """
+    A pair's count only falls after its entry is pushed (a merge creates only pairs that hold the
+    new token), and a heap cannot update an entry cheaply: so an entry may overstate its count and
+    is corrected at the top, pushed back with the true count or dropped at 0."""
     while heap:
         entry = heapq.heappop(heap)
         pair = entry[-2:]
@@ -139,7 +104,7 @@ def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
 
 
 def merge_unchecked(ids: list[int], pair: Pair, new_id: int) -> list[int]:
-    """`merge` without the argument checks, for merge loops: `ids` a list of int, `pair` a tuple."""
+    """`merge` without the checks, for merge loops: `ids` a list of int, `pair` a tuple."""
     return _replace(ids, _occurrences(ids, pair), new_id)
 
 
@@ -177,17 +142,11 @@ def start_training(texts_or_path: TextSource, vocab_size: int, special_tokens: I
                    pattern: str = GPT2_PATTERN, *, progress: bool = False,
                    count: Callable[..., Counter[bytes]] | None = None
                    ) -> tuple[ByteVocab, list[list[int]], list[int], int]:
-    """Check a trainer's arguments and set up: what every trainer starts from.
-
-    Returns the vocabulary so far (bytes, then special tokens), each distinct pre-token as a list of
-    byte ids (`words`) with how often it occurs (`freqs`), and the number of merges to make.
-    `count(texts, special_tokens, pattern, progress=...)` counts the pre-tokens: by default
-    `corpus.count_pretokens`, in this process; the production path (`tutorial_pipeline.train`)
-    passes one that counts in worker processes (the same counts), then runs `learn_merges`.
-    """
+    """Check a trainer's arguments and set up: (vocab so far, each distinct pre-token as a list of
+    byte ids, how often each occurs, the number of merges to make); `count` counts pre-tokens."""
     special_tokens = check_special_tokens(special_tokens)
     for i, token in enumerate(special_tokens):
-        if len(check_utf8(token, f"special_tokens[{i}]").encode("utf-8")) == 1:
+        if len(token.encode("utf-8")) == 1:
             raise ValueError(f"special_tokens[{i}] = {token!r} is a single byte, which already is "
                              f"byte token {ord(token)}; a special token needs bytes of its own, "
                              f"e.g. '<|{token}|>'")
@@ -197,31 +156,23 @@ def start_training(texts_or_path: TextSource, vocab_size: int, special_tokens: I
         raise ValueError(f"vocab_size must be >= 256 + len(special_tokens) = {minimum} (256 byte "
                          f"tokens and {len(special_tokens)} special tokens come first), got "
                          f"{vocab_size}")
-    texts = corpus.iter_texts(texts_or_path, special_tokens, corpus.CHUNK_SIZE, pattern)
-    count = corpus.count_pretokens if count is None else count
+    texts = iter_texts(texts_or_path, special_tokens, pattern=pattern)
+    count = count_pretokens if count is None else count
     word_counts = count(texts, special_tokens, pattern, progress=progress)
     if not word_counts:
         raise ValueError("texts_or_path holds no ordinary text to train on (it is empty or only "
                          "special tokens)")
     vocab = {i: bytes([i]) for i in range(256)}
-    for token in special_tokens:
-        vocab[len(vocab)] = token.encode("utf-8")
+    vocab.update((256 + k, token.encode("utf-8")) for k, token in enumerate(special_tokens))
     words = [list(word) for word in word_counts]  # a pre-token's bytes are its initial token ids
     return vocab, words, list(word_counts.values()), vocab_size - len(vocab)
-
-
-# ------------------------------------------------------------------------------------- the trainers
 
 
 def train_bpe_naive(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str] = (),
                     pattern: str = GPT2_PATTERN, *, progress: bool = False
                     ) -> tuple[ByteVocab, Merges]:
-    """Train byte-level BPE the obvious way: after every merge, count every pair again.
-
-    The reference for `train_bpe`: same arguments, same result, written to be read. It shares the
-    input handling and pre-token counting, so the two differ in the merge loop only: each distinct
-    pre-token is a list of token ids weighted by how often it occurs.
-    """
+    """Train byte-level BPE the obvious way: after every merge, count every pair again. The
+    reference for `train_bpe` (same arguments, same result)."""
     vocab, words, freqs, num_merges = start_training(texts_or_path, vocab_size, special_tokens,
                                                      pattern, progress=progress)
     merges = []
@@ -241,15 +192,8 @@ def train_bpe_naive(texts_or_path: TextSource, vocab_size: int, special_tokens: 
 def train_bpe(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str] = (),
               pattern: str = GPT2_PATTERN, *, progress: bool = False
               ) -> tuple[ByteVocab, Merges]:
-    """Train byte-level BPE on a file or a list of texts: the result of `train_bpe_naive`, faster.
-
-    texts_or_path: path to a UTF-8 text file (read in chunks), or an iterable of str.
-    vocab_size: 256 byte tokens + len(special_tokens) + number of merges (fewer if no pair is left).
-    special_tokens: cut out of the text before pre-tokenization, so never merged with anything;
-        they get the ids right after the bytes, in the given order.
-    pattern: the split regex (or a name from pretokenize.PATTERNS); merges never cross its pieces.
-    progress: show tqdm progress bars. (Counting in several processes: `tutorial_pipeline.train`.)
-    """
+    """Train byte-level BPE on a UTF-8 file or texts: `train_bpe_naive`'s result, faster.
+    vocab_size = 256 bytes + special tokens (never merged) + merges (fewer if no pair is left)."""
     vocab, words, freqs, num_merges = start_training(texts_or_path, vocab_size, special_tokens,
                                                      pattern, progress=progress)
     return learn_merges(vocab, words, freqs, num_merges, progress=progress)
@@ -257,10 +201,7 @@ def train_bpe(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterab
 
 def learn_merges(vocab: ByteVocab, words: list[list[int]], freqs: list[int], num_merges: int, *,
                  progress: bool = False) -> tuple[ByteVocab, Merges]:
-    """`train_bpe`'s merge loop, from what `start_training` returns: `num_merges` merges at most.
-
-    `vocab` and `words` are changed in place; the vocabulary is returned with the merges.
-    """
+    """`train_bpe`'s merge loop, on what `start_training` returns (changed in place)."""
     index = PairIndex.build(words, freqs, vocab)
     merges = []
     new_ids = range(len(vocab), len(vocab) + num_merges)
@@ -279,15 +220,9 @@ def learn_merges(vocab: ByteVocab, words: list[list[int]], freqs: list[int], num
 
 @dataclass
 class PairIndex:
-    """What `train_bpe` keeps between merges; its counts always equal a recount of `words`.
-
-    counts[pair] is the pair's current count (a defaultdict: a pair that fell to 0 stays, at 0),
-    where[pair] the indices of the words holding it (the inverted index), heap the lazy max-heap of
-    `pop_best`, and keys[id] the `descending_key` of token id, which orders the heap. The index may
-    keep a word that lost the pair since, or list a word twice; merging such a word again changes
-    nothing (a left-to-right merge leaves no occurrence behind), which is cheaper than keeping the
-    index exact or its lists free of repeats.
-    """
+    """What `train_bpe` keeps between merges; `counts` always equals a recount of `words`. The
+    inverted index where[pair] may keep a word that lost the pair, or list one twice: merging it
+    again changes nothing, which is cheaper than keeping the index exact."""
 
     words: list[list[int]]
     freqs: list[int]
@@ -312,9 +247,8 @@ class PairIndex:
     def merge(self, pair: Pair, new_id: int, token: bytes) -> None:
         """Merge `pair` into the new token `new_id` (bytes `token`) in every word that holds it."""
         self.keys.append(descending_key(token))
-        # Only pairs that touch a merged position change: those go, and the pairs touching the new
-        # token come. The pairs that come all hold new_id: they are new, and each gets its heap
-        # entry once all is counted.
+        # Only pairs that touch a merged position change: those go, and pairs holding the new
+        # token come; those are all new, and each gets its heap entry once all is counted.
         new_pairs: defaultdict[Pair, int] = defaultdict(int)
         words, freqs = self.words, self.freqs
         merge_once, merge_many = self._merge_once, self._merge_many
@@ -331,13 +265,8 @@ class PairIndex:
 
     def _merge_once(self, i: int, ids: list[int], freq: int, start: int, new_id: int,
                     new_pairs: defaultdict[Pair, int]) -> None:
-        """Merge the pair's only occurrence in word `i` (`ids`), at `start`, in place; count.
-
-        The pairs that go (at start - 1, start, start + 1) are at distinct positions, and so are the
-        two that come, so no set of positions is needed; editing the list saves building a new one.
-        Exactly what `_merge_many` does for one occurrence, "aaa" included: its pairs at 0 and 1 are
-        both (a, a), and both go, as they should, since "Xa" (X the new token) holds none.
-        """
+        """`_merge_many` for a single occurrence, at `start`, in place: the pairs that go and come
+        are at distinct positions ("aaa" included), so no set of positions is needed."""
         counts, where = self.counts, self.where
         left, right = ids[start], ids[start + 1]
         counts[left, right] -= freq
@@ -374,13 +303,8 @@ class PairIndex:
 def train_tokenizer(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str] = (),
                     pattern: str = GPT2_PATTERN, normalization: str = "none",
                     **trainer_kwargs: Any) -> Tokenizer:
-    """A `Tokenizer` trained by `train_bpe`, whose metadata records all that the result depends on.
-
-    Arguments as `train_bpe` (`trainer_kwargs`: progress); `texts_or_path` may also be a dict of
-    word -> count ({"low": 5, ...}: `corpus.WordCounts`). With a `normalization` other than "none",
-    training sees the texts (a file in chunks cut where normalization cannot change) normalized
-    between special tokens, as `encode` will; the corpus digest is of the texts as given.
-    """
+    """A `Tokenizer` trained by `train_bpe`, its metadata recording all the result depends on. With
+    a `normalization`, training sees the texts normalized, as `encode` will."""
     if isinstance(texts_or_path, Iterator):
         texts_or_path = list(texts_or_path)  # it is read twice: for the digest and for training
     special_tokens = check_special_tokens(special_tokens)
@@ -388,13 +312,13 @@ def train_tokenizer(texts_or_path: TextSource, vocab_size: int, special_tokens: 
     vocab_size = check_int(vocab_size, "vocab_size", low=256 + len(special_tokens))
     texts = texts_or_path
     if check_form(normalization) != "none":
-        chunks = corpus.iter_texts(texts_or_path, special_tokens, corpus.CHUNK_SIZE, pattern)
-        texts = corpus.normalize_texts(chunks, normalization, special_tokens)
+        chunks = iter_texts(texts_or_path, special_tokens, pattern=pattern)
+        texts = normalize_texts(chunks, normalization, special_tokens)
     vocab, merges = train_bpe(texts, vocab_size, special_tokens, pattern, **trainer_kwargs)
     settings = {"name": TRAINER_NAME, "vocab_size": vocab_size, "pattern": pattern,
                 "special_tokens": list(special_tokens), "tie_break": TIE_BREAK}
     if normalization != "none":  # only then, so that the metadata of earlier tokenizers stays
         settings["normalization"] = normalization
-    metadata = {"trainer": settings, "corpus_digest": corpus.corpus_digest(texts_or_path)}
+    metadata = {"trainer": settings, "corpus_digest": corpus_digest(texts_or_path)}
     return Tokenizer(vocab, merges, special_tokens, pattern, metadata, normalization)
 

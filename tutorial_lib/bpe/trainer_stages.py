@@ -1,22 +1,17 @@
 """The byte-level BPE trainer in stages: how `trainer.train_bpe` became fast, one idea at a time.
 
-Every stage learns exactly the same merges as `trainer.train_bpe` (same tie-break, see trainer.py);
-only the work per merge differs. From slow to fast:
+Every stage learns exactly the merges of `trainer.train_bpe`; only the work per merge differs:
 
     train_bpe_recount        one list of ids per pre-token *occurrence*; after each merge every pair
                              of the corpus is counted again
-    trainer.train_bpe_naive  equal pre-tokens stored once with their count (pre-token aggregation);
-                             every pair of the distinct pre-tokens counted again
-    train_bpe_incremental    pair counts kept between merges: an inverted index pair -> pre-tokens
-                             finds the pre-tokens a merge changes, and only their pairs are counted
-                             again; the best pair is still found by scanning all counts with max()
-    ... (heap=True)          the best pair comes from a lazy max-heap instead of that scan
-    trainer.train_bpe        the library's trainer: the same ideas, and further exact shortcuts (it
-                             recounts only the pairs next to a merged position, not the whole word)
+    trainer.train_bpe_naive  equal pre-tokens stored once with their count; every pair of the
+                             distinct pre-tokens counted again
+    train_bpe_incremental    pair counts kept between merges, only the pre-tokens a merge changes
+                             (found by an inverted index) recounted; the best pair by max(), or
+                             (heap=True) from a lazy max-heap
+    trainer.train_bpe        the same ideas, recounting only the pairs next to a merged position
 
-The stages share every building block with trainer.py (`start_training`, `count_pairs`,
-`best_pair`, `merge_unchecked`, the heap of `heap_entries` and `pop_best`), so they differ from it
-in the merge loop only. `merge_work` records what each merge costs each stage.
+They share trainer.py's building blocks; `merge_work` records what each merge costs each stage.
 """
 
 from __future__ import annotations
@@ -41,18 +36,16 @@ Tokens = tuple[bytes, ...]
 def train_bpe_recount(texts_or_path: TextSource, vocab_size: int,
                       special_tokens: Iterable[str] = (), pattern: str = GPT2_PATTERN
                       ) -> tuple[ByteVocab, Merges]:
-    """Train with no bookkeeping at all: every pair of the corpus is counted again for each merge.
-
-    Each occurrence of a pre-token is its own list of ids. Arguments and result as
-    `trainer.train_bpe`.
-    """
+    """Train with no bookkeeping at all: each occurrence of a pre-token is its own list of ids, and
+    every pair of the corpus is counted again for each merge. As `trainer.train_bpe` otherwise."""
     vocab, words, freqs, num_merges = start_training(texts_or_path, vocab_size, special_tokens,
                                                      pattern)
     # " the" 1,000 times: 1,000 lists, each counted once
     corpus = [list(ids) for ids, freq in zip(words, freqs) for _ in range(freq)]
     merges = []
     for new_id in range(len(vocab), len(vocab) + num_merges):
-        best = best_pair(count_pairs(corpus, repeat(1)), vocab)  # every pair of the corpus, again
+        # Count every pair of the corpus, again, and merge the best one everywhere.
+        best = best_pair(count_pairs(corpus, repeat(1)), vocab)
         if best is None:
             break
         vocab[new_id] = vocab[best[0]] + vocab[best[1]]
@@ -71,8 +64,7 @@ class MergeWork:
     distinct_pairs: int  # pair positions in the distinct pre-tokens: what train_bpe_naive counts
     words: int  # distinct pre-tokens holding the pair: what the inverted index hands to the update
     updates: int  # pair counts the incremental update changes (old pairs out, new ones in)
-    examples: tuple[tuple[Tokens, Tokens], ...]  # the most frequent of those words, at most three:
-    # (tokens before, tokens after)
+    examples: tuple[tuple[Tokens, Tokens], ...]  # up to 3 most frequent such words: before, after
 
     def words_share(self, distinct_words: int) -> float:
         """Share of a corpus's `distinct_words` pre-tokens that this merge hands to the update."""
@@ -83,10 +75,8 @@ def update_pair_counts(words: list[list[int]], freqs: list[int], pair_counts: di
                        where: dict[Pair, set[int]], pair: Pair, new_id: int) -> None:
     """Merge `pair` into `new_id` in every word that holds it, keeping `pair_counts`, `where` exact.
 
-    `where[p]` holds the indices of the words that contain pair p (the inverted index): only those
-    words change. Each is taken out of the counts whole (each of its pairs loses the word's
-    frequency), merged, and put back whole. A pair whose count falls to 0 is deleted, so
-    `pair_counts` always equals a full recount.
+    `where[p]`, the inverted index, holds the words that contain pair p: only those change. Each is
+    taken out of the counts whole, merged, and put back whole; a count at 0 is deleted.
     """
     for i in sorted(where.pop(pair, ())):
         old, freq = words[i], freqs[i]
@@ -104,20 +94,14 @@ def update_pair_counts(words: list[list[int]], freqs: list[int], pair_counts: di
     where.pop(pair, None)  # the discards above may have put back an empty set for `pair`
 
 
-def _index(words: list[list[int]], freqs: list[int]
-           ) -> tuple[dict[Pair, int], dict[Pair, set[int]]]:
-    """Count every pair once, at the start, and note which words hold it."""
-    where: dict[Pair, set[int]] = defaultdict(set)
-    for i, ids in enumerate(words):
-        for pair in zip(ids, ids[1:]):
-            where[pair].add(i)
-    return count_pairs(words, freqs), where
-
-
 def _incremental(vocab: ByteVocab, words: list[list[int]], freqs: list[int], num_merges: int,
                  heap: bool) -> Iterator[MergeWork]:
     """The incremental trainer's merge loop: adds each merge to `vocab` and yields what it cost."""
-    pair_counts, where = _index(words, freqs)
+    # Count every pair once, at the start, and note which words hold it (the inverted index).
+    pair_counts, where = count_pairs(words, freqs), defaultdict(set)
+    for i, ids in enumerate(words):
+        for pair in zip(ids, ids[1:]):
+            where[pair].add(i)
     corpus_pairs = sum(freq * (len(ids) - 1) for ids, freq in zip(words, freqs))
     distinct_pairs = sum(len(ids) - 1 for ids in words)
     keys = [descending_key(token) for token in vocab.values()]  # the heap order of train_bpe
@@ -142,24 +126,18 @@ def _incremental(vocab: ByteVocab, words: list[list[int]], freqs: list[int], num
             pair=(vocab[best[0]], vocab[best[1]]), count=count, corpus_pairs=corpus_pairs,
             distinct_pairs=distinct_pairs, words=len(before),
             updates=sum(len(old) + len(words[i]) - 2 for i, old in before.items()),
-            examples=tuple((_tokens(vocab, before[i]), _tokens(vocab, words[i])) for i in shown))
+            examples=tuple((tuple(map(vocab.get, before[i])), tuple(map(vocab.get, words[i])))
+                           for i in shown))
         corpus_pairs -= sum(freqs[i] * (len(old) - len(words[i])) for i, old in before.items())
         distinct_pairs -= sum(len(old) - len(words[i]) for i, old in before.items())
-
-
-def _tokens(vocab: ByteVocab, ids: list[int]) -> Tokens:
-    return tuple(vocab[t] for t in ids)
 
 
 def train_bpe_incremental(texts_or_path: TextSource, vocab_size: int,
                           special_tokens: Iterable[str] = (), pattern: str = GPT2_PATTERN, *,
                           heap: bool = False) -> tuple[ByteVocab, Merges]:
-    """Train with pair counts kept up to date between merges (see `update_pair_counts`).
-
-    heap=False finds the best pair by scanning every pair count with max(), as the recounting
-    trainers do; heap=True pops it from a lazy max-heap (trainer.pop_best). Arguments and result as
-    `trainer.train_bpe`.
-    """
+    """Train with pair counts kept up to date between merges (`update_pair_counts`); the best pair
+    by max() over every count, or with heap=True from `trainer.pop_best`. Arguments and result as
+    `trainer.train_bpe`."""
     check_bool(heap, "heap")
     vocab, words, freqs, num_merges = start_training(texts_or_path, vocab_size, special_tokens,
                                                      pattern)

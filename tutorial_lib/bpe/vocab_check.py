@@ -1,8 +1,5 @@
-"""The contract a Tokenizer's vocabulary and merges must keep, checked once when it is built.
-
-Every reader (`formats`, `contract.manifest`, the pipeline's `hf_json`) and the trainer hand their
-parts to `Tokenizer`, whose constructor calls `check_vocab_and_merges`: so a file from anywhere is
-held to the same rules.
+"""The contract a Tokenizer's vocabulary and merges must keep, checked once when it is built: every
+reader and the trainer hand their parts to `Tokenizer`, so files from anywhere keep the same rules.
 """
 
 from __future__ import annotations

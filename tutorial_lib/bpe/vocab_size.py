@@ -1,19 +1,9 @@
 """Vocabulary size: every smaller BPE from one training run, what each size buys, what it costs.
 
-BPE training is greedy: merge k is chosen from the pair counts that merges 1..k-1 left behind, and
-never looks ahead. So the first k merges of a long run are exactly the merges a run asked for
-256 + k tokens would learn, and `first_merges` gets every smaller vocabulary from one training at
-the largest size (`at_size` cuts it by size rather than by merge count).
-
-What a size buys is measured on held-out text (`measure_sizes`, with `measure.compression` and
-`measure.utilization`): bytes and characters per token, and how many of the learned entries the text
-uses at all. What a size costs is the token-indexed parameters (`embedding_params`): one V x d
-matrix when input and output embeddings are tied, two otherwise, V padded up to the multiple a
-training stack rounds it to (`padded_vocab_size`).
-
-A pretrained vocabulary can also grow: `extend` goes on training a tokenizer's BPE on new text
-(Chinese for GPT-2, say), appending the new tokens after the old ones, and `base_parts` names the
-old tokens each new one stands for, whose embeddings are where its new rows usually start.
+BPE training is greedy (merge k never looks ahead), so the first k merges of a long run are exactly
+what a run asked for 256 + k tokens would learn: `first_merges` (`at_size`) cuts every smaller
+vocabulary from one run. A size buys compression on held-out text (`measure_sizes`) and costs
+token-indexed parameters (`embedding_params`). A trained vocabulary can also grow (`extend`).
 """
 
 from __future__ import annotations
@@ -23,7 +13,7 @@ from typing import Iterable, Sequence
 
 from tutorial_lib._check_data import check_bool, check_number, check_str_list
 from tutorial_lib._checks import check_int, check_int_list, check_str, check_type
-from tutorial_lib.bpe import corpus
+from tutorial_lib.bpe.corpus import corpus_digest, count_pretokens
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.bpe.trainer import PairIndex, pop_best
 from tutorial_lib.text.measure import (RARE_BELOW, Compression, Utilization, token_counts,
@@ -32,11 +22,7 @@ from tutorial_lib.text.measure import (RARE_BELOW, Compression, Utilization, tok
 
 def first_merges(tokenizer: Tokenizer, num_merges: int) -> Tokenizer:
     """The tokenizer made of the 256 bytes, the special tokens and the first `num_merges` merges.
-
-    Ids are kept, so a token has the same id in every prefix; for a tokenizer from
-    `trainer.train_tokenizer` the ids are then 0..vocab_size-1 and the result equals what training
-    with vocab_size 256 + len(special_tokens) + num_merges gives.
-    """
+    Ids are kept, so a token has the same id in every prefix."""
     check_type(tokenizer, "tokenizer", Tokenizer, "a Tokenizer")
     num_merges = check_int(num_merges, "num_merges", low=0, high=len(tokenizer.merges))
     merges = tokenizer.merges[:num_merges]
@@ -48,19 +34,14 @@ def first_merges(tokenizer: Tokenizer, num_merges: int) -> Tokenizer:
 
 
 def size_range(tokenizer: Tokenizer) -> tuple[int, int]:
-    """(smallest, largest) vocabulary size one training run holds: the bytes and the special
-    tokens alone, and every merge the run learned."""
+    """(smallest, largest) vocabulary size one training run holds."""
     check_type(tokenizer, "tokenizer", Tokenizer, "a Tokenizer")
     base = 256 + len(tokenizer.special_tokens)
     return base, base + len(tokenizer.merges)
 
 
 def at_size(tokenizer: Tokenizer, vocab_size: int) -> Tokenizer:
-    """`first_merges` by size: the prefix of `tokenizer` with `vocab_size` entries.
-
-    A size larger than the run reached is an error, not silently the largest: the run stopped
-    early because no pair was left to merge, and the notebook should say so.
-    """
+    """`first_merges` by size; a size beyond what the run reached (out of pairs) is an error."""
     low, high = size_range(tokenizer)
     size = check_int(vocab_size, "vocab_size")
     if not low <= size <= high:
@@ -96,11 +77,7 @@ class SizePoint:
 
 def measure_sizes(tokenizer: Tokenizer, lines: Sequence[str], vocab_sizes: Iterable[int],
                   rare_below: int = RARE_BELOW) -> list[SizePoint]:
-    """Compression and utilization on `lines` for each vocabulary size, all cut from one run.
-
-    Each size is encoded once: the token counts give both the compression (their total) and the
-    utilization (which learned ids occur).
-    """
+    """Compression and utilization on `lines` for each vocabulary size, all cut from one run."""
     check_type(tokenizer, "tokenizer", Tokenizer, "a Tokenizer")
     lines = check_str_list(lines, "lines", non_empty=True)
     points = []
@@ -114,18 +91,11 @@ def measure_sizes(tokenizer: Tokenizer, lines: Sequence[str], vocab_sizes: Itera
     return points
 
 
-# --- what a size costs ---------------------------------------------------------------------------
-
-
 def padded_vocab_size(vocab_size: int, multiple: int = 1) -> int:
     """`vocab_size` rounded up to a multiple of `multiple`: the rows a training stack allocates.
 
-    Matrix multiplications run fastest when their dimensions are multiples of 64 or 128, so
-    training code pads the embedding and the output layer with rows no token id ever reaches
-    (nanoGPT: GPT-2's 50257 to 50304, a multiple of 64; Megatron-LM: a multiple of
-    `--make-vocab-size-divisible-by`, 128 by default, times the tensor-parallel size). A size
-    that is already a multiple stays as it is.
-    """
+    Matrix multiplications run fastest on multiples of 64 or 128 (nanoGPT pads GPT-2's 50257 to
+    50304; Megatron-LM to `--make-vocab-size-divisible-by` times the tensor-parallel size)."""
     vocab_size = check_int(vocab_size, "vocab_size", low=1)
     multiple = check_int(multiple, "multiple", low=1)
     return -(-vocab_size // multiple) * multiple
@@ -154,27 +124,18 @@ def embedding_share(vocab_size: int, d_model: int, total_params: int | float,
     return params / total
 
 
-# --- growing a trained vocabulary ----------------------------------------------------------------
-
-
 def extend(base: Tokenizer, texts: Sequence[str], num_tokens: int) -> Tokenizer:
     """`base` plus up to `num_tokens` tokens learned on `texts` by going on with its BPE training.
 
-    Each pre-token of `texts` (base's split pattern) starts as base encodes it, and training goes
-    on from there as `trainer.train_bpe` would, each new token taking the next free id. The new
-    merges rank after every old one, and they only join tokens, so base's merges all happen first:
-    a text encodes as base encodes it, then some runs of base tokens are joined. Every old id and
-    merge is kept; on text unlike `texts` (English, for Chinese `texts`) little or nothing changes.
-    This is what extending a byte-level BPE for a new language means: new rows after the old ones.
-
-    A pair whose bytes already are a base token (base builds them by another path) is passed over,
-    so that each new merge adds one new token. Training stops early when no pair is left.
+    Each pre-token of `texts` starts as base encodes it; the new merges rank after every old one,
+    and every old id and merge is kept. A pair whose bytes already are a base token (built by
+    another path) is passed over, so each new merge adds one new token.
     """
     check_type(base, "base", Tokenizer, "a Tokenizer")
     texts = check_str_list(texts, "texts", non_empty=True)
     num_tokens = check_int(num_tokens, "num_tokens", low=0)
     specials = list(base.special_tokens)
-    counts = corpus.count_pretokens(texts, specials, base.pattern)
+    counts = count_pretokens(texts, specials, base.pattern)
     words = [base.encode_ordinary(piece.decode("utf-8")) for piece in counts]
     # PairIndex orders ids by their bytes through a list indexed by id: fill the ids base skips.
     vocab = {i: base.vocab.get(i, b"") for i in range(base.vocab_size)}
@@ -191,18 +152,13 @@ def extend(base: Tokenizer, texts: Sequence[str], num_tokens: int) -> Tokenizer:
         index.merge(best, new_id, left + right)
     new = {i: vocab[i] for i in range(first, len(vocab))}
     metadata = {**base.metadata, "extended": {"num_tokens": num_tokens, "learned": len(new),
-                                              "corpus_digest": corpus.corpus_digest(texts)}}
+                                              "corpus_digest": corpus_digest(texts)}}
     return Tokenizer({**base.vocab, **new}, merges, specials, base.pattern, metadata)
 
 
 def base_parts(tokenizer: Tokenizer, base: Tokenizer) -> dict[int, list[int]]:
-    """For each token `extend` added to `base`: the ids of base that it joins, in order.
-
-    A new token replaces exactly these tokens wherever base's encoding had them side by side, so
-    the mean of their embeddings is the usual first value of its new embedding row (and of its
-    output row, when the model does not tie them): a start near what the model already knows,
-    which training on enough text of the new language must then move.
-    """
+    """For each token `extend` added to `base`: the ids of base that it joins, in order (the mean
+    of their embeddings is the usual first value of its new row)."""
     check_type(tokenizer, "tokenizer", Tokenizer, "a Tokenizer")
     check_type(base, "base", Tokenizer, "a Tokenizer")
     old_merges = len(base.merges)

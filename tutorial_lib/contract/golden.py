@@ -1,37 +1,28 @@
 """Golden vectors: inputs that exercise the tricky corners of a tokenizer, with what it must give.
 
-A tokenizer is a contract, and the digest (`manifest.digest`) says only THAT it changed. Golden
-vectors say WHERE: each category below names a kind of input where tokenizers differ or break
-(combining marks, compatibility characters, repeated whitespace, right-to-left text, emoji
-joiners, scripts without spaces, code indentation, digits, URLs, ordinary text that spells a
-control token, malformed input), with a predicate `belongs(text)` saying what makes an input
-exercise it and a handful of inputs, real text from data/ where the corpora have it.
+The digest (`manifest.digest`) says only THAT a tokenizer changed. Golden vectors say WHERE: each
+category below is a kind of input where tokenizers differ or break, with a predicate `belongs(x)`
+and a handful of inputs (real text from data/ where the corpora have it).
 
-A vector records, for one input: its normalized form N(input), the ids of `encode_ordinary`, each
-token's character span in the input before normalization (`offsets.encode_with_offsets`), and
-the decoded text; for a control-token look-alike also the ids and spans with every special token
-allowed, and what plain `encode` says; for malformed input the error instead (its type and the
-message up to its first comma, which names what went wrong and where but no id). `write` puts
-them in a JSON-lines file whose first line is a header with the tokenizer's digest; `check`
-recomputes every vector of a file and returns those that differ, field by field. A merge dropped
-or moved, another split pattern, a new special token or another normalization form each fail a
-different set of categories (tests/lesson/contract/test_golden.py pins which).
+A vector records, for one input: N(input), the ids of `encode_ordinary`, each token's span in the
+input (`offsets`) and the decoded text; for a control-token look-alike also the ids and spans with
+every special allowed and what plain `encode` says; for malformed input the error (its type and
+its message up to the first comma, which names what went wrong and where but no id). `write` puts
+them in a JSON-lines file whose header holds the tokenizer's digest; `check` recomputes them and
+returns those that differ, field by field. A merge dropped, another pattern, a new special token
+or another normalization form each fail a different set of categories.
 
-The file's sha256 belongs in the tokenizer's manifest: `with_golden_vectors` returns the tokenizer
-with {"golden_vectors_sha256": ...} in its metadata, which `save` writes; metadata is not part of
-the digest, so the file (which records the digest) and the manifest (which records the file) do
-not chase each other.
-
-    python -m tutorial_lib.contract.golden write|check --tokenizer course|gpt2|FILE PATH
+`with_golden_vectors` puts the file's sha256 in the tokenizer's metadata, which `save` writes into
+the manifest; metadata is not part of the digest, so the file (which records the digest) and the
+manifest (which records the file) do not chase each other. From a shell:
+`python -m tutorial_pipeline.golden write|check` (the production path's).
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import os
-import sys
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -40,11 +31,9 @@ from typing import Any
 
 import regex
 
-from tutorial_lib import data
 from tutorial_lib.data import file_sha256, write_atomically
 from tutorial_lib._check_files import check_path, check_regular_file
 from tutorial_lib._checks import check_str, check_type
-from tutorial_lib.bpe.formats import from_gpt2_files
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.contract import manifest
 from tutorial_lib.contract.normalize import normalize
@@ -141,27 +130,6 @@ CATEGORIES: tuple[Category, ...] = (
               b"\xed\xa0\x80")),
 )
 
-# The inputs copied from a bundled corpus, and which one: tests check that they are in it.
-FROM_CORPUS = {
-    "उन्होंने कहा": "flores/hin_Deva",
-    "ไม่เป็นโรคเบาหวาน": "flores/tha_Thai",
-    "我在年青时候也曾经做过许多梦，后来大半忘却了，": "luxun",
-    "《Sesame\u3000and Lilies》": "luxun",
-    'welcome!"  He waved': "tinystories",
-    "فئران تبلغ من العمر 4 أشهر": "flores/arb_Arab",
-    "但自己也并不以为可惜。": "luxun",
-    "你用跑的。": "tatoeba_cmn",
-    "现在是7点45分。": "tatoeba_cmn",
-    "一英里大约是1600米。": "tatoeba_cmn",
-    "2010这个数字里有两个零。": "tatoeba_cmn",
-    "ขณะนี้เรามีหนูอายุ 4 เดือน": "flores/tha_Thai",
-    "我々が飼っている生後4か月のマウス": "flores/jpn_Jpan",
-    CATEGORIES[6].inputs[0]: "code_sample",
-}
-
-
-# ------------------------------------------------------------------------------------- vectors
-
 
 def vectors(tokenizer: Tokenizer, categories: Iterable[Category] = CATEGORIES) -> list[dict]:
     """Every input of every category as a vector (a dict, as it goes into the file)."""
@@ -192,11 +160,8 @@ def vector(tokenizer: Tokenizer, category: str, x: str | bytes, allowed_special:
 
 
 def _ordinary_offsets(tokenizer: Tokenizer, text: str) -> TokenOffsets:
-    """`encode_with_offsets` as `encode_ordinary` would give it: a special token's text stays text.
-
-    encode_ordinary is encode by the same tokenizer without special tokens, so a text that spells
-    one of them is encoded by that tokenizer (built once per tokenizer).
-    """
+    """`encode_with_offsets` as `encode_ordinary` would give it: a special token's text stays text
+    (encoded by the same tokenizer without special tokens, built once per tokenizer)."""
     if not any(special in text for special in tokenizer.special_tokens):
         return encode_with_offsets(tokenizer, text)
     return encode_with_offsets(_without_specials(tokenizer), text)
@@ -209,6 +174,7 @@ def _without_specials(tokenizer: Tokenizer) -> Tokenizer:
 
 def _spans(result: TokenOffsets) -> list[list[int]]:
     return [list(span) for span in result.offsets]
+
 
 def _decode_vector(tokenizer: Tokenizer, category: str, x: bytes) -> dict:
     """The decode side: the ids of the byte tokens of `x`, decoded by each error policy."""
@@ -236,9 +202,6 @@ def _error_of(function: Callable, *args: Any, **kwargs: Any) -> dict | None:
 
 def _input(v: dict) -> str | bytes:
     return bytes.fromhex(v["input_hex"]) if "input_hex" in v else v["input"]
-
-
-# ------------------------------------------------------------------------------- write and read
 
 
 def header(tokenizer: Tokenizer, categories: Iterable[Category] = CATEGORIES) -> dict:
@@ -286,9 +249,6 @@ def read(path: str | os.PathLike) -> tuple[dict, list[dict]]:
     return lines[0], lines[1:]
 
 
-# ---------------------------------------------------------------------------------------- check
-
-
 @dataclass(frozen=True)
 class Failure:
     """A vector the tokenizer no longer gives: each differing field -> (expected, got)."""
@@ -332,53 +292,3 @@ def with_golden_vectors(tokenizer: Tokenizer, path: str | os.PathLike) -> Tokeni
         raise ValueError(f"{len(failures)} golden vectors of {path} fail, the first in category "
                          f"{failures[0].category!r}")
     return tokenizer.replace(metadata=tokenizer.metadata | {MANIFEST_KEY: file_sha256(path)})
-
-
-# -------------------------------------------------------------------------------- command line
-
-
-def load_tokenizer(name: str) -> Tokenizer:
-    """"course" (data/tokenizers), "gpt2" (data/gpt2, <|endoftext|> special) or a saved file."""
-    if name == "course":
-        return manifest.load(data.course_tokenizer_path())
-    if name == "gpt2":
-        return from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
-    return manifest.load(name)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`write` a golden file, or `check` one: exit 0 when every vector holds, 1 otherwise."""
-    parser = argparse.ArgumentParser(prog="python -m tutorial_lib.contract.golden",
-                                     description="Write or check a tokenizer's golden vectors.")
-    parser.add_argument("command", choices=("write", "check"))
-    parser.add_argument("--tokenizer", default="course",
-                        help="course, gpt2 or a file written by manifest.save (default: course)")
-    parser.add_argument("path", help="the golden vectors file (JSON lines)")
-    args = parser.parse_args(argv)
-    try:
-        tokenizer = load_tokenizer(args.tokenizer)
-        if args.command == "write":
-            path = write(tokenizer, args.path)
-            print(f"wrote {len(read(path)[1])} golden vectors to {path} (sha256 "
-                  f"{file_sha256(path)})")
-            return 0
-        recorded, expected = read(args.path)
-        failures = check(tokenizer, args.path)
-    except (OSError, ValueError) as e:
-        print(f"{parser.prog}: error: {e}", file=sys.stderr)
-        return 1
-    same_tokenizer = recorded["tokenizer_sha256"] == manifest.digest(tokenizer)
-    if not same_tokenizer:
-        print(f"the file was written for tokenizer {recorded['tokenizer_sha256']}; this one is "
-              f"{manifest.digest(tokenizer)}")
-    for f in failures:
-        print(f"FAIL {f.category} {f.input!r}")
-        for key, (want, got) in f.differs.items():
-            print(f"    {key}: expected {want!r}, got {got!r}")
-    print(f"{len(failures)} of {len(expected)} golden vectors fail"
-          + "".join(f"\n    {c}: {', '.join(keys)}"
-                    for c, keys in failing_categories(failures).items()))
-    return 0 if same_tokenizer and not failures else 1
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,11 +1,10 @@
 """A tokenizer's file and identity: `save`, `load`, its `manifest`, its `digest`.
 
 A tokenizer is a contract (vocabulary, ordered merges, split pattern, special tokens, normalization
-form), so a saved file carries a manifest: the schema version, a sha256 digest of each part of the
-contract and one of the whole (`digest`), the policies of this code, and the tokenizer's metadata.
-A file whose vocabulary, merges or pattern were edited no longer matches its digests and refuses to
-load. The digest is what a dataset built with the tokenizer, a model config or an evaluation report
-records of it: two tokenizers that encode alike have the same digest, whatever their metadata.
+form), so a saved file carries a manifest: the schema, a sha256 of each part and one of the whole
+(`digest`), the policies of this code, and the metadata. An edited file no longer matches its
+digests and refuses to load. The digest is what a dataset, a model config or a report records of
+the tokenizer: two tokenizers that encode alike have the same digest, whatever their metadata.
 """
 
 from __future__ import annotations
@@ -60,12 +59,8 @@ def digest(tokenizer: Tokenizer) -> str:
 
 
 def save(tokenizer: Tokenizer, path: str | os.PathLike) -> Path:
-    """Write one human-readable JSON file, one merge or vocab entry per line, atomically.
-
-    A token is shown as its text when its bytes are valid UTF-8 and as {"hex": "e4b8"} otherwise.
-    Special tokens are listed once, under "special_tokens". `data.write_atomically` writes it to a
-    temporary name and renames it into place, so a failed save leaves the old file.
-    """
+    """Write one human-readable JSON file, one merge or vocab entry per line, atomically (a failed
+    save leaves the old file). A token is its text if its bytes are UTF-8, else {"hex": "e4b8"}."""
     header = manifest(tokenizer)
     path = check_path(path, "path")
     specials = set(tokenizer.special_tokens.values())
@@ -128,9 +123,6 @@ def load(path: str | os.PathLike) -> Tokenizer:
                      metadata, normalization)
 
 
-# --------------------------------------------------------------------------------------- digests
-
-
 def _parts(tokenizer: Tokenizer) -> dict[str, str]:
     return digests(tokenizer.vocab, tokenizer.merges, tokenizer.pattern, tokenizer.special_tokens,
                    tokenizer.normalization)
@@ -138,9 +130,8 @@ def _parts(tokenizer: Tokenizer) -> dict[str, str]:
 
 def digests(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]], pattern: str,
             special_tokens: dict[str, int], normalization: str = "none") -> dict[str, str]:
-    """The digests of the three parts of a contract, as the manifest lists them; `tokenizer_sha256`
-    of them is the digest of the whole. Parts, not a Tokenizer: a reader checks a file's content
-    against its recorded digests before it builds anything."""
+    """The digests of the three parts of a contract (`tokenizer_sha256` of them: the whole). Parts,
+    not a Tokenizer: a reader checks a file against its digests before it builds anything."""
     return {"vocab_sha256": vocab_sha256(vocab), "merges_sha256": merges_sha256(merges),
             "settings_sha256": settings_sha256(pattern, special_tokens, normalization)}
 
@@ -160,9 +151,8 @@ def merges_sha256(merges: list[tuple[bytes, bytes]]) -> str:
 
 def settings_sha256(pattern: str, special_tokens: dict[str, int], normalization: str = "none"
                     ) -> str:
-    """sha256 of the JSON [pattern, [[id, special token], ...] in id order, normalization]: the
-    rest of the contract. "none" is left out of the list, so that a tokenizer saved before the
-    normalization form was part of the contract keeps its digest."""
+    """sha256 of the JSON [pattern, [[id, special token], ...] in id order, normalization]; "none"
+    is left out, so a tokenizer saved before the form was in the contract keeps its digest."""
     settings = [pattern, sorted([i, token] for token, i in special_tokens.items())]
     if normalization != "none":
         settings.append(normalization)
@@ -175,13 +165,9 @@ def tokenizer_sha256(parts: dict[str, str]) -> str:
     return hashlib.sha256(line.encode()).hexdigest()
 
 
-# ----------------------------------------------------------------------------------------- metadata
-
-
 def check_metadata(metadata: dict) -> dict:
     """`metadata` if it comes back unchanged from the JSON file `save` writes (a tuple would load
-    as a list, an int key as a str, NaN not at all) and leaves the manifest's own keys alone. The
-    Tokenizer only carries metadata: the file is where it must be plain JSON."""
+    as a list, an int key as a str, NaN not at all) and leaves the manifest's own keys alone."""
     reserved = sorted(set(metadata) & set(MANIFEST_KEYS))
     if reserved:
         raise ValueError(f"metadata must not use the manifest's own keys {reserved}")
@@ -222,9 +208,6 @@ def _json_problem(value: Any, where: str) -> str | None:
         return None
     return (f"{where} is {describe(value)} of type {kind.__name__}; JSON keeps only dict (str "
             "keys), list, str, int, float, bool and None")
-
-
-# --------------------------------------------------------------------------------------- helpers
 
 
 def _checked_id(i: object) -> int:

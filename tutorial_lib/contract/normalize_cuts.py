@@ -19,18 +19,12 @@ from tutorial_lib._checks import check_str
 from tutorial_lib.contract.normalize import normalizer
 
 
-def _hangul_jamo_that_join() -> set[str]:
-    """Hangul vowels and final consonants: NFC joins them to the syllable before them by formula,
-    so they are in no decomposition table (U+1161..U+1175, U+11A8..U+11C2)."""
-    return {chr(c) for c in [*range(0x1161, 0x1176), *range(0x11A8, 0x11C3)]}
-
-
 @cache
 def _joins_backward() -> frozenset[str]:
     """Characters that composition can join to the character before them: the second half of every
-    two-character canonical decomposition, and the Hangul jamo. One pass over the code points
-    (about 0.1 s), done the first time a stream or an alignment needs it."""
-    seconds = _hangul_jamo_that_join()
+    two-character canonical decomposition, and the Hangul vowels and final consonants (NFC joins
+    them by formula, so they are in no table). One pass over the code points (about 0.1 s)."""
+    seconds = {chr(c) for c in [*range(0x1161, 0x1176), *range(0x11A8, 0x11C3)]}  # Hangul jamo
     for code in range(0x110000):
         parts = unicodedata.decomposition(chr(code)).split()
         if len(parts) == 2 and not parts[0].startswith("<"):  # canonical, two characters
@@ -43,11 +37,10 @@ def starts_fresh(char: str, form: str) -> bool:
     """True if normalization can be cut just before `char`: N(a + char + b) == N(a) + N(char + b)
     for every a and b.
 
-    That holds when `char` is a starter (combining class 0: canonical reordering never moves a mark
-    across it, and it blocks composition of what follows with what precedes), nothing before it can
-    compose with it, and the form leaves it unchanged (else it could decompose into something that
-    does compose). Most characters qualify: ASCII, Han, kana, precomposed Latin. Those that do not:
-    combining marks, Hangul vowel and final jamo, full-width forms under NFKC, ligatures.
+    That holds when `char` is a starter (combining class 0: reordering never moves a mark across
+    it), nothing before it can compose with it, and the form leaves it unchanged (else it could
+    decompose into something that composes). Most characters qualify; combining marks, Hangul
+    vowel and final jamo, full-width forms under NFKC and ligatures do not.
     """
     apply = normalizer(form)
     return apply is None or (unicodedata.combining(char) == 0 and char not in _joins_backward()
@@ -66,9 +59,6 @@ def settled_length(text: str, form: str) -> int:
     return max(end, 0)
 
 
-# ------------------------------------------------------------------------- aligned normalization
-
-
 class Aligned(NamedTuple):
     """`text` normalized, and for each of its characters the span [start, end) of the original text
     it came from. Characters made from one original character ("ﬁ" -> "f", "i") share its span;
@@ -84,12 +74,10 @@ _REFINE_LIMIT = 32  # a run longer than this (e.g. 200 stacked accents) is not s
 def normalize_aligned(text: str, form: str) -> Aligned:
     """`normalize(text, form)` with each normalized character's span in `text`.
 
-    The text is cut before every character that `starts_fresh` (normalization cannot act across
-    such a cut), and each run between cuts is cut finer wherever normalizing the two sides apart
-    gives the same characters (`_pieces`). Every piece is normalized on its own and its output
-    characters all get the piece's span. The result's text is the concatenation of the pieces'
-    normalizations, and that equals normalize(text, form) because of how the cuts were chosen
-    (tests/lesson/contract/test_normalize.py checks it on random text).
+    The text is cut before every character that `starts_fresh`, and each run between cuts finer
+    wherever normalizing the two sides apart gives the same characters (`_pieces`). Every piece is
+    normalized on its own and its characters all get the piece's span; by how the cuts were chosen,
+    the pieces joined are normalize(text, form).
     """
     check_str(text, "text")
     apply = normalizer(form)

@@ -2,18 +2,11 @@
 
 A byte-level BPE token is a run of bytes, not of characters: GPT-2 spells most Han characters
 with two or three tokens, so a serving loop that prints `decode([i])` for each new id prints
-U+FFFD for every piece of such a character, although the ids together are valid text. The fix is
-the one `_files.read_utf8` uses on a file read in chunks: an incremental UTF-8 decoder, which
-gives out only complete characters and keeps the bytes of the last, unfinished one until the
-next token completes it. `StreamDecoder.push` returns the text that is complete so far;
-`flush` ends the stream and applies the error policy to whatever is still held.
-
-The policies are `Tokenizer.decode`'s (`tokenizer.DECODE_ERRORS`): "replace" puts U+FFFD where
-bytes are not UTF-8, "backslashreplace" shows them as \\xNN, "strict" raises ValueError naming the
-position of the token in the stream. For every chunking of the ids, the pushes and the flush
-joined give exactly `tokenizer.decode(ids, errors)` (a property test checks it).
-
-`fffd_counts` and `cut_mid_character` measure what each way of decoding does on real text.
+U+FFFD for every piece of such a character. The fix: an incremental UTF-8 decoder, which gives out
+only complete characters and holds the bytes of an unfinished one until a later token completes
+it. `StreamDecoder.push` returns the text complete so far; `flush` ends the stream and applies
+the error policy (`Tokenizer.decode`'s) to whatever is still held. For every chunking of the ids,
+the pushes and the flush joined give exactly `tokenizer.decode(ids, errors)`.
 """
 
 from __future__ import annotations
@@ -42,7 +35,6 @@ class StreamDecoder:
         self.errors = check_choice(errors, "errors", DECODE_ERRORS)
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors=errors)
         self._ids_seen = 0  # ids pushed so far: where the next push starts, for messages
-        self._ends: list[int] = []  # end byte of each token of the last push, for messages
         self._bytes_seen = 0  # bytes pushed so far
 
     @property
@@ -90,6 +82,7 @@ class StreamDecoder:
         self._ids_seen = self._bytes_seen = 0
         return ValueError(f"ids are not valid UTF-8 ({e.reason}) at byte {at} of the stream, "
                           f"{where}; errors='replace' would put U+FFFD there")
+
 
 def decode_stream(tokenizer: Tokenizer, chunks: Iterable[Iterable[int]],
                   errors: str = "replace") -> list[str]:

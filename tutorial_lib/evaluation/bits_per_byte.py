@@ -1,59 +1,37 @@
 """Bits per byte: a small n-gram language model over a tokenizer's ids, scored per UTF-8 byte.
 
-Why per byte. A language model trained on a tokenizer's ids is scored by its loss per token, the
-mean of -log p(token | what came before). Two tokenizers cut the same text into different numbers
-of tokens, so their per-token losses are not in the same unit: the total information of the text,
-in bits, is
+Why per byte. A model's loss per token, the mean of -log p(token | what came before), is not in one
+unit across tokenizers: one with longer tokens has fewer, bigger guesses to make, so its loss per
+token goes *up* while its token count goes down. The total information of the text is
 
     total bits = (bits / token) * tokens,  so  bits / byte = (bits / token) / (bytes / token)
 
-A tokenizer with longer tokens (more bytes per token, better compression) has fewer tokens to
-predict, but each one is a bigger guess, so its loss per token goes *up* while its token count goes
-down: the two move in opposite directions, and neither alone says which model knows the text
-better. Divided by the text's UTF-8 bytes, which every tokenizer shares, the total becomes a
-comparison on one scale: bits per byte (bpb). `Evaluation` keeps the parts (`tokens`, `bytes`,
-`nll_bits`) so the identity above can be checked and each side of it shown; `from_loss` computes
-bpb from the three numbers a training log has (mean loss in nats, tokens, bytes).
+and divided by the text's UTF-8 bytes, which every tokenizer shares, it is one scale: bits per byte
+(bpb). `Evaluation` keeps the parts (`tokens`, `bytes`, `nll_bits`) so each side can be shown;
+`from_loss` computes bpb from what a training log has (mean loss in nats, tokens, bytes).
 
-The model. Interpolated Witten-Bell smoothing (Witten & Bell 1991; the form of Chen & Goodman's
-1998 survey), of order 1 (unigram), 2 (bigram) or 3 (trigram). With h a history, h' the history
-one token shorter, c(h w) the training count of h followed by w, c(h) = sum_w c(h w) and T(h)
-the number of distinct tokens seen after h:
+The model. Interpolated Witten-Bell smoothing (Witten & Bell 1991, in the form of Chen & Goodman's
+1998 survey), of order 1, 2 or 3. With h a history, h' the history one token shorter, c(h w) the
+training count of h followed by w, c(h) = sum_w c(h w) and T(h) the distinct tokens seen after h:
 
     P(w | h) = (c(h w) + T(h) * P(w | h')) / (c(h) + T(h))    if c(h) > 0,  else P(w | h')
 
-bottoming out in the uniform 1/V over the whole vocabulary (ids 0..V-1). Why this smoothing: it
-has no parameter to tune (a tuned discount would favour whichever tokenizer it was tuned on), every
-level is one line, and it is a proper distribution by construction: the counts after h sum to c(h)
-and the lower level sums to 1, so P(. | h) sums to (c(h) + T(h)) / (c(h) + T(h)) = 1 over all V
-ids, seen or not. T(h) / (c(h) + T(h)) is the mass left for "something not yet seen after h":
-large where h was followed by many different tokens. (Kneser-Ney usually scores a little better
-but needs discounts and continuation counts; for comparing tokenizers on the same data the
-simpler estimator is enough.)
+bottoming out in the uniform 1/V. Why this smoothing: no parameter to tune (a tuned discount would
+favour whichever tokenizer it was tuned on), one line per level, and a proper distribution by
+construction: P(. | h) sums to (c(h) + T(h)) / (c(h) + T(h)) = 1 over all V ids, seen or not.
+(Kneser-Ney scores a little better but needs discounts; for comparing tokenizers on the same data
+the simpler estimator is enough.)
 
-Documents. Each document starts fresh: the history before its first token is a start-of-document
-state (the id V, which is only ever a context, never predicted), so the model learns how
-documents begin and never conditions on the previous document. No end-of-document token is
-predicted: only the text's own tokens, whose bytes bpb divides by.
+Each document starts fresh from a start state (the id V, only ever a context), so the model learns
+how documents begin; no end-of-document token is predicted, only the tokens whose bytes bpb divides
+by. The total is an exact sum (`math.fsum`), so the same documents in any order give the same bpb.
 
-What is invariant. bpb is the sum of every token's -log2 p over all evaluated documents divided
-by the sum of their bytes, and the sum is taken exactly (`math.fsum` over the per-token values,
-each computed on its own), so evaluating the same documents in one call, in shards, or in any
-order and `combine`-ing the parts gives the same bpb bit for bit. Cutting a text into *different*
-documents is another matter: every cut resets the context, so a bigram or trigram scores the
-pieces differently; only the unigram (order 1), which ignores context, gives the same bpb for any
-cut of the same token sequence.
-
-Limits, said plainly. An n-gram model sees one or two tokens of context, so its bpb is far above a
-neural model's. Worse for comparing vocabularies, sparsity grows with the vocabulary: the more ids,
-the fewer of the held-out trigrams (and bigrams) ever occurred in a small training text, and the
-more of the score is decided by the smoothing rather than by counts (`Evaluation.seen` says how
-many tokens had their n-gram seen). A trigram can then score worse than a bigram, its histories
-having been seen only once or twice (benchmarks/bench_bpb.py measures both, and the gap between
-training and held-out text). The lowest bpb says which vocabulary this data lets an n-gram estimate
-best, not which one a large model would use best: read bpb from this model as a comparison of
-tokenizers on the same training and evaluation text, not as the quality a language model on
-those tokens would reach.
+Limits, said plainly. One or two tokens of context put an n-gram's bpb far above a neural model's,
+and sparsity grows with the vocabulary: the more ids, the fewer held-out trigrams occurred in a
+small training text, and the more the smoothing decides (`Evaluation.seen` counts the seen ones; a
+trigram can score worse than a bigram, benchmarks/bench_bpb.py measures both). Read this bpb as a
+comparison of tokenizers on the same training and evaluation text, not as the quality a language
+model on those tokens would reach.
 """
 
 from __future__ import annotations
@@ -66,7 +44,8 @@ from typing import Sequence
 import numpy as np
 
 from tutorial_lib._check_data import check_int_rows, check_number, check_same_length, check_str_list
-from tutorial_lib._checks import check_int, check_int_list, check_sequence, check_type
+from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_sequence,
+                                  check_type)
 from tutorial_lib.text.measure import Segmenter
 
 ORDERS = (1, 2, 3)
@@ -90,9 +69,8 @@ class _Level:
 class Evaluation:
     """The loss of a model on some documents, in every unit a comparison needs.
 
-    `nll_bits` holds each token's -log2 p (in document order), so the total is an exact sum and
-    `combine` of the parts of a split evaluation equals evaluating everything at once.
-    `seen[k - 1]` is how many tokens had their k-gram (history and token) in the training data.
+    `nll_bits` holds each token's -log2 p, in document order; `seen[k - 1]` is how many tokens had
+    their k-gram (history and token) in the training data.
     """
 
     documents: int
@@ -126,43 +104,13 @@ class Evaluation:
 
 
 def from_loss(mean_loss_nats: float, tokens: int, n_bytes: int) -> float:
-    """Bits per byte from what a training run reports: its mean loss per token (natural log, as
-    cross-entropy losses are), how many tokens that mean is over, and the UTF-8 bytes of their text.
-
-    The total is mean_loss_nats * tokens nats, / ln 2 bits; per byte it is in a unit every
-    tokenizer shares. The loss alone is not: a tokenizer with longer tokens has a higher loss per
-    token on the same text.
-    """
+    """Bits per byte from what a training run reports: its mean loss per token in nats (as
+    cross-entropy losses are), how many tokens that mean is over, and the UTF-8 bytes of their text:
+    mean_loss_nats * tokens nats, / ln 2 bits, / bytes."""
     mean_loss_nats = check_number(mean_loss_nats, "mean_loss_nats", low=0)
     tokens = check_int(tokens, "tokens", low=1)
     n_bytes = check_int(n_bytes, "n_bytes", low=1)
     return mean_loss_nats * tokens / math.log(2) / n_bytes
-
-
-def combine(parts: Sequence[Evaluation]) -> Evaluation:
-    """One evaluation from the evaluations of disjoint sets of documents (shards of a corpus).
-
-    Totals add; the per-token values are kept, so the bpb equals that of a single evaluation of
-    all the documents, exactly, in any order of the parts.
-    """
-    parts = check_sequence(parts, "parts", "a list of Evaluation")
-    if not parts:
-        raise ValueError("parts must hold at least one Evaluation, got an empty list")
-    for i, part in enumerate(parts):
-        check_type(part, f"parts[{i}]", Evaluation, "an Evaluation")
-    orders = sorted({len(p.seen) for p in parts})
-    if len(orders) > 1:
-        raise ValueError(f"parts must come from models of one order, got orders {orders}")
-    return Evaluation(sum(p.documents for p in parts), sum(p.tokens for p in parts),
-                      sum(p.bytes for p in parts),
-                      tuple(sum(s) for s in zip(*(p.seen for p in parts))),
-                      _frozen(np.concatenate([p.nll_bits for p in parts])))
-
-
-def _frozen(values: np.ndarray) -> np.ndarray:
-    """`values` made read-only: an Evaluation caches its total, so its values must not change."""
-    values.flags.writeable = False
-    return values
 
 
 class NgramModel:
@@ -179,26 +127,12 @@ class NgramModel:
               order: int = 3) -> NgramModel:
         """Count the 1-, 2-, ... order-grams of `documents` (each a list of ids), each document
         starting from the start state."""
-        vocab_size = _check_vocab_size(vocab_size)
-        order = _check_order(order)
+        vocab_size = check_int(vocab_size, "vocab_size", low=1, high=MAX_VOCAB_SIZE)
+        order = check_choice(check_int(order, "order"), "order", ORDERS)
         ids, histories, _ = _positions(documents, "documents", vocab_size, order)
         if not ids.size:
             raise ValueError("documents must hold at least one token to train on, got none")
         return cls(vocab_size, order, [_count(h, ids, vocab_size) for h in histories])
-
-    def next_token_probs(self, context: Sequence[int] = ()) -> np.ndarray:
-        """P(w | context) for every id w, as an array of vocab_size floats that sums to 1.
-
-        `context` is the document so far (its ids in order; empty: the document's start); only
-        its last order - 1 ids matter.
-        """
-        context = check_int_list(context, "context", low=0, high=self.vocab_size - 1)
-        start = self.vocab_size  # the start-of-document state
-        padded = [start] * (self.order - 1) + context
-        ids = np.arange(self.vocab_size, dtype=np.int64)
-        histories = [np.full(self.vocab_size, _history_key(padded, k, self.vocab_size))
-                     for k in range(self.order)]
-        return self._probs(histories, ids)[0]
 
     def evaluate(self, documents: Sequence[Sequence[int]], doc_bytes: Sequence[int]
                  ) -> Evaluation:
@@ -213,7 +147,8 @@ class NgramModel:
         # math.log2 one value at a time: an array log may round a value differently depending on
         # where it sits in the array (vector lanes vs the tail), and the sum must not depend on it.
         nll = np.fromiter((-math.log2(p) for p in probs.tolist()), np.float64, len(probs))
-        return Evaluation(len(lengths), int(ids.size), sum(doc_bytes), seen, _frozen(nll))
+        nll.flags.writeable = False  # an Evaluation caches its total: its values must not change
+        return Evaluation(len(lengths), int(ids.size), sum(doc_bytes), seen, nll)
 
     def _probs(self, histories: list[np.ndarray], ids: np.ndarray
                ) -> tuple[np.ndarray, tuple[int, ...]]:
@@ -239,9 +174,8 @@ class NgramModel:
 
 def _positions(documents: object, name: str, vocab_size: int, order: int
                ) -> tuple[np.ndarray, list[np.ndarray], list[int]]:
-    """Every token of `documents` in one array; for k = 0..order-1 the key of each token's
-    history of k ids (the start state V standing in before a document's first token); and the
-    documents' lengths."""
+    """Every token of `documents` in one array; for k = 0..order-1 the key of each token's history
+    of k ids (the start state V before a document's first token); and the documents' lengths."""
     docs = check_sequence(documents, name, "a list of documents (lists of ids)")
     rows = [check_int_rows(doc, f"{name}[{i}]", low=0, high=vocab_size - 1, ndim=(1,))
             for i, doc in enumerate(docs)]
@@ -257,14 +191,6 @@ def _positions(documents: object, name: str, vocab_size: int, order: int
         # the oldest id is the most significant digit, in base V + 1 (ids and the start state)
         histories.append(back * (vocab_size + 1) ** (k - 1) + histories[-1])
     return ids, histories, lengths
-
-
-def _history_key(padded: list[int], k: int, vocab_size: int) -> int:
-    """The key `_positions` gives the last k ids of `padded` (k = 0: the empty history)."""
-    key = 0
-    for j in range(k):  # j + 1 places back
-        key += padded[len(padded) - 1 - j] * (vocab_size + 1) ** j
-    return key
 
 
 def _count(histories: np.ndarray, ids: np.ndarray, vocab_size: int) -> _Level:
@@ -284,24 +210,8 @@ def _lookup(keys: np.ndarray, values: np.ndarray, queries: np.ndarray
     return np.where(found, values[at], 0), found
 
 
-# --- argument checks -----------------------------------------------------------------------------
-
-
-def _check_vocab_size(vocab_size: object) -> int:
-    return check_int(vocab_size, "vocab_size", low=1, high=MAX_VOCAB_SIZE)
-
-
-def _check_order(order: object) -> int:
-    order = check_int(order, "order")
-    if order not in ORDERS:
-        raise ValueError(f"order must be one of {list(ORDERS)} (unigram, bigram, trigram), "
-                         f"got {order}")
-    return order
-
-
 def _check_bytes(doc_bytes: object, lengths: list[int]) -> list[int]:
-    doc_bytes = check_int_list(check_sequence(doc_bytes, "doc_bytes", "a list of int"),
-                               "doc_bytes", low=0)
+    doc_bytes = check_int_list(doc_bytes, "doc_bytes", low=0)
     check_same_length(documents=lengths, doc_bytes=doc_bytes)
     for i, (n, size) in enumerate(zip(lengths, doc_bytes)):
         if n and not size:
@@ -311,7 +221,7 @@ def _check_bytes(doc_bytes: object, lengths: list[int]) -> list[int]:
     return doc_bytes
 
 
-# --- any tokenizer the course knows --------------------------------------------------------------
+# --- any tokenizer the course knows ---------------------------------------------------------------
 
 
 def encode_documents(segmenter: Segmenter, texts: Sequence[str]
@@ -327,7 +237,6 @@ def evaluate_tokenizer(segmenter: Segmenter, train_texts: Sequence[str],
                        eval_texts: Sequence[str], order: int = 3) -> Evaluation:
     """Train an n-gram model of `order` on `train_texts` tokenized by `segmenter`, score
     `eval_texts`: each text is one document, the vocabulary is the segmenter's whole one."""
-    check_type(segmenter, "segmenter", Segmenter, "a Segmenter (compare.from_tiktoken, ...)")
     train_ids, _ = encode_documents(segmenter, train_texts)
     eval_ids, eval_bytes = encode_documents(segmenter, eval_texts)
     model = NgramModel.train(train_ids, segmenter.vocab_size, order)

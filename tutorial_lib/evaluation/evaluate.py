@@ -1,32 +1,20 @@
-"""Judging a tokenizer (chapter 12): extends `measure.Measurement` with the evaluation metrics, and
-the token premium across languages.
+"""Judging a tokenizer (chapter 12): `measure.Measurement` extended with the evaluation metrics,
+and the token premium across languages, all in units every tokenizer shares.
 
-`measure` is the one home for measuring tokenizers and stays the place of `Segmenter`,
-`Compression`, `utilization` and `Measurement`; this module adds what a judgement of a tokenizer
-also needs, in units every tokenizer shares:
-
-- `evaluate` -> `Evaluation`: a `Measurement` (bytes per token, [UNK] share as `oov_rate`) plus
-  tokens per 1000 characters, fertility where words are delimited, byte-fallback share,
-  vocabulary utilization (`measure.utilization`) and Rényi efficiency; `evaluation_table` shows
-  them beside measure's columns;
-- `renyi_entropy`, `renyi_efficiency`: Zouhar et al. (2023), below;
+- `evaluate` -> `Evaluation`: a `Measurement` plus tokens per 1000 characters, fertility where
+  words are delimited, byte-fallback share, utilization and Rényi efficiency (`evaluation_table`);
 - `token_premium` -> `Premium`: per parallel sentence tokens(lang) / tokens(English), its median,
-  90th percentile and maximum, the corpus ratio, and `effective_context` of a window
-  (`Premium.from_counts` makes one from token counts alone);
-- `flores_premiums`, `premium_table`, `premium_series`: the same over many tokenizers and the
-  bundled FLORES-200 devtest languages, as table rows and as per-sentence data for a box plot.
+  90th percentile, maximum and corpus ratio; `flores_premiums`, `premium_table` and
+  `premium_series` over many tokenizers and the bundled FLORES-200 devtest languages.
 
 Rényi efficiency follows Zouhar, Meister, Gastaldi, Du, Sachan and Cotterell, "Tokenization and
-the Noiseless Channel", ACL 2023 (aclanthology.org/2023.acl-long.284, arXiv 2306.16842): for the
-unigram distribution p of the tokens a tokenizer makes of a text, the Rényi entropy of order
-alpha is H_alpha(p) = 1 / (1 - alpha) * log(sum_w p(w)^alpha) (alpha -> 1: Shannon entropy), and
-the efficiency is H_alpha(p) / log |V|, V the vocabulary: log |V| is the largest entropy any
-distribution over V can have, so the efficiency lies in [0, 1] and the log's base cancels. A
-large alpha punishes a few very frequent tokens, and dividing by log |V| punishes entries that
-are hardly used. The paper settles on alpha = 2.5 from its machine-translation experiments, where
-this efficiency tracked BLEU far better than compressed length did. The authors' package
-`tokenization-scorer` computes the same ratio, by default with |V| = the distinct tokens seen;
-`evaluate` divides by the tokenizer's vocabulary size, the size of the channel.
+the Noiseless Channel", ACL 2023 (arXiv 2306.16842): for the unigram distribution p of a text's
+tokens, H_alpha(p) = 1 / (1 - alpha) * log(sum_w p(w)^alpha) (alpha -> 1: Shannon entropy), and
+the efficiency is H_alpha(p) / log |V|, in [0, 1] since log |V| is the largest entropy over V. A
+large alpha punishes a few very frequent tokens; dividing by log |V| punishes entries hardly used.
+The paper settles on alpha = 2.5, where this efficiency tracked BLEU far better than compressed
+length did. The authors' `tokenization-scorer` takes |V| = the distinct tokens seen; `evaluate`
+divides by the tokenizer's vocabulary size, the size of the channel.
 """
 
 from __future__ import annotations
@@ -50,11 +38,9 @@ RENYI_ALPHA = 2.5  # the order Zouhar et al. (2023) recommend
 WINDOW = 4096  # a context window, in tokens, for `effective_context`
 ENGLISH = "eng_Latn"
 
-# Scripts written without spaces between words. Whitespace "words" of such text are whole clauses,
-# so tokens per word would be a meaningless small number: fertility refuses (returns None) when
-# more than UNSPACED_MAX of a text's letters are in these scripts. A few Chinese names in English
-# text do not count; the Latin names in a Chinese text do not make it spaced. (Vietnamese puts
-# spaces between syllables, Korean between phrases: their "words" are that, and counted as such.)
+# Scripts written without spaces between words, whose whitespace "words" are whole clauses:
+# fertility is None when more than UNSPACED_MAX of a text's letters are in them (a few Chinese names
+# in English do not count; Vietnamese syllables and Korean phrases count as the "words" they are).
 _UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}]")
 _LETTER = regex.compile(r"\p{L}")
 UNSPACED_MAX = 0.05
@@ -67,9 +53,6 @@ def unspaced_share(lines: Sequence[str]) -> float:
     return unspaced / len(letters) if letters else 0.0
 
 
-# --- Rényi efficiency ----------------------------------------------------------------------------
-
-
 def _positive_counts(counts: object) -> list[int]:
     check_type(counts, "counts", dict, "a dict or Counter of token -> count")
     values = [v for v in check_int_list(list(counts.values()), "counts values", low=0) if v > 0]
@@ -79,11 +62,8 @@ def _positive_counts(counts: object) -> list[int]:
 
 
 def renyi_entropy(counts: Counter | dict, alpha: float = RENYI_ALPHA) -> float:
-    """H_alpha of the distribution the counts give, in bits; alpha = 1 is Shannon entropy.
-
-    A large alpha weighs the most frequent tokens most (alpha -> infinity: -log2 of the largest
-    p); alpha = 0 gives log2 of the number of distinct tokens, however rare.
-    """
+    """H_alpha of the distribution the counts give, in bits; alpha = 1 is Shannon entropy, alpha ->
+    infinity -log2 of the largest p, alpha = 0 log2 of the number of distinct tokens."""
     values = _positive_counts(counts)
     alpha = check_number(alpha, "alpha", low=0)
     total = sum(values)
@@ -94,17 +74,11 @@ def renyi_entropy(counts: Counter | dict, alpha: float = RENYI_ALPHA) -> float:
 
 
 def renyi_efficiency(counts: Counter | dict, vocab_size: int, alpha: float = RENYI_ALPHA) -> float:
-    """H_alpha(p) / log2(vocab_size): how evenly a text's tokens use a vocabulary of that size.
-
-    1 means every entry equally often; a few very frequent tokens (or many never used) pull it down.
-    `vocab_size` must be at least the number of distinct tokens counted, and at least 2.
-    """
+    """H_alpha(p) / log2(vocab_size): how evenly a text's tokens use a vocabulary of that size (1:
+    every entry equally often); `vocab_size` must be at least 2 and the distinct tokens counted."""
     types = len(_positive_counts(counts))
     vocab_size = check_int(vocab_size, "vocab_size", low=max(2, types))
     return renyi_entropy(counts, alpha) / math.log2(vocab_size)
-
-
-# --- one tokenizer on one set of lines, judged ---------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -128,11 +102,8 @@ class Evaluation(Measurement):
 
     @property
     def fertility(self) -> float | None:
-        """Tokens per whitespace-separated word, or None where spaces do not delimit words.
-
-        For Chinese, Japanese or Thai a "word" between spaces is a clause, so the number would
-        look excellent and mean nothing; compare such text per character or per byte instead.
-        """
+        """Tokens per whitespace-separated word, or None where spaces do not delimit words
+        (Chinese, Japanese, Thai: the number would look excellent and mean nothing)."""
         return self.tokens_per_word if self.words_delimited and self.words else None
 
     @property
@@ -142,12 +113,8 @@ class Evaluation(Measurement):
 
 def evaluate(segmenter: Segmenter, lines: Sequence[str], eval_set: str = "", *,
              ids: Sequence[int] | None = None, alpha: float = RENYI_ALPHA) -> Evaluation:
-    """`measure` the segmenter on `lines` (each encoded once), then judge the same tokens.
-
-    `ids` are the vocabulary entries utilization judges (default: every id below `vocab_size`;
-    pass the learned ones to leave out the 256 bytes). Rényi efficiency is over all the tokens
-    and divides by log2 of `vocab_size`, the size of the channel.
-    """
+    """`measure` the segmenter on `lines` (each encoded once), then judge the same tokens; `ids`
+    are the entries utilization judges (default: all; the learned ones leave out the 256 bytes)."""
     check_type(segmenter, "segmenter", Segmenter, "a Segmenter")
     alpha = check_number(alpha, "alpha", low=0)
     encoded: list[list[int]] = []
@@ -267,10 +234,8 @@ def _counts(segmenter: Segmenter, lines: Sequence[str], name: str) -> list[int]:
 
 def token_premium(segmenter: Segmenter, lines: Sequence[str], english_lines: Sequence[str],
                   lang: str = "", *, english_counts: Sequence[int] | None = None) -> Premium:
-    """The premium of `lines` against `english_lines`, line i of each the same sentence.
-
-    `english_counts` (tokens per English line) saves encoding English again for each language.
-    """
+    """The premium of `lines` against `english_lines`, line i of each the same sentence;
+    `english_counts` (tokens per English line) saves encoding English again for each language."""
     check_type(segmenter, "segmenter", Segmenter, "a Segmenter")
     counts = _counts(segmenter, lines, "lines")
     if english_counts is None:
@@ -321,9 +286,7 @@ def premium_table(premiums: Sequence[Premium], window: int = WINDOW
                   ) -> tuple[list[str], list[tuple]]:
     """(header, rows) for `display.table`: a row per premium, every PREMIUM_COLUMNS column; the
     last says how much of a `window`-token context an English reader would get."""
-    rows = check_sequence(premiums, "premiums", "a list of Premium")
-    for i, p in enumerate(rows):
-        check_type(p, f"premiums[{i}]", Premium, "a Premium (token_premium, flores_premiums)")
+    rows = _premiums(premiums)
     window = check_int(window, "window", low=1)
     header = list(PREMIUM_COLUMNS)
     header[-1] = f"{window} 窗口里的英语等效 token"
@@ -334,7 +297,13 @@ def premium_series(premiums: Sequence[Premium]) -> dict[str, dict[str, list[floa
     """{tokenizer: {language label: per-sentence premiums}} for `plotting.evaluation`'s box plot,
     in the order the premiums come; languages are labelled by their Chinese names."""
     series: dict[str, dict[str, list[float]]] = {}
-    for i, p in enumerate(check_sequence(premiums, "premiums", "a list of Premium")):
-        check_type(p, f"premiums[{i}]", Premium, "a Premium (token_premium, flores_premiums)")
+    for p in _premiums(premiums):
         series.setdefault(p.tokenizer, {})[data.LANGUAGE_NAMES.get(p.lang, p.lang)] = list(p.ratios)
     return series
+
+
+def _premiums(premiums: object) -> list[Premium]:
+    rows = check_sequence(premiums, "premiums", "a list of Premium")
+    for i, p in enumerate(rows):
+        check_type(p, f"premiums[{i}]", Premium, "a Premium (token_premium, flores_premiums)")
+    return rows

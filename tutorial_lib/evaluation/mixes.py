@@ -1,28 +1,15 @@
 """Training mixes: one vocabulary for English and Chinese, and who gets how much of it.
 
-A multilingual tokenizer is trained on a mix of languages, and the mix decides how the merges
-are shared out: BPE merges whatever pair is most frequent, so a language with more bytes in the
-training text gets more of the vocabulary. This module trains BPE (and Unigram) on English/Chinese
-mixes and measures, on held-out parallel text (FLORES-200 eng/zho), what each mix buys each
-language, and what a fixed quota (so many merges for English, so many for Chinese) would cost
-instead.
+BPE merges whatever pair is most frequent, so a language with more bytes in the training mix gets
+more of the vocabulary. This module trains BPE (and Unigram) on English/Chinese mixes, measures on
+held-out parallel text (FLORES-200 eng/zho) what each mix buys each language (`score`), what each
+vocabulary learned (`learned_scripts`), and what a fixed quota of merges per language would cost
+instead (`quota_tokenizer`).
 
-Shares are of UTF-8 bytes, not characters. Byte-level BPE counts pairs of bytes, so bytes are the
-unit its merges compete in; and a Han character is 3 bytes and carries about as much meaning as
-a few Latin letters, so parallel sentences have roughly as many bytes in both languages (the
-notebook measures this on FLORES), while by characters a "50/50" mix would give Chinese about
-three times the content of English.
-
-- `take_bytes`, `make_mix` -> `Mix`: the training text of one mix, English then Chinese, each cut
-  to its share of a byte budget; `corpora` gives the bundled pools (English: TinyStories; Chinese:
-  Lu Xun and Tatoeba, half the Chinese bytes each).
-- `score` -> `MixScore`: bytes per token on both languages and the premium of each against the
-  other (`evaluate.token_premium`), every line encoded once.
-- `learned_scripts`: the script (`model_tokenizers.token_script`) of every learned entry, BPE
-  merges or Unigram pieces, as `model_tokenizers.VocabScripts`.
-- `quota_tokenizer`: the first merges of an English-only and of a Chinese-only BPE, joined; with
-  `vocab_size.at_size` cutting the mixed runs to the same size, what a fixed split costs against
-  the split mixed training found by itself.
+Shares are of UTF-8 bytes, not characters: bytes are the unit byte-level merges compete in, and a
+Han character is 3 bytes and carries about as much meaning as a few Latin letters, so parallel
+sentences have roughly as many bytes in both languages, while by characters a "50/50" mix would
+give Chinese about three times the content of English.
 """
 
 from __future__ import annotations
@@ -88,8 +75,8 @@ class Mix:
 
     @property
     def texts(self) -> list[str]:
-        """The whole training text: English, then Chinese (BPE and Unigram count, so the order
-        does not change what they learn)."""
+        """The whole training text: English, then Chinese (the order does not change what BPE or
+        Unigram learn)."""
         return [*self.english, *self.chinese]
 
     @property
@@ -139,15 +126,14 @@ def _bytes(texts: Sequence[str]) -> int:
 def train_bpe(mix: Mix, vocab_size: int) -> Tokenizer:
     """Byte-level BPE (GPT-2's pattern) on the mix; cut smaller sizes with `vocab_size.at_size`."""
     check_type(mix, "mix", Mix, "a Mix (make_mix)")
-    vocab_size = check_int(vocab_size, "vocab_size", low=257)  # the 256 bytes and one merge
-    return train_tokenizer(mix.texts, vocab_size)
+    return train_tokenizer(mix.texts, check_int(vocab_size, "vocab_size", low=257))
 
 
 def train_each(mix: Mix, vocab_size: int) -> tuple[Tokenizer, Tokenizer]:
     """BPE on the mix's English part alone and on its Chinese part alone: the two lists a fixed
     quota takes its merges from, trained on exactly the text the mixed run saw."""
     check_type(mix, "mix", Mix, "a Mix (make_mix)")
-    vocab_size = check_int(vocab_size, "vocab_size", low=257)
+    vocab_size = check_int(vocab_size, "vocab_size", low=257)  # the 256 bytes and one merge
     if not mix.english or not mix.chinese:
         raise ValueError(f"mix must hold both languages, got {mix.label}")
     return train_tokenizer(list(mix.english), vocab_size), train_tokenizer(list(mix.chinese),
@@ -160,9 +146,6 @@ def train_unigram(mix: Mix, vocab_size: int) -> unigram_train.UnigramResult:
     check_type(mix, "mix", Mix, "a Mix (make_mix)")
     return unigram_train.train_unigram("\n".join(mix.texts),
                                        check_int(vocab_size, "vocab_size", low=2))
-
-
-# --- what a mix buys each language ---------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -203,9 +186,6 @@ def learned_scripts(name: str, model: Any) -> VocabScripts:
     return vocab_scripts(Segmenter(name, len(tokens), lambda _: [], tokens.__getitem__))
 
 
-# --- a fixed quota -------------------------------------------------------------------------------
-
-
 def quota_tokenizer(english: Tokenizer, chinese: Tokenizer, english_merges: int,
                     chinese_merges: int) -> Tokenizer:
     """The first `english_merges` merges of `english` and the first `chinese_merges` of `chinese`
@@ -213,8 +193,7 @@ def quota_tokenizer(english: Tokenizer, chinese: Tokenizer, english_merges: int,
 
     The two lists are interleaved by relative rank (merge i of n comes at i / n), so each
     language's early, frequent merges stay early; a merge whose token the other list already made
-    is dropped (its later merges still find the token), so the result can be a few entries short
-    of 256 + english_merges + chinese_merges. Both must be plain BPE with the same pattern.
+    is dropped, so the result can be a few entries short. Both must be plain BPE, one pattern.
     """
     for name, tok in (("english", english), ("chinese", chinese)):
         check_type(tok, name, Tokenizer, "a Tokenizer")
@@ -230,6 +209,7 @@ def quota_tokenizer(english: Tokenizer, chinese: Tokenizer, english_merges: int,
                        enumerate(chinese.merges[:chinese_merges])])
     vocab = {i: bytes([i]) for i in range(256)}
     made, merges = set(vocab.values()), []
+    # Walk the interleaved merges; a token already made is skipped, its later merges still find it.
     for _, _, (left, right) in ranked:
         if left + right in made:
             continue

@@ -2,51 +2,35 @@
 
 Liu, Hayase, Hofmann, Oh, Smith and Choi, "SuperBPE: Space Travel for Language Models" (COLM 2025,
 arXiv 2503.13423). What their code does (github alisawuffles/superbpe, read through its fork
-amazingvince/superbpe, whose history holds the authors' commits; the trainer itself is their patched
-Hugging Face tokenizers, github alisawuffles/tokenizers-superbpe):
+amazingvince/superbpe, which holds the authors' commits; the trainer is their patched Hugging Face
+tokenizers, alisawuffles/tokenizers-superbpe):
 
-- Stage 1 is ordinary BPE within pre-tokens: BpeTrainer with the pre-tokenizers Digits (a run of
-  digits apart from everything else), a Split on GPT-2's pattern less its contractions and digit
-  runs (which are cut in threes from the right instead) and ByteLevel, trained to the full
-  vocabulary size; then the first t merges are kept (`head -n $num_inherit_merges merges.txt`).
-- Stage 2 trains again on the same text with the GPT-2 part of the regex left out: only digits are
-  still cut apart. Punctuation and spaces are not, so ", I am" can become one token. Training reads
-  the files line by line (tokenizers' `lines_with_ending`), so no piece spans a line break. The
-  fork's `do_train_extend` first applies the inherited merges, in order, to the new pieces, then
-  learns new merges, skipping any whose token contains ": " or more than 4 words (pieces between
-  spaces; commit a27d8bf, "limit to 4-word tokens and special case colon").
-- Encoding: the saved tokenizer keeps stage 2's pre-tokenizer, and the BPE model applies all the
-  merges by rank inside each piece, as for any BPE.
+- Stage 1 is ordinary BPE within pre-tokens (Digits, GPT-2's pattern less contractions and digit
+  runs, ByteLevel), trained to the full size; its first t merges are kept.
+- Stage 2 trains again on the same text with only digits still cut apart, so ", I am" can become
+  one token; no piece spans a line break. The fork first applies the inherited merges, in order, to
+  the new pieces, then learns new merges, skipping any token that holds ": " or more than 4 words
+  (pieces between spaces; commit a27d8bf, "limit to 4-word tokens and special case colon").
+- Encoding keeps stage 2's pre-tokenizer and applies all the merges by rank, as for any BPE.
 
-What they report, all on English (OLMo 2 pretraining data), vocabulary 200k:
+What they report, on English at 200k entries: "SuperBPE encodes a fixed piece of text with up to
+33% fewer tokens than BPE on average" and "+4.0% absolute improvement over the BPE baseline across
+30 downstream tasks" with "27% less compute at inference time" (8B models). Their encoding notebook
+gives bytes per token 4.457 for BPE, 6.634 for t = 80k (4.457 / 6.634 = 0.67: the "33% fewer") and
+6.092 for t = 180k (0.73: the "27%"; that model's context of 3,000 tokens matches a BPE model's
+4,096 in bytes).
 
-- abstract: "when fixing the vocabulary size to 200k, SuperBPE encodes a fixed piece of text with
-  up to 33% fewer tokens than BPE on average", and "Our model trained with SuperBPE achieves an
-  average +4.0% absolute improvement over the BPE baseline across 30 downstream tasks (including
-  +8.2% on MMLU), while simultaneously requiring 27% less compute at inference time" (8B models,
-  same model size, vocabulary size and training compute).
-- the authors' notebooks/superbpe_encoding_efficiency_analysis.ipynb, bytes per token at 200k:
-  BPE 4.457, SuperBPE with t = 80k 6.634 (the most), t = 180k 6.092, and BPE with no pre-tokenizer
-  at all 6.243. 4.457 / 6.634 = 0.67 is the "33% fewer"; 4.457 / 6.092 = 0.73 is the t = 180k
-  model's "27%", whose model card gives it a context of 3,000 tokens "to match the effective
-  context size in bytes of a BPE model with a context length of 4,096 tokens".
-
-Here, on the course's trainer: stage 1 is `trainer.train_bpe` with the course's split pattern (GPT-2
-by default) up to `transition` entries. Stage 2 cuts the text with `SUPERWORD_PATTERN`: a line with
-the line breaks after it, and GPT-2's digit runs (" 2024"), as SuperBPE keeps digits apart; each
-piece starts as its stage-1 ids (the merges in rank order, what `PieceEncoder` computes), and the
-merge loop of `train_bpe` (`PairIndex`, `pop_best`, the same tie-break) goes on over them, skipping
-the tokens `superword_allowed` refuses. The result is a `Tokenizer` whose pattern is the stage-2
-one, so it encodes as SuperBPE's tokenizer does (`hf_tokenizer` runs it in Hugging Face tokenizers,
-with the same ids). Where this differs from the fork: digit runs are GPT-2's (whole, with the
-space before them) rather than cut in threes; line breaks stay with the line before them; every
-inherited merge is kept (the fork drops one whose pair no longer occurs in the stage-2 pieces), so
-that with `transition == vocab_size` the merges are exactly `train_bpe`'s; and ties go as in
-`train_bpe`, not to the smaller id. A stage-2 merge need not bridge anything (Chinese gets new
-in-word merges too): `bridges_pretokens` tells the real superwords apart. `train_superbpe_naive`
-recounts every pair after every merge: the reference the tests hold the fast one to. Whether the
-English gain carries over to Chinese, where GPT-2's pattern already keeps a run of Han characters
-in one pre-token, is measured in benchmarks/bench_superbpe.py.
+Here: stage 1 is `trainer.train_bpe` (GPT-2's pattern by default) up to `transition` entries.
+Stage 2 cuts the text with `SUPERWORD_PATTERN`, each piece starts as its stage-1 ids (what
+`PieceEncoder` computes), and `train_bpe`'s merge loop (`PairIndex`, `pop_best`, the same tie-break)
+goes on, skipping the tokens `superword_allowed` refuses. The result is a `Tokenizer` with the
+stage-2 pattern, so it encodes as SuperBPE's does (`hf_tokenizer` runs it in Hugging Face
+tokenizers, same ids). Unlike the fork: digit runs are GPT-2's rather than cut in threes, line
+breaks stay with the line before them, every inherited merge is kept (so `transition ==
+vocab_size` gives exactly `train_bpe`'s merges), and ties go as in `train_bpe`. A stage-2 merge
+need not bridge anything (Chinese gets in-word merges too): `bridges_pretokens` tells the real
+superwords apart. Whether the English gain carries over to Chinese, where GPT-2's pattern already
+keeps a Han run in one pre-token, is measured in benchmarks/bench_superbpe.py.
 """
 
 from __future__ import annotations
@@ -65,8 +49,7 @@ from tutorial_lib.bpe.formats import GPT2_BYTE_DECODER
 from tutorial_lib.bpe.pretokenize import (GPT2_PATTERN, check_special_tokens, compile_pattern,
                                           pretokenize)
 from tutorial_lib.bpe.tokenizer import Tokenizer
-from tutorial_lib.bpe.trainer import (ByteVocab, Merges, PairIndex, best_pair, count_pairs,
-                                      merge_unchecked, pop_best)
+from tutorial_lib.bpe.trainer import ByteVocab, Merges, PairIndex, pop_best
 
 # Stage 2's pieces: GPT-2's digit runs (" 2024"), and everything else up to the end of a line
 # together with the line breaks after it. "It was 5 pm.\n\nThe" -> "It was", " 5", " pm.\n\n",
@@ -80,8 +63,8 @@ NAME = "tutorial_lib.evaluation.superbpe.train_superbpe"
 def superword_allowed(token: bytes, max_words: int | None = MAX_WORDS,
                       forbidden: Iterable[str] = FORBIDDEN) -> bool:
     """May stage 2 make `token`? Not if it holds more than `max_words` pieces between spaces
-    (None: no cap) or one of the `forbidden` strings (SuperBPE forbids ": "; the commit that adds
-    the rule gives no reason). Only the space byte separates words, as in the fork."""
+    (None: no cap; only the space byte separates words, as in the fork) or one of the `forbidden`
+    strings (SuperBPE forbids ": "; the commit that adds the rule gives no reason)."""
     check_type(token, "token", bytes, "bytes")
     max_words, forbidden = _check_rules(max_words, forbidden)
     return _allowed(token, max_words, forbidden)
@@ -107,19 +90,15 @@ def _check_rules(max_words: int | None, forbidden: Iterable[str]
 
 
 def bridges_pretokens(token: bytes, pattern: str = GPT2_PATTERN) -> bool:
-    """Does `token` span more than one pre-token of `pattern`: is it a superword proper?
-
-    The bytes of a partial character at either end are left out (a token of Chinese may end inside
-    a character); what stays is cut with the pattern. ", I am" bridges three GPT-2 pre-tokens; a
-    stage-2 merge inside one Han run (Chinese has them) does not.
-    """
+    """Does `token` span more than one pre-token of `pattern`: is it a superword proper? The bytes
+    of a partial character at either end are left out. ", I am" bridges three GPT-2 pre-tokens; a
+    stage-2 merge inside one Han run does not."""
     check_type(token, "token", bytes, "bytes")
     text = token.decode("utf-8", errors="ignore")
     return len(pretokenize(text, pattern)) > 1 if text else False
 
 
-# ------------------------------------------------------------------------------------------------
-# Training
+# --- training -------------------------------------------------------------------------------------
 
 
 def train_superbpe(texts_or_path: TextSource, vocab_size: int, transition: int,
@@ -145,7 +124,7 @@ def train_superbpe(texts_or_path: TextSource, vocab_size: int, transition: int,
     if transition < vocab_size:
         words, freqs = _stage_two_words(texts, settings, vocab, merges)
         index = PairIndex.build(words, freqs, vocab)
-        rules = _rules(settings)
+        rules = settings["max_words"], tuple(t.encode("utf-8") for t in settings["forbidden"])
         bar = tqdm(total=vocab_size - len(vocab), desc="superwords", disable=not progress)
         while len(vocab) < vocab_size:
             # The most frequent pair from the heap, as in train_bpe; a refused one is dropped: its
@@ -162,54 +141,17 @@ def train_superbpe(texts_or_path: TextSource, vocab_size: int, transition: int,
             index.merge(best, new_id, token)
             bar.update()
         bar.close()
-    return _tokenizer(texts, vocab, merges, settings)
-
-
-def train_superbpe_naive(texts_or_path: TextSource, vocab_size: int, transition: int,
-                         special_tokens: Iterable[str] = (), pattern: str = GPT2_PATTERN, *,
-                         superword_pattern: str = SUPERWORD_PATTERN,
-                         max_words: int | None = MAX_WORDS, forbidden: Iterable[str] = FORBIDDEN,
-                         progress: bool = False) -> Tokenizer:
-    """`train_superbpe` the obvious way, the reference for it: same arguments, same result.
-
-    Stage 1 is `train_bpe_naive`. Stage 2 cuts the text with `superword_pattern`, replays the
-    stage-1 merges one by one on every piece (as the fork does), then after every merge counts
-    every pair again and merges the most frequent allowed one (ties as in `trainer.best_pair`).
-    """
-    texts, settings = _start(texts_or_path, vocab_size, transition, special_tokens, pattern,
-                             superword_pattern, max_words, forbidden, progress)
-    vocab, merges = trainer.train_bpe_naive(texts, transition, settings["special_tokens"],
-                                            pattern, progress=progress)
-    settings["stage1_merges"] = len(merges)
-    if transition < vocab_size:
-        counts = _pieces(texts, settings)
-        words, freqs = [list(piece) for piece in counts], list(counts.values())
-        id_of = {token: i for i, token in vocab.items()}
-        for left, right in merges:  # stage 1's merges, in the order they were learned
-            pair = (id_of[left], id_of[right])
-            words = [merge_unchecked(ids, pair, id_of[left + right]) for ids in words]
-        rules = _rules(settings)
-        while len(vocab) < vocab_size:
-            # Every pair counted again; the most frequent that may be made wins.
-            pair_counts = count_pairs(words, freqs)
-            allowed = {p: n for p, n in pair_counts.items()
-                       if _allowed(vocab[p[0]] + vocab[p[1]], *rules)}
-            best = best_pair(allowed, vocab)
-            if best is None:
-                break
-            new_id = len(vocab)
-            vocab[new_id] = vocab[best[0]] + vocab[best[1]]
-            merges.append((vocab[best[0]], vocab[best[1]]))
-            words = [merge_unchecked(ids, best, new_id) for ids in words]
-    return _tokenizer(texts, vocab, merges, settings)
+    metadata = {"trainer": settings, "corpus_digest": corpus.corpus_digest(texts)}
+    return Tokenizer(vocab, merges, settings["special_tokens"], settings["superword_pattern"],
+                     metadata)
 
 
 def _start(texts_or_path: TextSource, vocab_size: int, transition: int,
            special_tokens: Iterable[str], pattern: str, superword_pattern: str,
            max_words: int | None, forbidden: Iterable[str], progress: bool
            ) -> tuple[TextSource, dict[str, Any]]:
-    """Check the arguments both trainers share; the texts (an iterator read into a list: they are
-    read three times) and the settings the tokenizer's metadata records."""
+    """Check the arguments; the texts (an iterator read into a list: they are read three times)
+    and the settings the tokenizer's metadata records."""
     if isinstance(texts_or_path, Iterator):
         texts_or_path = list(texts_or_path)
     special_tokens = check_special_tokens(special_tokens)
@@ -232,40 +174,23 @@ def _start(texts_or_path: TextSource, vocab_size: int, transition: int,
     return texts_or_path, settings
 
 
-def _rules(settings: dict[str, Any]) -> tuple[int | None, tuple[bytes, ...]]:
-    return settings["max_words"], tuple(text.encode("utf-8") for text in settings["forbidden"])
-
-
-def _pieces(texts: TextSource, settings: dict[str, Any]) -> dict[bytes, int]:
-    """How often each stage-2 piece occurs (its UTF-8 bytes): the corpus cut with the stage-2
-    pattern, special tokens cut out first."""
-    specials, pattern = settings["special_tokens"], settings["superword_pattern"]
-    stream = corpus.iter_texts(texts, specials, corpus.CHUNK_SIZE, pattern)
-    return corpus.count_pretokens(stream, specials, pattern)
-
-
 def _stage_two_words(texts: TextSource, settings: dict[str, Any], vocab: ByteVocab,
                      merges: Merges) -> tuple[list[list[int]], list[int]]:
-    """Each distinct stage-2 piece as its stage-1 ids, with how often it occurs.
+    """Each distinct stage-2 piece (the corpus cut with the stage-2 pattern, special tokens cut out
+    first) as its stage-1 ids, with how often it occurs.
 
-    `PieceEncoder` merges by rank, the ids the naive trainer's replay of the merges gives (see
+    `PieceEncoder` merges by rank, the ids a replay of the merges in order gives (see
     fast_encode.apply_merges), and cuts long Chinese pieces where no merge reaches across.
     """
+    specials, pattern = settings["special_tokens"], settings["superword_pattern"]
+    stream = corpus.iter_texts(texts, specials, corpus.CHUNK_SIZE, pattern)
+    counts = corpus.count_pretokens(stream, specials, pattern)
     encoder = PieceEncoder({token: i for i, token in vocab.items()}, merges)
-    counts = _pieces(texts, settings)
     words = [list(encoder[piece.decode("utf-8")]) for piece in counts]
     return words, list(counts.values())
 
 
-def _tokenizer(texts: TextSource, vocab: ByteVocab, merges: Merges, settings: dict[str, Any]
-               ) -> Tokenizer:
-    metadata = {"trainer": settings, "corpus_digest": corpus.corpus_digest(texts)}
-    return Tokenizer(vocab, merges, settings["special_tokens"], settings["superword_pattern"],
-                     metadata)
-
-
-# ------------------------------------------------------------------------------------------------
-# Reading a trained tokenizer
+# --- reading a trained tokenizer ------------------------------------------------------------------
 
 
 def stage_one_merges(tokenizer: Tokenizer) -> int:
@@ -284,12 +209,9 @@ def superword_merges(tokenizer: Tokenizer) -> Merges:
 
 
 def hf_tokenizer(tokenizer: Tokenizer) -> Any:
-    """`tokenizer` in Hugging Face `tokenizers`, encoding as SuperBPE's own tokenizer.json does.
-
-    A BPE model with the same ids and merges (tokens written in GPT-2's byte alphabet) behind a
-    Split on the tokenizer's pattern and ByteLevel without its regex, as SuperBPE saves it (with
-    its own split, Digits). For ordinary text: special tokens are not registered.
-    """
+    """`tokenizer` in Hugging Face `tokenizers`, encoding as SuperBPE's own tokenizer.json does: a
+    BPE model with the same ids and merges behind a Split on its pattern and ByteLevel without its
+    regex. For ordinary text: special tokens are not registered."""
     from tokenizers import Regex, models, pre_tokenizers
     from tokenizers import Tokenizer as HFTokenizer
 

@@ -3,14 +3,10 @@
     weights = softmax(Q K^T / sqrt(d) + bias),   bias = 0 where mask is True, -inf where False
     output  = weights V
 
-`OneHead` puts a token embedding, a learned-style absolute position embedding and the three
-projections around it, with random weights: no training is needed to check that a document packed
-into a row, with the document mask and restarting position ids, gets exactly the outputs it gets
-alone. `RopeHead` is the same head with rotary position embeddings (RoPE, as in Llama, Qwen and
-nanochat) instead: q and k are rotated by an angle proportional to their position, so a score
-depends only on how far apart query and key are, and the document mask alone already makes a
-packed document's outputs equal to its outputs alone, whatever the position ids' offset.
-`differences_from_alone` measures that equality for any head, mask and position ids.
+`OneHead` (token + absolute position embedding) and `RopeHead` (rotary positions, as in Llama,
+Qwen and nanochat) have random weights: no training is needed to check that a document packed into
+a row gets exactly its outputs alone (`differences_from_alone`) under the document mask, with
+restarting position ids for `OneHead` and without them for `RopeHead`.
 """
 
 from __future__ import annotations
@@ -22,16 +18,12 @@ import numpy as np
 from tutorial_lib._check_data import check_dtype, check_int_rows
 from tutorial_lib._checks import check_int, check_int_list, check_type, describe
 from tutorial_lib._memory import check_cells
-from tutorial_lib.packing.masks import PAD, as_doc_ids, causal_mask, runs
+from tutorial_lib.packing.masks import PAD_DOC, as_doc_ids, causal_mask, runs
 
 
 def attention_weights(q: np.ndarray, k: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """softmax(q k^T / sqrt(d)) over the keys the boolean `mask` allows; shape (..., L, L).
-
-    A query whose mask row is all False (a padding position) gets all-zero weights, not the NaN
-    that a softmax over nothing but -inf would give. q and k share their width d, and the mask has
-    one row per query and one column per key.
-    """
+    """softmax(q k^T / sqrt(d)) over the keys the boolean `mask` allows; shape (..., L, L). A
+    query whose mask row is all False gets zero weights, not the NaN of a softmax over only -inf."""
     q, k = _float(q, "q"), _float(k, "k")
     mask = check_dtype(check_type(mask, "mask", np.ndarray, "a numpy bool array"), "mask", "b",
                        "a bool array (True = may attend)")
@@ -55,18 +47,15 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray) -> 
 def varlen_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray,
                      cu_seqlens: np.ndarray) -> np.ndarray:
     """What a FlashAttention varlen kernel computes: causal attention inside each slice [cu[i],
-    cu[i+1]) of the unpadded token sequence (shape (total, d)), each slice on its own.
-
-    `cu_seqlens` must cover the sequence exactly: start at 0, never decrease, end at `total`. A
-    real kernel given less would leave the last tokens unattended; here that is an error.
-    """
+    cu[i+1]) of the unpadded token sequence (shape (total, d)). `cu_seqlens` must cover it exactly
+    (a real kernel given less would leave the last tokens unattended)."""
     q, k, v = _float(q, "q"), _float(k, "k"), _float(v, "v")
     if q.ndim != 2 or not q.shape[0] == k.shape[0] == v.shape[0]:
         raise ValueError(f"q, k and v must be (total, dim) arrays with the same total, got shapes "
                          f"{q.shape}, {k.shape} and {v.shape}")
     out = np.zeros_like(v)
     cu_seqlens = _cu_seqlens(cu_seqlens, q.shape[0])
-    for start, end in zip(cu_seqlens[:-1], cu_seqlens[1:]):
+    for start, end in zip(cu_seqlens[:-1], cu_seqlens[1:]):  # one document at a time
         part = slice(start, end)
         out[part] = attention(q[part], k[part], v[part], causal_mask(end - start))
     return out
@@ -110,10 +99,22 @@ def _float(x: object, name: str) -> np.ndarray:
     return x
 
 
-@dataclass(frozen=True)
-class OneHead:
-    """Token + position embedding, then one causal attention head; random weights from a seed."""
+class _Head:
+    """What both heads do with the q, k and v their `_qkv` makes of token and position ids."""
 
+    def __call__(self, tokens: object, position_ids: object, mask: np.ndarray) -> np.ndarray:
+        """Outputs (..., L, dim) for token ids and position ids of the same shape, under `mask`."""
+        return attention(*self._qkv(tokens, position_ids), mask)
+
+    def weights(self, tokens: object, position_ids: object, mask: np.ndarray) -> np.ndarray:
+        """The attention weights (..., L, L) the head uses under `mask`."""
+        q, k, _ = self._qkv(tokens, position_ids)
+        return attention_weights(q, k, mask)
+
+
+@dataclass(frozen=True)
+class OneHead(_Head):
+    """Token + position embedding, then one causal attention head; random weights from a seed."""
     token_embedding: np.ndarray  # (vocab_size, dim)
     position_embedding: np.ndarray  # (max_position, dim): a positional signal, so positions matter
     wq: np.ndarray
@@ -128,74 +129,20 @@ class OneHead:
         return cls(rng.normal(size=(vocab_size, dim)), rng.normal(size=(max_position, dim)),
                    *(rng.normal(size=(dim, dim)) for _ in range(3)))
 
-    def __call__(self, tokens: object, position_ids: object, mask: np.ndarray) -> np.ndarray:
-        """Outputs (..., L, dim) for token ids and position ids of the same shape, under `mask`."""
-        x = self.embed(tokens, position_ids)
-        return attention(x @ self.wq, x @ self.wk, x @ self.wv, mask)
-
-    def weights(self, tokens: object, position_ids: object, mask: np.ndarray) -> np.ndarray:
-        """The attention weights (..., L, L) the head uses under `mask`."""
-        x = self.embed(tokens, position_ids)
-        return attention_weights(x @ self.wq, x @ self.wk, mask)
-
     def __repr__(self) -> str:  # the arrays would fill a checker's message
         return (f"OneHead(vocab_size={len(self.token_embedding)}, dim={self.wq.shape[0]}, "
                 f"max_position={len(self.position_embedding)})")
 
-    def embed(self, tokens: object, position_ids: object) -> np.ndarray:
+    def _qkv(self, tokens: object, position_ids: object) -> tuple[np.ndarray, ...]:
         tokens, positions = _ids(tokens, position_ids, len(self.token_embedding),
                                  len(self.position_embedding))
-        return self.token_embedding[tokens] + self.position_embedding[positions]
-
-
-def _random_head(vocab_size: int, dim: int, max_position: int, seed: int, *,
-                 embeds_positions: bool) -> tuple[int, int, int, np.random.Generator]:
-    """The checked sizes of a random head and the generator of its weights; the size check counts
-    the position table only for a head that has one."""
-    vocab_size = check_int(vocab_size, "vocab_size", low=1)
-    dim = check_int(dim, "dim", low=1)
-    max_position = check_int(max_position, "max_position", low=1)
-    if embeds_positions:
-        check_cells((max(vocab_size, max_position, dim), dim), np.float64,
-                    f"vocab_size={vocab_size}, dim={dim} and max_position={max_position}")
-    else:
-        check_cells((max(vocab_size, dim), dim), np.float64,
-                    f"vocab_size={vocab_size} and dim={dim}")
-    return vocab_size, dim, max_position, np.random.default_rng(check_int(seed, "seed", low=0))
-
-
-def _ids(tokens: object, position_ids: object, vocab_size: int,
-         max_position: int) -> tuple[np.ndarray, np.ndarray]:
-    """Token ids and position ids of one shape, each inside its table."""
-    tokens = _in_range(check_int_rows(tokens, "tokens"), "tokens", vocab_size)
-    positions = _in_range(check_int_rows(position_ids, "position_ids"), "position_ids",
-                          max_position)
-    if tokens.shape != positions.shape:
-        raise ValueError(f"tokens and position_ids must have the same shape, got "
-                         f"{tokens.shape} and {positions.shape}")
-    return tokens, positions
-
-
-def rotate(x: np.ndarray, position_ids: np.ndarray, base: float = 10000.0) -> np.ndarray:
-    """RoPE: rotate the pairs (x[..., i], x[..., i + d/2]) of each row by position * base^(-2i/d).
-
-    The half-split pairing of Hugging Face's `rotate_half`. A rotation keeps lengths, and the dot
-    product of a query rotated by m with a key rotated by n is a function of m - n alone: shifting
-    every position of a document by the same offset changes no score.
-    """
-    half = x.shape[-1] // 2
-    angles = position_ids[..., None] * base ** (-np.arange(half) / half)  # (..., L, d/2)
-    cos, sin = np.cos(angles), np.sin(angles)
-    first, second = x[..., :half], x[..., half:2 * half]
-    return np.concatenate([first * cos - second * sin, first * sin + second * cos,
-                           x[..., 2 * half:]], axis=-1)  # an odd last dimension is not rotated
+        x = self.token_embedding[tokens] + self.position_embedding[positions]
+        return x @ self.wq, x @ self.wk, x @ self.wv
 
 
 @dataclass(frozen=True)
-class RopeHead:
-    """Token embedding, then one causal attention head whose q and k are rotated by their position
-    (RoPE): no position embedding is added to the tokens."""
-
+class RopeHead(_Head):
+    """Token embedding, then one causal attention head whose q and k are rotated (RoPE)."""
     token_embedding: np.ndarray  # (vocab_size, dim)
     wq: np.ndarray
     wk: np.ndarray
@@ -210,16 +157,6 @@ class RopeHead:
         return cls(rng.normal(size=(vocab_size, dim)),
                    *(rng.normal(size=(dim, dim)) for _ in range(3)), max_position)
 
-    def __call__(self, tokens: object, position_ids: object, mask: np.ndarray) -> np.ndarray:
-        """Outputs (..., L, dim) for token ids and position ids of the same shape, under `mask`."""
-        q, k, v = self._qkv(tokens, position_ids)
-        return attention(q, k, v, mask)
-
-    def weights(self, tokens: object, position_ids: object, mask: np.ndarray) -> np.ndarray:
-        """The attention weights (..., L, L) the head uses under `mask`."""
-        q, k, _ = self._qkv(tokens, position_ids)
-        return attention_weights(q, k, mask)
-
     def __repr__(self) -> str:
         return (f"RopeHead(vocab_size={len(self.token_embedding)}, dim={self.wq.shape[0]}, "
                 f"max_position={self.max_position})")
@@ -229,6 +166,44 @@ class RopeHead:
                                  self.max_position)
         x = self.token_embedding[tokens]
         return rotate(x @ self.wq, positions), rotate(x @ self.wk, positions), x @ self.wv
+
+
+def _random_head(vocab_size: int, dim: int, max_position: int, seed: int, *,
+                 embeds_positions: bool) -> tuple[int, int, int, np.random.Generator]:
+    """The checked sizes of a random head and the generator of its weights."""
+    vocab_size = check_int(vocab_size, "vocab_size", low=1)
+    dim = check_int(dim, "dim", low=1)
+    max_position = check_int(max_position, "max_position", low=1)
+    if embeds_positions:
+        rows, sizes = max(vocab_size, max_position, dim), \
+            f"vocab_size={vocab_size}, dim={dim} and max_position={max_position}"
+    else:
+        rows, sizes = max(vocab_size, dim), f"vocab_size={vocab_size} and dim={dim}"
+    check_cells((rows, dim), np.float64, sizes)
+    return vocab_size, dim, max_position, np.random.default_rng(check_int(seed, "seed", low=0))
+
+
+def _ids(tokens: object, position_ids: object, vocab_size: int,
+         max_position: int) -> tuple[np.ndarray, np.ndarray]:
+    """Token ids and position ids of one shape, each inside its table (numpy would wrap -1)."""
+    tokens = check_int_rows(tokens, "tokens", low=0, high=vocab_size - 1)
+    positions = check_int_rows(position_ids, "position_ids", low=0, high=max_position - 1)
+    if tokens.shape != positions.shape:
+        raise ValueError(f"tokens and position_ids must have the same shape, got "
+                         f"{tokens.shape} and {positions.shape}")
+    return tokens, positions
+
+
+def rotate(x: np.ndarray, position_ids: np.ndarray, base: float = 10000.0) -> np.ndarray:
+    """RoPE: rotate the pairs (x[..., i], x[..., i + d/2]) of each row by position * base^(-2i/d)
+    (Hugging Face's `rotate_half` pairing). A query rotated by m and a key rotated by n have a dot
+    product that depends on m - n alone: shifting a whole document changes no score."""
+    half = x.shape[-1] // 2
+    angles = position_ids[..., None] * base ** (-np.arange(half) / half)  # (..., L, d/2)
+    cos, sin = np.cos(angles), np.sin(angles)
+    first, second = x[..., :half], x[..., half:2 * half]
+    return np.concatenate([first * cos - second * sin, first * sin + second * cos,
+                           x[..., 2 * half:]], axis=-1)  # an odd last dimension is not rotated
 
 
 def differences_from_alone(head: OneHead | RopeHead, tokens: object, doc_ids: object,
@@ -246,15 +221,7 @@ def differences_from_alone(head: OneHead | RopeHead, tokens: object, doc_ids: ob
     found = runs(ids, "doc_ids")
     out = []
     for start, end, doc in zip(found.start.tolist(), found.end.tolist(), found.id.tolist()):
-        if doc != PAD:
+        if doc != PAD_DOC:  # run this document alone and compare
             alone = head(tokens[start:end], np.arange(end - start), causal_mask(end - start))
             out.append(float(np.abs(packed[start:end] - alone).max()))
     return out
-
-
-def _in_range(ids: np.ndarray, name: str, size: int) -> np.ndarray:
-    """`ids` if every one indexes a table of `size` rows (numpy would wrap a negative one round)."""
-    if ids.size and (ids.min() < 0 or ids.max() >= size):
-        raise ValueError(f"{name} must be in [0, {size - 1}], got "
-                         f"{int(ids.min())}..{int(ids.max())}")
-    return ids

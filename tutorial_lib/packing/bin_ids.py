@@ -1,9 +1,7 @@
 """Token ids as a dataset's `.bin` holds them: one sequence, in one dtype, every value exactly.
 
-numpy turns almost anything into an array: a str or bytes into one scalar, a generator into an
-object, ragged rows into an error about inhomogeneous shapes, a list with an int beyond int64 into
-floats or objects, and `astype` wraps what does not fit. The builder's `add_item` takes ids through
-`as_dtype`, which refuses each of those and says what was wrong instead.
+numpy turns almost anything into an array (a str into one scalar, a generator into an object, an
+int beyond int64 into a float) and `astype` wraps what does not fit; `as_dtype` refuses each.
 """
 
 from __future__ import annotations
@@ -16,8 +14,8 @@ from tutorial_lib._checks import check_int_list, describe
 
 
 def as_dtype(ids: object, dtype: np.dtype) -> np.ndarray:
-    """`ids` (one sequence: a list, tuple or 1-D array of ints) as a 1-D array of `dtype`, checked
-    to hold exactly the values given: an id the dtype cannot hold is a ValueError, never a wrap."""
+    """`ids` (one sequence: a list, tuple or 1-D array of ints) as a 1-D array of `dtype` holding
+    exactly the values given: an id the dtype cannot hold is a ValueError, never a wrap."""
     arr = _array(ids)
     if arr.ndim != 1:
         raise ValueError(f"ids must be one sequence (1-D), got an array of shape {arr.shape}")
@@ -44,8 +42,7 @@ def as_dtype(ids: object, dtype: np.dtype) -> np.ndarray:
 
 
 def _array(ids: object) -> np.ndarray:
-    """`ids` as an array, refusing what numpy would turn into one odd value (a str, bytes, a
-    generator) or cannot shape (ragged rows)."""
+    """`ids` as an array, refusing what numpy would make one odd value of or cannot shape."""
     if isinstance(ids, np.ndarray):
         return ids
     if isinstance(ids, (str, bytes, bytearray)) or not isinstance(ids, Sequence):

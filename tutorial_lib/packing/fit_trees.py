@@ -3,18 +3,10 @@
 The textbook loop scans every open row for each document, O(rows) per document. A segment tree of
 maxima answers "the leftmost slot holding at least n" in O(log slots) instead, and both fits are
 that question over different slots, at most one slot per item whatever the row width L:
-
-- `FirstFit`: one slot per row, in the order the rows were opened, holding the row's free room; the
-  leftmost slot with room >= n is the oldest row the document fits in.
-- `BestFit`: one slot per distinct item length, a band of rooms from that length up to the next;
-  the leftmost non-empty band from n's own is where the tightest room for n lies, and a heap in the
-  band hands out its least room (the oldest row among equal rooms).
-
-A slot per possible room 0..L would be simpler for best fit, but it costs memory and time in
-proportion to L: long-context rows of a million tokens would cost more than the documents.
-
-`strategies.ffd` and `strategies.bfd` drive them through the same two calls: `take(n)` a row with
-room for n (or -1), `put(row, room)` a row's new free room.
+`FirstFit` has one slot per row, `BestFit` one per distinct item length. (A slot per possible room
+0..L would be simpler for best fit, but long-context rows of a million tokens would then cost more
+than the documents.) `strategies.ffd` and `strategies.bfd` drive both through the same two calls:
+`take(n)` a row with room for n (or -1), `put(row, room)` a row's new free room.
 """
 
 from __future__ import annotations
@@ -54,8 +46,7 @@ class MaxTree:
 
 
 class FirstFit:
-    """Open rows indexed by age; leaf r holds row r's free room, so the leftmost fit is the oldest
-    row."""
+    """Leaf r holds row r's free room, so the leftmost slot with room >= n is the oldest fit."""
 
     def __init__(self, lengths: np.ndarray) -> None:
         self.tree = MaxTree(len(lengths))  # never more rows than items
@@ -68,14 +59,10 @@ class FirstFit:
 
 
 class BestFit:
-    """Open rows banded by free room, one band per distinct item length: band j holds the rows whose
-    room is at least the j-th shortest length and less than the next one.
-
-    Every room in band j fits an item of the j-th length and no room in a lower band does, so the
-    tightest fit for that length is the least (room, row) of the lowest non-empty band >= j: a
-    MaxTree finds that band (slot j holds j + 1 while band j has rows, else 0), and the band's heap
-    of (room, row) pairs gives the least room, and the oldest row among equal rooms. A room shorter
-    than every length can take nothing more: that row is forgotten, like a full one.
+    """Open rows banded by free room: band j holds the rows whose room is at least the j-th
+    shortest item length and less than the next one. Every room in band j fits that length and no
+    room in a lower band does, so the tightest fit is the least (room, row) of the lowest non-empty
+    band >= j: a MaxTree finds the band (slot j holds j + 1 while it has rows), its heap the row.
     """
 
     def __init__(self, lengths: np.ndarray) -> None:

@@ -1,24 +1,11 @@
 """Megatron-LM's indexed dataset: token ids on disk as a `.bin`/`.idx` pair, read back through
 mmap.
 
-The layout is megatron-core's (`megatron/core/datasets/indexed_dataset.py`), byte for byte, so
-files written here train a Megatron model unchanged and files Megatron writes are read here: a
-`.bin` of every sequence's token ids back to back in one dtype, and an `.idx` of a header, the
-sequence lengths, their byte offsets and the document indices (`megatron_format` has the table).
-
-A document is usually one sequence (one text plus its end-of-document id); Megatron's sentence
-splitting makes documents of several. Reading maps both files with `np.memmap`: opening costs the
-same for 1 MB or 1 TB, a sample read touches only its own pages, and every process that maps the
-file shares the page cache. The reader checks everything the two files say about each other, so a
-truncated or mismatched pair is a ValueError that says what is wrong, never garbage later; it
-refuses anything but regular files (a FIFO would block it).
-
-The builder is megatron-core's, as plain as its own: it writes `<prefix>.bin` as the ids come and
-`<prefix>.idx` at the end, straight to those names. A build that fails midway leaves a pair that
-does not belong together (the reader refuses it), and a process that has the old pair mapped sees
-its file cut under it. The production path wraps this builder (its `dataset` module:
-`AtomicDatasetBuilder`) to write temporary files and rename the pair into place as one, with a
-manifest beside it.
+The layout is megatron-core's byte for byte (`megatron_format` has the table), so files written here
+train a Megatron model unchanged and files Megatron writes are read here. Reading maps both files
+with `np.memmap`: opening costs the same for 1 MB or 1 TB, a sample read touches only its own pages,
+and every process that maps the file shares the page cache. The builder is as plain as
+megatron-core's own; replacing a pair safely is the production path's `AtomicDatasetBuilder`.
 """
 
 from __future__ import annotations
@@ -43,22 +30,11 @@ __all__ = ["DTYPES", "MAGIC", "VERSION", "Header", "IndexedDataset", "IndexedDat
            "bin_path", "byte_offsets", "check_documents", "dtype_code", "idx_path",
            "optimal_dtype", "read_header", "write_dataset"]
 
-COPY_BYTES = 1 << 20  # bytes of another dataset's .bin copied at a time by add_index
-
 
 class IndexedDataset:
-    """A `.bin`/`.idx` pair mapped read-only: sequences by index, zero copy.
-
-    `ds[i]` is sequence i, `ds[i:j]` a list of them, `ds.get(i, offset, length)` a window of one
-    (what a sample that starts mid-document needs), `ds.document(k)` all sequences of document k.
-    The arrays returned are views of the mapping: they cost no memory until read, and they are
-    read-only. Opening checks everything that can be checked without reading the tokens (header,
-    sizes, that the pointers are exactly the running sum of the lengths, that document indices are
-    in order), so a truncated or mismatched pair fails here with a clear message instead of
-    returning garbage later. What the structure cannot tell (a `.bin` of the right size from
-    another build, a flipped bit) needs what the production path writes beside the pair (its
-    `dataset.CheckedDataset` checks that too).
-    """
+    """A `.bin`/`.idx` pair mapped read-only: `ds[i]` is sequence i, `ds.get(i, offset, length)` a
+    window of one, `ds.document(k)` all of document k. Opening checks the two files against each
+    other: a truncated or mismatched pair is a ValueError here, never garbage later."""
 
     def __init__(self, prefix: str | os.PathLike) -> None:
         self.prefix = check_path(prefix, "prefix")
@@ -93,8 +69,8 @@ class IndexedDataset:
         self._check_arrays(idx_file, bin_file)
 
     def _check_arrays(self, idx_file: Path, bin_file: Path) -> None:
-        """The pointers must be the running sum of the lengths, `.bin` exactly as long as they
-        say, and the document indices must rise from 0 to the number of sequences."""
+        """Pointers = the running sum of the lengths, `.bin` as long as they say, document indices
+        rising from 0 to the number of sequences."""
         lengths, itemsize = self.sequence_lengths, self.dtype.itemsize
         if (lengths < 0).any():
             raise ValueError(f"{idx_file} has a negative sequence length")
@@ -149,8 +125,7 @@ class IndexedDataset:
         return np.asarray(self.tokens[start:start + length])
 
     def document_of(self, i: int) -> int:
-        """The document sequence `i` belongs to: the last one whose first sequence is at or before
-        it (`document_indices` holds each document's first sequence, an empty document none)."""
+        """The document sequence `i` belongs to: the last one starting at or before it."""
         i = _index(i, len(self), "i")
         return int(np.searchsorted(self.document_indices, i, side="right")) - 1
 
@@ -171,20 +146,9 @@ class IndexedDataset:
 
 
 class IndexedDatasetBuilder:
-    """Writes a `.bin`/`.idx` pair the way megatron-core's builder does: the tokens to `.bin` as
-    they come, the index to `.idx` at the end.
-
-    Memory holds only the index, 12 bytes per sequence: its length, and for each document where it
-    starts. The tokens go to `bin_file`: `<prefix>.bin`, opened here, unless the caller gives a
-    file already open for writing (the production path gives a temporary one). `finalize()`
-    closes `.bin` and writes `<prefix>.idx`.
-
-    Like megatron-core's, this builder writes the final names directly: `<prefix>.bin` is cut to
-    nothing as the builder starts, so a process that has the old pair mapped loses its pages under
-    it (SIGBUS), and a build that stops midway leaves a `.bin` that no `.idx` describes (the reader
-    refuses the pair). To replace a dataset whole or not at all, use the production path's
-    `dataset.AtomicDatasetBuilder`, which wraps this one. Used as a context manager it finalizes
-    on success and stops (`discard`) on an exception.
+    """Writes a `.bin`/`.idx` pair as megatron-core's builder does: the tokens to `.bin` as they
+    come (to `bin_file` if given), the index to `.idx` at the end. Like megatron-core's, it writes
+    the final names directly: a process that has the old pair mapped loses its pages (SIGBUS).
     """
 
     def __init__(self, prefix: str | os.PathLike, dtype: object = np.uint16,
@@ -206,8 +170,7 @@ class IndexedDatasetBuilder:
             self.finalize()
 
     def add_item(self, ids: object) -> None:
-        """Append one sequence. Ids that the dtype cannot hold exactly are a ValueError, never a
-        silent wrap (`bin_ids.as_dtype`)."""
+        """Append one sequence; an id the dtype cannot hold is a ValueError, never a wrap."""
         self._check_open()
         tokens = as_dtype(ids, self.dtype)
         self.bin_file.write(tokens.tobytes())
@@ -219,8 +182,7 @@ class IndexedDatasetBuilder:
         self.document_indices.append(len(self.sequence_lengths))
 
     def add_document(self, ids: object) -> None:
-        """Append a document of one sequence (the usual case: a text's ids plus its end-of-document
-        id)."""
+        """Append a document of one sequence (a text's ids plus its end-of-document id)."""
         self.add_item(ids)
         self.end_document()
 
@@ -238,9 +200,8 @@ class IndexedDatasetBuilder:
 
     def add_index(self, other: str | os.PathLike | IndexedDataset) -> None:
         """Append a whole dataset (its prefix, or the dataset opened), as megatron-core's
-        `add_index` does for its `tools/merge_datasets.py`: its lengths as they are, its document
-        indices shifted by the sequences already here, its `.bin` copied byte for byte. Pointers
-        need no shifting: `finalize` computes them all from the lengths."""
+        `add_index`: its lengths as they are, its document indices shifted by the sequences already
+        here, its `.bin` copied byte for byte (`finalize` computes every pointer)."""
         self.check_between_documents("add_index")
         other = other if isinstance(other, IndexedDataset) else IndexedDataset(other)
         if other.dtype != self.dtype:
@@ -250,22 +211,19 @@ class IndexedDatasetBuilder:
         self.sequence_lengths.frombytes(other.sequence_lengths.astype(np.int64).tobytes())
         self.document_indices.frombytes((other.document_indices[1:] + offset).tobytes())
         with open(bin_path(other.prefix), "rb") as f:
-            shutil.copyfileobj(f, self.bin_file, COPY_BYTES)
+            shutil.copyfileobj(f, self.bin_file)
 
     def check_between_documents(self, action: str) -> None:
-        """Refuse `action` once the builder is finished, or while a document is open: sequences
-        added after the last `end_document()` belong to no document, and Megatron would never
-        read them."""
+        """Refuse `action` once the builder is finished, or while a document is open (sequences
+        after the last `end_document()` belong to no document)."""
         self._check_open()
         if self.document_indices[-1] != len(self.sequence_lengths):
             raise ValueError(f"{action}: sequences were added after the last end_document(), "
                              "which Megatron would never read; call end_document() first")
 
     def index_parts(self) -> list[bytes]:
-        """The `.idx`, as the four pieces written one after another: the header, the int32
-        lengths, the int64 pointers (where each sequence starts in `.bin`, in bytes) and the int64
-        document indices. Everything is checked first: a refusal writes nothing, and the builder
-        stays usable (end the document, then finalize again)."""
+        """The `.idx` as four pieces: header, int32 lengths, int64 pointers, int64 document
+        indices. Checked first: a refusal writes nothing and leaves the builder usable."""
         self.check_between_documents("finalize")
         lengths = np.frombuffer(self.sequence_lengths, np.int64)
         if len(lengths) and lengths.max() > np.iinfo(np.int32).max:
@@ -283,12 +241,10 @@ class IndexedDatasetBuilder:
         self.finished = True
         self.bin_file.close()
         with open(idx_path(self.prefix), "wb") as f:
-            for part in parts:
-                f.write(part)
+            f.writelines(parts)
 
     def discard(self) -> None:
-        """Stop without an index: close `.bin` as far as it got. megatron-core's builder has no
-        undo, nor has this one: the `.bin` written so far stays, and no `.idx` describes it."""
+        """Stop without an index: `.bin` stays as far as it got (megatron-core's has no undo)."""
         self.finished = True
         self.bin_file.close()
 
@@ -299,8 +255,7 @@ class IndexedDatasetBuilder:
 
 
 def check_documents(documents: object) -> Iterable:
-    """`documents`, checked to be a list of documents (each a list or 1-D array of ids) before
-    anything is written: a str, a dict, a set or the 1-D array of one document is refused."""
+    """`documents`, checked to be a list of documents (each a list or 1-D array of ids)."""
     check_iterable(documents, "documents", "a list of documents (each a list of ids)", ordered=True)
     if isinstance(documents, np.ndarray) and documents.ndim == 1:
         raise ValueError("documents must hold documents, each a list of ids, got a 1-D array (the "
@@ -310,10 +265,7 @@ def check_documents(documents: object) -> Iterable:
 
 def write_dataset(prefix: str | os.PathLike, documents: Iterable[object],
                   dtype: object = np.uint16) -> IndexedDataset:
-    """Write each document (a list or 1-D array of ids) as one sequence, and open the result.
-
-    Straight to the final names, as the builder writes; the production path's
-    `dataset.write_dataset` replaces a pair that may be in use as a whole, with its manifest."""
+    """Write each document (a list or 1-D array of ids) as one sequence, and open the result."""
     documents = check_documents(documents)
     with IndexedDatasetBuilder(prefix, dtype) as builder:
         for ids in documents:
@@ -322,8 +274,7 @@ def write_dataset(prefix: str | os.PathLike, documents: Iterable[object],
 
 
 def _map(path: Path, dtype: object) -> np.ndarray:
-    """A read-only view of the whole file; an empty file (which mmap refuses) gives an empty array.
-    """
+    """A read-only view of the whole file; an empty file (mmap refuses it) gives an empty array."""
     size = path.stat().st_size
     if size % np.dtype(dtype).itemsize:
         raise ValueError(f"{path} has {size} bytes, not a whole number of {np.dtype(dtype)} tokens")
@@ -331,8 +282,7 @@ def _map(path: Path, dtype: object) -> np.ndarray:
 
 
 def _index(i: object, n: int, name: str) -> int:
-    """`i` as a position in `range(n)`, negative counting from the end; IndexError (ends iteration)
-    outside."""
+    """`i` as a position in `range(n)`, negative from the end; IndexError (ends a loop) outside."""
     i = check_int(i, name)
     if not -n <= i < n:
         raise IndexError(f"{name} = {i} is out of range for {n} items")

@@ -1,8 +1,5 @@
-"""The bytes of Megatron-LM's indexed dataset: the names of its two files, the `.idx` header,
-the dtype codes, and where each sequence lies in `.bin`. `megatron` reads and writes the pair.
-
-The layout is megatron-core's (`megatron/core/datasets/indexed_dataset.py`), byte for byte, so
-files written here train a Megatron model unchanged and files Megatron writes are read here:
+"""The bytes of Megatron-LM's indexed dataset, as megatron-core lays them out
+(`megatron/core/datasets/indexed_dataset.py`); `megatron` reads and writes the pair.
 
 - `<prefix>.bin`: every sequence's token ids, one after another, in one dtype; nothing else.
 - `<prefix>.idx`, little-endian:
@@ -17,8 +14,6 @@ files written here train a Megatron model unchanged and files Megatron writes ar
   | 4·S | int32 length of each sequence, in tokens |
   | 8·S | int64 byte offset of each sequence in `.bin` |
   | 8·D | int64 document indices: document k is sequences `[d[k], d[k+1])`; `d[0] == 0` |
-
-A change to any of these is a change of format: megatron-core would read the files differently.
 """
 
 from __future__ import annotations
@@ -67,8 +62,7 @@ def idx_path(prefix: str | os.PathLike) -> Path:
 
 
 def byte_offsets(lengths: object, itemsize: int) -> np.ndarray:
-    """Where each sequence of these lengths starts in `.bin`, in bytes, and where the last ends:
-    n + 1 int64 offsets. The first n are the `.idx` pointers, the last is the size of `.bin`."""
+    """n + 1 int64 byte offsets: the n `.idx` pointers, then the size of `.bin`."""
     lengths = check_int_rows(lengths, "lengths", low=0, ndim=(1,))
     offsets = np.zeros(lengths.size + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
@@ -85,7 +79,7 @@ class Header(NamedTuple):
 
 
 def read_header(path: str | os.PathLike) -> Header:
-    """Read and check the header of the `.idx` file at `path`; a ValueError says what is wrong."""
+    """Read and check the header of the `.idx` file at `path`."""
     path = check_regular_file(path, "path")
     with open(path, "rb") as f:
         raw = f.read(HEADER.size)

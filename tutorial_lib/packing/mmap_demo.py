@@ -1,16 +1,11 @@
 """What mapping a dataset does and does not do, measured: resident memory, pages shared between
-processes, and what a reader that has a `.bin`/`.idx` pair mapped sees when the files change under
-it.
+processes, and what a reader that has a `.bin`/`.idx` pair mapped sees when the files change.
 
 "Zero copy" means no copy into the process's own (anonymous) memory: the pages a reader touches
-still become resident, as file-backed page cache that every process mapping the file shares and
-that the kernel may drop again. Linux's /proc says which is which (`RssAnon` vs `RssFile`,
-`Shared_Clean` vs `Private_Clean`), so the measurements here read it; where there is no /proc they
-return None.
-
-Each measurement that must start from a clean process runs this module as a script in a fresh
-interpreter (`python -m tutorial_lib.packing.mmap_demo COMMAND PREFIX`), which prints one JSON
-object.
+still become resident, as file-backed page cache shared by every process that maps the file.
+Linux's /proc tells them apart (`RssAnon` vs `RssFile`, `Shared_Clean` vs `Private_Clean`). A
+measurement that must start from a clean process runs this module in a fresh interpreter
+(`python -m tutorial_lib.packing.mmap_demo COMMAND PREFIX`), which prints one JSON object.
 """
 
 from __future__ import annotations
@@ -32,7 +27,7 @@ import numpy as np
 from tutorial_lib._check_data import check_callable, check_number
 from tutorial_lib._check_files import check_path
 from tutorial_lib._checks import check_choice, check_int, check_type
-from tutorial_lib.packing import megatron
+from tutorial_lib.packing.megatron import IndexedDataset, bin_path, idx_path
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 MEMORY_FIELDS = ("VmRSS", "RssAnon", "RssFile", "RssShmem")
@@ -43,10 +38,8 @@ _MAPPING_HEADER = re.compile(r"[0-9a-f]+-[0-9a-f]+ ")  # "7f12-7f34 r--s ... /pa
 
 
 # --- the .idx header, field by field ----------------------------------------------------------
-
 class Field(NamedTuple):
-    """One field of an `.idx` file: where it starts, how many bytes it takes, its name and decoded
-    value."""
+    """One field of an `.idx` file: where it starts, its size in bytes, its name and value."""
     offset: int
     size: int
     name: str
@@ -55,11 +48,7 @@ class Field(NamedTuple):
 
 def idx_fields(raw: bytes, items: int = 2) -> list[Field]:
     """The header fields of an `.idx` file's bytes, then the first `items` entries of each of its
-    arrays.
-
-    Decoded with `struct` field by field, so the offsets are the ones a hand-written parser must
-    use.
-    """
+    arrays, decoded with `struct` field by field: the offsets a hand-written parser must use."""
     check_type(raw, "raw", (bytes, bytearray, memoryview), "the bytes of an .idx file")
     items = check_int(items, "items", low=0)
     header = [("magic", "9s"), ("version", "<Q"), ("dtype code", "<B"), ("sequence count", "<Q"),
@@ -87,25 +76,21 @@ def hex_bytes(raw: bytes) -> str:
 
 
 # --- memory, from /proc -----------------------------------------------------------------------
-
 def memory_kib(pid: int | str = "self") -> dict[str, int] | None:
-    """Resident memory of a process in KiB: `VmRSS` in all, split into anonymous (the process's
-    own), file-backed (mapped files, page cache) and shared memory. None where there is no /proc."""
+    """Resident memory of a process in KiB: `VmRSS`, its anonymous, file-backed and shared parts."""
     return _kib_fields(PROC / str(pid) / "status", MEMORY_FIELDS, mapping=None)
 
 
 def mapping_kib(path: str | os.PathLike, pid: int | str = "self") -> dict[str, int] | None:
     """How much of the file at `path` a process has resident through its mappings, in KiB: `Rss`
-    (pages present), `Pss` (each page divided by the number of processes that map it), and the
-    split into pages shared with another process and pages only this one maps. None where there is
-    no /proc."""
+    (pages present), `Pss` (each page divided by the processes that map it), and the pages shared
+    with another process or mapped by this one only."""
     path = os.path.realpath(check_path(path, "path"))
     return _kib_fields(PROC / str(pid) / "smaps", MAPPING_FIELDS, mapping=path)
 
 
 def _kib_fields(source: Path, names: tuple[str, ...], mapping: str | None) -> dict[str, int] | None:
-    """Sum the `name: N kB` lines of a /proc file; with `mapping`, only those inside mappings of
-    that file."""
+    """Sum the `name: N kB` lines of a /proc file; with `mapping`, only in mappings of that file."""
     try:
         lines = source.read_text().splitlines()
     except OSError:
@@ -123,8 +108,8 @@ def _kib_fields(source: Path, names: tuple[str, ...], mapping: str | None) -> di
 
 
 def touch(tokens: np.ndarray, share: float = 1.0) -> int:
-    """Read one token in every page of the first `share` of `tokens`, so that each of those pages
-    is faulted in; returns their sum, which keeps the reads from being skipped."""
+    """Read one token in every page of the first `share` of `tokens`, faulting each page in;
+    returns their sum, so that the reads are not skipped."""
     step = max(1, PAGE // tokens.dtype.itemsize)
     end = int(len(tokens) * check_number(share, "share", low=0, high=1))
     return int(np.asarray(tokens[:end:step]).sum(dtype=np.int64))
@@ -133,36 +118,28 @@ def touch(tokens: np.ndarray, share: float = 1.0) -> int:
 def copy_in_writes(prefix: str | os.PathLike, out_prefix: str | os.PathLike,
                    write_bytes: int | None) -> Path:
     """Copy the pair at `prefix` to `out_prefix`, its `.bin` in write() calls of `write_bytes` each
-    (None: one call for the whole file), then synced; returns the new `.bin`.
-
-    The page cache holds a file in folios (runs of pages) whose size follows the writes that filled
-    it, and a page fault maps the whole folio at once: how a file was written decides how much of it
-    a few random reads make resident. The copy goes straight to the two names, as the plain builder
-    writes (nothing may have the copy mapped meanwhile); only `.bin` and `.idx` are copied."""
+    (None: one call), then synced; returns the new `.bin`. The page cache holds a file in folios
+    whose size follows the writes, and a fault maps a whole folio: how a file was written decides
+    how much of it a few random reads make resident."""
     # from a copy in this process's own memory: writing straight from the source's mapping would
     # fault its pages in during the copy, and the kernel then fills the page cache in smaller runs
-    raw = memoryview(megatron.IndexedDataset(prefix).tokens.tobytes())
+    raw = memoryview(IndexedDataset(prefix).tokens.tobytes())
     step = len(raw) if write_bytes is None else check_int(write_bytes, "write_bytes", low=1)
-    with open(megatron.bin_path(out_prefix), "wb") as f:
+    with open(bin_path(out_prefix), "wb") as f:
         for start in range(0, len(raw), max(1, step)):
             f.write(raw[start:start + step])
         f.flush()
         os.fsync(f.fileno())  # the pages clean and on disk, as a builder leaves its files
-    megatron.idx_path(out_prefix).write_bytes(megatron.idx_path(prefix).read_bytes())
-    return megatron.bin_path(out_prefix)
+    idx_path(out_prefix).write_bytes(idx_path(prefix).read_bytes())
+    return bin_path(out_prefix)
 
 
 # --- measurements in a fresh interpreter ------------------------------------------------------
-
 def open_report(prefix: str | os.PathLike, how: str, reads: int = 1000, length: int = 2049,
                 seed: int = 0) -> dict:
     """Open the dataset at `prefix` in a fresh interpreter, by `np.memmap` (our reader) or by
-    `np.fromfile` (the whole `.bin` read into memory), then read `reads` random windows of `length`
-    tokens, then every page.
-
-    Returns the seconds each step took and `memory_kib()` after each step; a RuntimeError without
-    /proc.
-    """
+    `np.fromfile` (the whole `.bin` read into memory), read `reads` random windows of `length`
+    tokens, then every page: the seconds each step took and `memory_kib()` after each."""
     check_choice(how, "how", HOW)
     _require_proc()
     args = [str(check_int(reads, "reads", low=0)), str(check_int(length, "length", low=1)),
@@ -172,20 +149,16 @@ def open_report(prefix: str | os.PathLike, how: str, reads: int = 1000, length: 
 
 def touch_report(prefix: str | os.PathLike, share: float = 1.0) -> dict:
     """Map the dataset at `prefix` in a fresh interpreter, touch the first `share` of its pages,
-    and return that process's `mapping_kib` of the `.bin` file (pages shared with other processes
-    show as Shared_Clean)."""
+    and return that process's `mapping_kib` of the `.bin` file."""
     share = check_number(share, "share", low=0, high=1)
     _require_proc()
     return _run_script("touch", prefix, repr(float(share)))
 
 
 def _require_proc() -> None:
-    """The reports are made of /proc readings: without /proc, say so now rather than return empty
-    numbers."""
     if not (PROC / "self" / "status").exists():
         raise RuntimeError("these measurements read Linux's /proc, which this system does not "
-                           "have; run this chapter on Linux (a virtual machine, a container or "
-                           "WSL)")
+                           "have; run this chapter on Linux (a virtual machine, container or WSL)")
 
 
 def _run_script(*args: object) -> dict:
@@ -203,8 +176,7 @@ def _last_line(text: str) -> str:
 
 
 class ReaderResult(NamedTuple):
-    """What a reader process that had the dataset mapped read after the change: its tokens, or the
-    signal that killed it."""
+    """What a reader that had the dataset mapped read after the change, or what killed it."""
     returncode: int
     signal: str | None
     tokens: list[int] | None
@@ -212,10 +184,9 @@ class ReaderResult(NamedTuple):
 
 def read_after(prefix: str | os.PathLike, change: Callable[[], object],
                sequence: int) -> ReaderResult:
-    """Open the dataset in a separate reader process, run `change()` here while the reader holds
-    its mapping, then let the reader read sequence `sequence` through the old index. A reader
-    killed by a signal (SIGBUS when its pages were cut off the file) is reported, not raised: this
-    process is unaffected."""
+    """Open the dataset in a reader process, run `change()` here while the reader holds its
+    mapping, then let the reader read sequence `sequence` through the old index. A reader killed
+    by a signal (SIGBUS when its pages were cut off the file) is reported, not raised."""
     check_callable(change, "change")
     sequence = check_int(sequence, "sequence", low=0)
     command = [sys.executable, "-m", __name__, "hold", os.fspath(check_path(prefix, "prefix")),
@@ -240,8 +211,8 @@ def read_after(prefix: str | os.PathLike, change: Callable[[], object],
 def _open(prefix: str, how: str, reads: int, length: int, seed: int) -> dict:
     report = {"start": memory_kib()}
     began = time.perf_counter()
-    ds = megatron.IndexedDataset(prefix)
-    tokens = ds.tokens if how == "mmap" else np.fromfile(megatron.bin_path(prefix), ds.dtype)
+    ds = IndexedDataset(prefix)
+    tokens = ds.tokens if how == "mmap" else np.fromfile(bin_path(prefix), ds.dtype)
     report["open_seconds"] = time.perf_counter() - began
     report["opened"] = memory_kib()
     starts = np.random.default_rng(seed).integers(0, max(1, len(tokens) - length), reads)
@@ -256,13 +227,13 @@ def _open(prefix: str, how: str, reads: int, length: int, seed: int) -> dict:
 
 
 def _touch(prefix: str, share: float) -> dict:
-    ds = megatron.IndexedDataset(prefix)
+    ds = IndexedDataset(prefix)
     touch(ds.tokens, share)
-    return {"mapping": mapping_kib(megatron.bin_path(prefix)), "memory": memory_kib()}
+    return {"mapping": mapping_kib(bin_path(prefix)), "memory": memory_kib()}
 
 
 def _hold(prefix: str, sequence: int) -> list[int]:
-    ds = megatron.IndexedDataset(prefix)
+    ds = IndexedDataset(prefix)
     print("ready", flush=True)
     sys.stdin.readline()
     return ds[sequence].tolist()

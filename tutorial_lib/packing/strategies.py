@@ -1,25 +1,14 @@
 """Packing strategies: how documents of every length become rows of exactly `seq_len` tokens.
 
-A training batch is a rectangle, documents are not. Each strategy here decides which document (or
-which piece of one) goes into which row, and all of them answer with the same `PackResult`, so their
-costs can be compared side by side: padding (cells that hold no token: compute spent on nothing) and
-dropped tokens (cropped or truncated away: data never trained on).
+Each strategy decides which document (or piece of one) goes into which row, and all answer with a
+`PackResult`, so their costs compare side by side: padding (compute spent on nothing) and dropped
+tokens (data never trained on). `pad`: one document per row. `greedy`: in order, a new row when the
+next one does not fit. `concat_chunk`: concatenate, cut every `seq_len` tokens (GPT style).
+`ffd` / `bfd`: longest first, each into the first / the tightest row it fits, O(N log N) with
+`fit_trees`. `bestfit_crop`: nanochat's loader, which crops instead of padding.
 
-- `pad`: one document per row, the rest padding.
-- `greedy`: documents in order, a new row whenever the next one does not fit (next-fit); never
-  splits.
-- `concat_chunk`: concatenate everything and cut every `seq_len` tokens (GPT style): no padding,
-  documents split across rows.
-- `ffd` / `bfd`: sort by length, longest first, and put each document into the first / the tightest
-  row it fits (first-fit / best-fit decreasing, the bin-packing heuristics). Both run in O(N log N)
-  with a tree, whatever `seq_len`.
-- `bestfit_crop`: nanochat's loader: every row starts at a document's first token, takes the largest
-  buffered document that still fits, and when none fits crops the shortest to fill the row exactly.
-
-Every function is pure and deterministic. It takes the documents as token lists (rows of real ids
-can then be built) or as bare lengths (enough to plan and measure, e.g. a million documents), a
-zero-length document is an error (it would be a row segment of nothing: drop empty documents first),
-and an empty input gives an empty result.
+Documents come as token lists (rows of real ids can then be built) or as bare lengths (enough to
+plan and measure a million documents); a zero-length document is an error.
 """
 
 from __future__ import annotations
@@ -35,16 +24,14 @@ import numpy as np
 from tutorial_lib._check_data import check_bool, check_int_rows
 from tutorial_lib._checks import INT64_MAX, check_choice, check_int, check_int_list, check_sequence
 from tutorial_lib._memory import check_cells
-from tutorial_lib.packing.batch import padding_share
 from tutorial_lib.packing.fit_trees import BestFit, FirstFit
-from tutorial_lib.packing.masks import PAD
+from tutorial_lib.packing.masks import PAD_DOC, padding_share
 
 LONG_DOCS = ("split", "truncate", "error")  # what to do with a document longer than a row
 
 
 class Segment(NamedTuple):
     """One run of a row: `length` tokens of document `doc`, from `offset` tokens into it."""
-
     doc: int
     offset: int
     length: int
@@ -57,10 +44,8 @@ class Segment(NamedTuple):
 
 @dataclass(frozen=True, eq=False)  # numpy fields: compare results by their fields, not with ==
 class PackResult:
-    """Which tokens went where, and what it cost. The segment arrays are parallel, one entry per
-    segment, sorted by row and then by position in the row; `rows` and `doc_ids` are built from them
-    on first use."""
-
+    """Which tokens went where, and what it cost: parallel segment arrays sorted by row, then by
+    position in the row (`rows` and `doc_ids` are built from them on first use)."""
     strategy: str
     seq_len: int  # L
     width: int  # tokens per row: L, or L + 1 for next-token rows (inputs row[:-1], targets row[1:])
@@ -91,7 +76,6 @@ class PackResult:
 
     @property
     def padding_share(self) -> float:
-        """Padding / row cells: the share of the compute spent on nothing (0.0 for no rows)."""
         return padding_share(self.placed, self.n_rows * self.width)
 
     @property
@@ -115,9 +99,9 @@ class PackResult:
 
     @cached_property
     def doc_ids(self) -> np.ndarray:
-        """(n_rows, width): the index of the document each cell holds, PAD for padding."""
+        """(n_rows, width): the index of the document each cell holds, PAD_DOC for padding."""
         check_cells((self.n_rows, self.width), np.int64, "PackResult.doc_ids")
-        ids = np.full((self.n_rows, self.width), PAD, dtype=np.int64)
+        ids = np.full((self.n_rows, self.width), PAD_DOC, dtype=np.int64)
         for r, s, d, n in zip(self.seg_row, self.seg_start, self.seg_doc, self.seg_length):
             ids[r, s:s + n] = d
         return ids
@@ -137,27 +121,32 @@ class PackResult:
 
 
 # --- input ------------------------------------------------------------------------------------
+class _Input(NamedTuple):
+    lengths: np.ndarray
+    tokens: list[np.ndarray] | None  # None: packed from lengths
+    seq_len: int
+    width: int  # seq_len, or seq_len + 1 for next-token rows
 
 
-def _read_documents(documents: object) -> tuple[np.ndarray, list[np.ndarray] | None]:
-    """(lengths, token arrays or None): `documents` is a list of token lists or of lengths."""
+def _read(documents: object, seq_len: object, next_token: object) -> _Input:
+    """The documents (token lists or lengths) and the row width, checked."""
+    tokens = None
     if isinstance(documents, np.ndarray) and documents.ndim == 1 and documents.dtype.kind in "iu":
         lengths = check_int_rows(documents, "documents", ndim=(1,))  # a uint64 > 2**63 - 1 refused
-        _check_lengths(lengths)
-        return lengths, None
-    items = check_sequence(documents, "documents", "a list of token lists or a list of lengths")
-    if items and _is_int(items[0]):
-        lengths = np.array(check_int_list(items, "documents"), dtype=np.int64)
-        _check_lengths(lengths)
-        return lengths, None
-    tokens = [_token_array(doc, f"documents[{i}]") for i, doc in enumerate(items)]
-    lengths = np.array([len(t) for t in tokens], dtype=np.int64)
+    else:
+        items = check_sequence(documents, "documents", "a list of token lists or a list of lengths")
+        first = items[0] if items else None
+        if hasattr(first, "__index__") and not isinstance(first, bool) and np.ndim(first) == 0:
+            lengths = np.array(check_int_list(items, "documents"), dtype=np.int64)
+        else:
+            tokens = [_token_array(doc, f"documents[{i}]") for i, doc in enumerate(items)]
+            lengths = np.array([len(t) for t in tokens], dtype=np.int64)
     _check_lengths(lengths)
-    return lengths, tokens
-
-
-def _is_int(value: object) -> bool:
-    return hasattr(value, "__index__") and not isinstance(value, bool) and np.ndim(value) == 0
+    seq_len = check_int(seq_len, "seq_len", low=1, high=INT64_MAX)
+    width = seq_len + check_bool(next_token, "next_token")
+    if width > INT64_MAX:  # a next-token row holds seq_len + 1 tokens
+        raise ValueError(f"seq_len must be an int in [1, 2**63 - 2] with next_token, got {seq_len}")
+    return _Input(lengths, tokens, seq_len, width)
 
 
 def _token_array(doc: object, name: str) -> np.ndarray:
@@ -167,9 +156,8 @@ def _token_array(doc: object, name: str) -> np.ndarray:
 
 
 def _check_lengths(lengths: np.ndarray) -> None:
-    bad = np.flatnonzero(lengths < 1)
-    if bad.size:
-        i = int(bad[0])
+    if (lengths < 1).any():
+        i = int(np.argmax(lengths < 1))
         raise ValueError(f"documents[{i}] has length {int(lengths[i])}; every document needs at "
                          "least one token (drop empty documents before packing)")
     if len(lengths) and int(lengths.max()) > INT64_MAX // len(lengths):  # the sum might not fit
@@ -179,20 +167,11 @@ def _check_lengths(lengths: np.ndarray) -> None:
                              "int64 can count")
 
 
-def _width(seq_len: object, next_token: object) -> tuple[int, int]:
-    seq_len = check_int(seq_len, "seq_len", low=1, high=INT64_MAX)
-    width = seq_len + check_bool(next_token, "next_token")
-    if width > INT64_MAX:  # a next-token row holds seq_len + 1 tokens
-        raise ValueError(f"seq_len must be an int in [1, 2**63 - 2] with next_token, got {seq_len}")
-    return seq_len, width
-
-
-def _pieces(lengths: np.ndarray, width: int,
-            long_docs: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+def _pieces(inp: _Input, long_docs: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """(doc, offset, length) of the items to pack, and the tokens dropped: documents longer than a
-    row are split into row-sized chunks plus a tail, truncated to one row, or refused, as
-    `long_docs` says."""
+    row are split into row-sized chunks plus a tail, truncated to one row, or refused."""
     check_choice(long_docs, "long_docs", LONG_DOCS)
+    lengths, width = inp.lengths, inp.width
     long = lengths > width
     if long_docs == "error" and long.any():
         i = int(np.flatnonzero(long)[0])
@@ -211,8 +190,7 @@ def _pieces(lengths: np.ndarray, width: int,
     return doc, offset, np.minimum(lengths[doc] - offset, width), 0
 
 
-def _result(strategy: str, seq_len: int, width: int, lengths: np.ndarray,
-            tokens: list[np.ndarray] | None, pad_id: int, row: np.ndarray, doc: np.ndarray,
+def _result(strategy: str, inp: _Input, pad_id: int, row: np.ndarray, doc: np.ndarray,
             offset: np.ndarray, length: np.ndarray, dropped: int) -> PackResult:
     """Order the segments by row (stable: each row keeps its placement order), add positions."""
     order = np.argsort(row, kind="stable")
@@ -222,50 +200,39 @@ def _result(strategy: str, seq_len: int, width: int, lengths: np.ndarray,
     first = np.searchsorted(row, row)  # index of each row's first segment
     start = ends - length - (ends - length)[first]
     n_rows = int(row[-1]) + 1 if len(row) else 0
-    return PackResult(strategy, seq_len, width, n_rows, int(lengths.sum()), dropped, lengths,
-                      row, start, doc, offset, length,
-                      check_int(pad_id, "pad_id", low=0, high=INT64_MAX), tokens)
+    return PackResult(strategy, inp.seq_len, inp.width, n_rows, int(inp.lengths.sum()), dropped,
+                      inp.lengths, row, start, doc, offset, length,
+                      check_int(pad_id, "pad_id", low=0, high=INT64_MAX), inp.tokens)
 
 
 # --- the strategies ---------------------------------------------------------------------------
-
-
 def pad(documents: Sequence, seq_len: int, *, long_docs: str = "split", next_token: bool = False,
         pad_id: int = 0) -> PackResult:
-    """One document per row, padded to the row width: simple, and as wasteful as documents are
-    short."""
-    lengths, tokens = _read_documents(documents)
-    seq_len, width = _width(seq_len, next_token)
-    doc, offset, length, dropped = _pieces(lengths, width, long_docs)
-    return _result("pad", seq_len, width, lengths, tokens, pad_id, np.arange(len(doc)), doc,
-                   offset, length, dropped)
+    """One document per row, padded to the row width: as wasteful as documents are short."""
+    inp = _read(documents, seq_len, next_token)
+    doc, offset, length, dropped = _pieces(inp, long_docs)
+    return _result("pad", inp, pad_id, np.arange(len(doc)), doc, offset, length, dropped)
 
 
 def greedy(documents: Sequence, seq_len: int, *, long_docs: str = "split",
            next_token: bool = False, pad_id: int = 0) -> PackResult:
-    """Fill rows in input order; when the next document does not fit, pad the row and start a new
-    one."""
-    lengths, tokens = _read_documents(documents)
-    seq_len, width = _width(seq_len, next_token)
-    doc, offset, length, dropped = _pieces(lengths, width, long_docs)
-    row, r, used = np.empty(len(doc), np.int64), -1, width  # "full" so the first piece opens row 0
+    """Fill rows in input order; start a new row whenever the next document does not fit."""
+    inp = _read(documents, seq_len, next_token)
+    doc, offset, length, dropped = _pieces(inp, long_docs)
+    row, r, used = np.empty(len(doc), np.int64), -1, inp.width  # "full": the first opens row 0
     for i, n in enumerate(length.tolist()):
-        if used + n > width:
+        if used + n > inp.width:
             r, used = r + 1, 0
         row[i], used = r, used + n
-    return _result("greedy", seq_len, width, lengths, tokens, pad_id, row, doc, offset, length,
-                   dropped)
+    return _result("greedy", inp, pad_id, row, doc, offset, length, dropped)
 
 
 def concat_chunk(documents: Sequence, seq_len: int, *, next_token: bool = False,
                  pad_id: int = 0) -> PackResult:
-    """Concatenate all documents and cut every `width` tokens; only the last row is padded, nothing
-    dropped.
-
-    A row boundary can fall inside a document, so a document may continue in the next row.
-    """
-    lengths, tokens = _read_documents(documents)
-    seq_len, width = _width(seq_len, next_token)
+    """Concatenate all documents and cut every `width` tokens: only the last row is padded, nothing
+    dropped, and a document may continue in the next row."""
+    inp = _read(documents, seq_len, next_token)
+    lengths, width = inp.lengths, inp.width
     doc_start = np.cumsum(lengths) - lengths
     total = int(lengths.sum())
     check_cells((len(lengths) + total // width + 1, 5), np.int64,  # 5 per segment, as in _pieces
@@ -273,8 +240,8 @@ def concat_chunk(documents: Sequence, seq_len: int, *, next_token: bool = False,
     cuts = np.union1d(doc_start, np.arange(0, total, width))  # every place a segment begins
     doc = np.searchsorted(doc_start, cuts, side="right") - 1
     length = np.diff(np.append(cuts, total))
-    return _result("concat_chunk", seq_len, width, lengths, tokens, pad_id, cuts // width, doc,
-                   cuts - doc_start[doc], length, 0)
+    return _result("concat_chunk", inp, pad_id, cuts // width, doc, cuts - doc_start[doc], length,
+                   0)
 
 
 def ffd(documents: Sequence, seq_len: int, *, long_docs: str = "split", next_token: bool = False,
@@ -286,38 +253,30 @@ def ffd(documents: Sequence, seq_len: int, *, long_docs: str = "split", next_tok
 def bfd(documents: Sequence, seq_len: int, *, long_docs: str = "split", next_token: bool = False,
         pad_id: int = 0) -> PackResult:
     """Best-fit decreasing: longest first, each into the row it leaves the least room in (ties:
-    the oldest row).
-
-    O(N log N): the rows are kept by remaining room in a tree over the distinct document lengths
-    (`fit_trees.BestFit`), so finding the tightest row is one walk down the tree, however many rows
-    there are and however long a row is.
-    """
+    the oldest row), found by one walk down `fit_trees.BestFit`."""
     return _fit_decreasing("bfd", BestFit, documents, seq_len, long_docs, next_token, pad_id)
 
 
 def ffd_scan(documents: Sequence, seq_len: int, *, long_docs: str = "split",
              next_token: bool = False, pad_id: int = 0) -> PackResult:
     """First-fit decreasing as the textbook loop writes it: scan every open row for each document.
-
-    Same rows as `ffd`, in O(N x rows) time: the baseline the fast versions are measured against.
-    """
-    lengths, tokens = _read_documents(documents)
-    seq_len, width = _width(seq_len, next_token)
-    doc, offset, length, dropped = _pieces(lengths, width, long_docs)
+    Same rows as `ffd` in O(N x rows) time: the baseline the fast versions are measured against."""
+    inp = _read(documents, seq_len, next_token)
+    doc, offset, length, dropped = _pieces(inp, long_docs)
     order = np.argsort(-length, kind="stable")
     used: list[int] = []
     row = np.empty(len(order), np.int64)
     for i, n in zip(order.tolist(), length[order].tolist()):
-        for r, u in enumerate(used):
-            if u + n <= width:
+        for r, u in enumerate(used):  # the first open row with room for n
+            if u + n <= inp.width:
                 break
-        else:
+        else:  # none: open a new one
             r = len(used)
             used.append(0)
         used[r] += n
         row[i] = r
-    return _result("ffd", seq_len, width, lengths, tokens, pad_id, row[order], doc[order],
-                   offset[order], length[order], dropped)
+    return _result("ffd", inp, pad_id, row[order], doc[order], offset[order], length[order],
+                   dropped)
 
 
 def _fit_decreasing(strategy: str, policy: type, documents: Sequence, seq_len: int,
@@ -330,9 +289,8 @@ def _fit_decreasing(strategy: str, policy: type, documents: Sequence, seq_len: i
     fit the rows before it still lack room, under best fit its room shrinks to a value no other row
     had (all rooms between n and its old room were empty, or it would not have been the tightest).
     """
-    lengths, tokens = _read_documents(documents)
-    seq_len, width = _width(seq_len, next_token)
-    doc, offset, length, dropped = _pieces(lengths, width, long_docs)
+    inp = _read(documents, seq_len, next_token)
+    doc, offset, length, dropped = _pieces(inp, long_docs)
     order = np.argsort(-length, kind="stable")  # longest first; equal lengths in input order
     doc, offset, length = doc[order], offset[order], length[order]
     rows = policy(length)  # FirstFit or BestFit: take a row for n tokens, put it back
@@ -345,33 +303,26 @@ def _fit_decreasing(strategy: str, policy: type, documents: Sequence, seq_len: i
             r = rows.take(n)  # the first (ffd) or tightest (bfd) row with room for n, or -1
             if r < 0:  # no row has room: open a new, empty one
                 r = len(rooms)
-                rooms.append(width)
+                rooms.append(inp.width)
             k = min(rooms[r] // n, end + 1 - i)  # as many of the run as the row holds
             row[i:i + k] = r
             i += k
             rooms[r] -= k * n
             rows.put(r, rooms[r])  # back into the tree under its new room
-    return _result(strategy, seq_len, width, lengths, tokens, pad_id, row, doc, offset, length,
-                   dropped)
+    return _result(strategy, inp, pad_id, row, doc, offset, length, dropped)
 
 
 def bestfit_crop(documents: Sequence, seq_len: int, *, buffer_size: int = 1000, refill: int = 128,
                  next_token: bool = False, pad_id: int = 0) -> PackResult:
-    """nanochat's BOS-aligned best-fit loader: no padding (but the last row), crops instead.
-
-    Documents enter a buffer in input order, `refill` at a time whenever it holds fewer than
-    `buffer_size` (nanochat tokenizes them in batches of `tokenizer_batch_size=128`, so its buffer
-    holds up to buffer_size + 127; `refill=1` keeps it at exactly buffer_size). A row is filled by
-    taking the largest buffered document that fits the room left (ties: the one that arrived first);
-    when none fits, the shortest is cropped to fill the row exactly and the rest of it is dropped.
-    So every row starts at a document's first token (prepend BOS to each document: every row starts
-    with BOS), and only the last row can be padded. `buffer_size=1, refill=1` is the greedy crop.
+    """nanochat's BOS-aligned best-fit loader: documents enter a buffer `refill` at a time (its
+    `tokenizer_batch_size=128`) whenever it holds fewer than `buffer_size`; a row takes the largest
+    buffered document that fits, and when none fits the shortest is cropped to fill the row, its
+    rest dropped. Every row starts at a document's first token (its BOS); only the last is padded.
     """
-    lengths, tokens = _read_documents(documents)
-    seq_len, width = _width(seq_len, next_token)
+    inp = _read(documents, seq_len, next_token)
     buffer_size = check_int(buffer_size, "buffer_size", low=1)
-    refill, n_docs = check_int(refill, "refill", low=1), len(lengths)
-    all_lengths = lengths.tolist()
+    refill, n_docs, width = check_int(refill, "refill", low=1), len(inp.lengths), inp.width
+    all_lengths = inp.lengths.tolist()
     buffer: list[tuple[int, int]] = []  # (length, -doc), sorted: of equal lengths, first comes last
     segments: list[tuple[int, int, int]] = []  # (row, doc, length); every one starts at offset 0
     dropped, arrived, r, pos = 0, 0, 0, 0  # r: the row being filled, pos: tokens already in it
@@ -391,8 +342,7 @@ def bestfit_crop(documents: Sequence, seq_len: int, *, buffer_size: int = 1000, 
         if pos == width:  # the row is exactly full: the next document starts a new one
             r, pos = r + 1, 0
     row, doc, length = np.array(segments, dtype=np.int64).reshape(-1, 3).T
-    return _result("bestfit_crop", seq_len, width, lengths, tokens, pad_id, row, doc,
-                   np.zeros_like(doc), length, dropped)
+    return _result("bestfit_crop", inp, pad_id, row, doc, np.zeros_like(doc), length, dropped)
 
 
 STRATEGIES = {"pad": pad, "greedy": greedy, "concat_chunk": concat_chunk, "ffd": ffd, "bfd": bfd,

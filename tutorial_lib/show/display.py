@@ -1,13 +1,6 @@
-"""How the course shows things: tables that keep Chinese columns aligned, and tokens you can read.
-
-HTML keeps Chinese columns aligned, which fixed-width printing cannot. Tokens are shown one way
-everywhere: `show_token` writes one token as text (spaces as ␣ so " love" and "love" differ, line
-breaks and tabs as \\n and \\t, bytes that are not a whole UTF-8 character as \\xNN), and
-`token_html` draws a whole segmentation as colored spans with each token's id on hover. Where a
-character is split over several byte tokens (a Han character in cl100k, say), those tokens are drawn
-as one group that shows the character itself, striped with the tokens' colors, so Chinese stays
-readable while the split stays visible.
-"""
+"""How the course shows things: HTML tables (they keep Chinese columns aligned, which fixed-width
+printing cannot), tokens as readable text (`show_token`) and segmentations as coloured spans
+(`token_html`)."""
 
 from __future__ import annotations
 
@@ -26,11 +19,7 @@ _VISIBLE = str.maketrans({" ": "␣", "\n": "\\n", "\t": "\\t", "\r": "\\r"})
 
 
 def show_token(token: bytes | str) -> str:
-    """A token as readable text: "␣love", "\\n", and "\\xe4\\xb8" for the first two bytes of 世.
-
-    Bytes decode with backslashreplace, so the valid part of a token stays text (b"a\\xe4" ->
-    "a\\xe4").
-    """
+    """A token as readable text: "␣love" (not "love"), "\\n", "\\xe4\\xb8" for 2 bytes of 世."""
     check_type(token, "token", (bytes, str), "bytes or str")
     if isinstance(token, bytes):
         token = token.decode("utf-8", errors="backslashreplace")
@@ -42,13 +31,7 @@ class Markup(str):
 
 
 def token_html(tokens: Sequence[bytes | str], ids: Sequence[int] | None = None) -> Markup:
-    """A segmentation as colored spans: one color per token, its id and bytes on hover, whitespace
-    visible.
-
-    `tokens` are the tokens' bytes (or texts, for a character or word segmentation), `ids` their
-    ids. Tokens whose boundary falls inside a UTF-8 character are grouped: the group shows the
-    character once, striped with its tokens' colors, and its hover lists every token in it.
-    """
+    """A segmentation as coloured spans, ids and bytes on hover; a split character is one group."""
     tokens = [check_type(t, f"tokens[{i}]", (bytes, str), "bytes or str")
               for i, t in enumerate(check_sequence(tokens, "tokens", "a list of bytes"))]
     ids = None if ids is None else check_int_list(ids, "ids")
@@ -65,39 +48,30 @@ def token_html(tokens: Sequence[bytes | str], ids: Sequence[int] | None = None) 
                              for j, c in enumerate(colors))
             style = f"background:linear-gradient(90deg,{stops});outline:1px dashed #888"
             text = show_token(b"".join(tokens[k] for k in group))
-        spans.append(
-            f'<span title="{html.escape(hover)}" style="{style};color:{palette.TOKEN_INK};'
-            f'padding:1px 2px;margin:0 1px;border-radius:3px;white-space:pre">'
-            f"{html.escape(text)}</span>"
-        )
+        spans.append(f'<span title="{html.escape(hover)}" style="{style};color:{palette.TOKEN_INK};'
+                     'padding:1px 2px;margin:0 1px;border-radius:3px;white-space:pre">'
+                     f"{html.escape(text)}</span>")
     # <wbr>: a line may break between two tokens (never inside one), so a long English run wraps
     # like CJK does
     return Markup(f'<span style="line-height:1.9">{"<wbr>".join(spans)}</span>')
 
 
+def id_html(tokenizer: object, ids: Sequence[int]) -> Markup:
+    """`ids` drawn as the tokens of `tokenizer` (anything with `token_bytes`, e.g. a Tokenizer)."""
+    return token_html([tokenizer.token_bytes(i) for i in ids], ids)
+
+
 def segmentation_html(rows: Sequence[tuple[str, Sequence[bytes | str], Sequence[int] | None]],
                       first: str = "分词方式") -> str:
-    """HTML table of several segmentations: name, token count, the colored tokens.
-
-    `rows` are (name, tokens, ids or None), as `compare.segment` and `compare.segmentations` give
-    them; `first` heads the name column (several texts cut by one tokenizer want "文本" there).
-    """
+    """HTML table of segmentations, rows (name, tokens, ids or None) as `compare.segment` gives."""
     return html_table([first, "token 数", "切分结果（悬停看 id）"],
                       [(name, len(tokens), token_html(tokens, ids)) for name, tokens, ids in rows])
 
 
 def guess(my_guess: object, measured: object, what: str, *, unit: str = "",
           digits: int | None = None) -> HTML:
-    """The learner's prediction next to the measurement, for the cell right after a "先猜一猜".
-
-    A prediction only teaches if it is written down before the answer is seen, so the notebook asks
-    for `my_guess = ...` in its own cell and this shows both. While `my_guess` is None the
-    measurement stays folded in a <details> block the learner opens only to give up (it works in a
-    saved notebook, no kernel needed). Numbers are compared as numbers: pass `measured` as a number
-    and say how to show it with `unit` (appended as given: "%" shows 95.5%) and `digits` (decimal
-    places); a guess written as a numeric string ("95.5%", "1,024") counts as its number, and so
-    does a measurement stored as one (old callers).
-    """
+    """The learner's prediction next to the measurement, for the cell after a "先猜一猜": until
+    `my_guess` is written down the measurement stays folded, as a guess teaches only before."""
     check_type(what, "what", str, "a str")
     check_type(unit, "unit", str, "a str")
     if digits is not None:
@@ -145,7 +119,6 @@ def _verdict(my_guess: object, measured: object) -> str:
 
 
 def _shown(value: object, unit: str, digits: int | None) -> str:
-    """A number with thousands separators, `digits` decimals and its unit; anything else as is."""
     if not _is_number(value):
         return str(value)
     return f"{value:,.{digits}f}{unit}" if digits is not None else f"{value:,}{unit}"
@@ -157,11 +130,7 @@ def _is_number(value: object) -> bool:
 
 
 def _groups(tokens: list[bytes]) -> list[list[int]]:
-    """Token indices grouped so that every group ends on a character boundary of the joined text.
-
-    A UTF-8 lead byte says how long its character is (0xxxxxxx: 1, 110xxxxx: 2, 1110xxxx: 3,
-    11110xxx: 4); a token that leaves a character unfinished joins the next one's group.
-    """
+    """Token indices grouped so that a token ending inside a UTF-8 character joins the next one."""
     groups: list[list[int]] = []
     owed = 0  # continuation bytes the current character still needs
     for k, token in enumerate(tokens):
@@ -172,23 +141,15 @@ def _groups(tokens: list[bytes]) -> list[list[int]]:
         for b in token:
             if owed and b & 0xC0 == 0x80:
                 owed -= 1
-            else:
-                owed = (
-                    1
-                    if b >> 5 == 0b110
-                    else 2
-                    if b >> 4 == 0b1110
-                    else 3
-                    if b >> 3 == 0b11110
-                    else 0
-                )
+            else:  # a lead byte says how long its character is: 110xxxxx 2, 1110xxxx 3, ...
+                owed = (1 if b >> 5 == 0b110 else 2 if b >> 4 == 0b1110
+                        else 3 if b >> 3 == 0b11110 else 0)
     return groups
 
 
 def _describe(token: bytes | str, token_id: int | None) -> str:
-    shown = (
-        show_token(token) if isinstance(token, str) else f"{show_token(token)} ({token.hex(' ')})"
-    )
+    shown = show_token(token)
+    shown = shown if isinstance(token, str) else f"{shown} ({token.hex(' ')})"
     return shown if token_id is None else f"id {token_id}: {shown}"
 
 
@@ -201,23 +162,18 @@ def _cell(value: object) -> str:
 
 
 def html_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A small HTML table, left-aligned; cells are escaped (so "<unk>" shows up as text) unless they
-    are Markup."""
+    """A small HTML table, left-aligned; cells are escaped (so "<unk>" shows) unless Markup."""
     header, rows = check_sequence(header, "header"), check_sequence(rows, "rows")
     head = "".join(f"<th {_LEFT}>{html.escape(str(h))}</th>" for h in header)
-    body = "".join(
-        "<tr>"
-        + "".join(f"<td {_LEFT}>{_cell(c)}</td>" for c in check_sequence(row, "rows item"))
-        + "</tr>"
-        for row in rows
-    )
-    return (
-        f'<table style="margin-left:0"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-    )
+    body = "".join("<tr>" + "".join(f"<td {_LEFT}>{_cell(c)}</td>"
+                                    for c in check_sequence(row, "rows item")) + "</tr>"
+                   for row in rows)
+    return (f'<table style="margin-left:0"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table>")
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> HTML:
-    """Display rows as a table in a notebook cell (the cell's last line should be this call)."""
+    """Display rows as a table in a notebook cell (as the cell's last line)."""
     return HTML(html_table(header, rows))
 
 

@@ -1,9 +1,6 @@
-"""The course's colours, one home for all of them: tokens, documents, padding, leaks, guides.
-
-Plots, widgets and the token view draw the same thing the same way in every chapter: document k is
-DOCUMENTS[k % 8] in a mask heatmap, a packed row and a sample, padding is always PADDING, and a
-cell that lets one document see another is always LEAK.
-"""
+"""The course's colours, one home for all of them, so plots, widgets and the token view draw the
+same thing the same way in every chapter: document k is DOCUMENTS[k % 8] in a mask heatmap, a
+packed row and a sample, padding is always PADDING, a cross-document cell always LEAK."""
 
 # Light backgrounds of token spans; the span's own dark text stays readable on them in light and
 # dark themes.

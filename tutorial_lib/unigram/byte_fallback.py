@@ -1,16 +1,13 @@
 """Byte fallback: a character the vocabulary lacks becomes its UTF-8 bytes, written <0xE4>.
 
-A character-level model (Unigram with character_coverage < 1, or any vocabulary trained on text that
-lacked a rare Han character or an emoji) cannot segment a character it has never seen. Without byte
-fallback SentencePiece emits <unk> and the character is lost; with it, the 256 byte pieces <0x00>
-... <0xFF> are in the vocabulary and the unknown character is spelled as its bytes: 你 is
-<0xE4><0xBD><0xA0>. Decoding joins the pieces and turns each run of byte pieces back into bytes, so
-every text survives encode -> decode (a byte run that is not valid UTF-8, possible only from
-hand-made pieces, decodes with U+FFFD like SentencePiece).
+A vocabulary trained on text that lacked a rare Han character or an emoji cannot segment it.
+Without byte fallback SentencePiece emits <unk> and the character is lost; with it, the 256 byte
+pieces <0x00> ... <0xFF> are in the vocabulary and the character is spelled as its bytes: 你 is
+<0xE4><0xBD><0xA0>, so every text survives encode -> decode (a byte run that is not UTF-8, possible
+only from hand-made pieces, decodes with U+FFFD like SentencePiece).
 
 As in SentencePiece, an unknown character enters the lattice as one piece scored below every real
-piece (the lowest log-probability minus 10), so Viterbi uses it only where nothing else fits, and is
-spelled in bytes afterwards.
+piece (the lowest log-probability minus 10), so Viterbi uses it only where nothing else fits.
 """
 
 from __future__ import annotations
@@ -46,13 +43,10 @@ def encode(text: str, log_probs: dict[str, float]) -> list[str]:
 
 
 def encode_words(words: list[str], log_probs: dict[str, float]) -> list[str]:
-    """`encode` of each word in turn, the pieces joined: a whole text's pre-tokens in one call.
-
-    The table is checked, and its lowest score and longest piece found, once for all the words
-    (per word, that would cost as much as the segmentation itself on a large vocabulary).
-    """
+    """`encode` of each word in turn, the pieces joined. The table is checked, and its lowest score
+    and longest piece found, once for all the words (per word, that costs as much as Viterbi)."""
     words = check_str_list(words, "words")
-    table = unigram._check_log_probs(log_probs)
+    table = unigram.check_log_probs(log_probs)
     floor, longest = min(table.values()) - UNK_PENALTY, max(map(len, table))
     out: list[str] = []
     for word in filter(None, words):
@@ -85,7 +79,7 @@ def decode(pieces: list[str]) -> str:
 def fallback_rate(texts: list[str], log_probs: dict[str, float]) -> float:
     """The share of characters of `texts` spelled in bytes (0.0 = the vocabulary covers all)."""
     texts = check_str_list(texts, "texts")
-    table = unigram._check_log_probs(log_probs)
+    table = unigram.check_log_probs(log_probs)
     chars = sum(map(len, texts))
     if chars == 0:
         raise ValueError("texts must contain at least one character")

@@ -1,22 +1,15 @@
 """Our Unigram trainer beside SentencePiece's: the same lines, the same vocabulary size, measured.
 
-Both models train on the first 90% of a corpus's lines and are read on the last 10%. SentencePiece
-runs with `sp_settings.BASE_OPTIONS` (one thread, every sentence, a fixed seed) changed where our
-trainer works differently: character_coverage=1.0 (we keep every character), identity
-normalization (its default nmt_nfkc rewrites full-width punctuation; we do not normalize) and
-model_type=unigram. Its vocabulary holds three extra ids (<unk>, <s>, </s>), so ours is trained to
-vocab_size - 3 pieces and both have the same number of normal pieces.
+Both train on the first 90% of a corpus's lines and are read on the last 10%. SentencePiece runs
+with `sp_settings.BASE_OPTIONS` changed where our trainer differs: character_coverage=1.0 (we keep
+every character) and identity normalization. Its vocabulary holds three extra ids (<unk>, <s>,
+</s>), so ours is trained to vocab_size - 3 pieces.
 
-What is compared, on the held-out lines:
-
-- overlap: the share of the pieces both vocabularies have;
-- same lines: the share of lines both segment identically, and cut F1, the agreement of the cut
-  positions inside lines (a line where one cut moves is still mostly agreed on);
-- bytes per token: compression, UTF-8 bytes / tokens;
-- log-likelihood per character: each pre-token's probability summed over all its segmentations,
-  under each model's own pieces and scores (what EM maximises). A character neither vocabulary
-  has scores the same for both. SentencePiece's scores come from a digamma ("Bayesian") update and
-  do not sum to one (`sp_mass`), which favours our plain maximum likelihood a little.
+Compared on the held-out lines: the share of pieces both have; the share of lines both segment
+alike, and cut F1 (agreement of the cut positions: a line where one cut moves is mostly agreed
+on); bytes per token; log-likelihood per character (all segmentations summed, what EM maximises).
+SentencePiece's scores come from a digamma update and do not sum to one (`sp_mass`), which favours
+our plain maximum likelihood a little.
 """
 
 from __future__ import annotations
@@ -31,6 +24,7 @@ from tutorial_lib._checks import check_int, check_str
 from tutorial_lib.unigram import model as unigram
 from tutorial_lib.unigram import sp_settings
 from tutorial_lib.unigram import train as unigram_train
+from tutorial_lib.unigram.byte_fallback import UNK_PENALTY
 from tutorial_lib.unigram.model import SP_UNDERLINE
 
 SENTENCEPIECE_OPTIONS = {"model_type": "unigram", "character_coverage": 1.0,
@@ -107,7 +101,7 @@ def compare(name: str, vocab_size: int = 4000) -> Comparison:
         tokens_ours, tokens_sp = tokens_ours + len(a), tokens_sp + len(b)
     text_bytes = sum(len(line.encode()) for line in held_out)
     held_text = "\n".join(held_out)
-    unknown = min(min(ours.log_probs.values()), min(table.values())) - 10
+    unknown = min(min(ours.log_probs.values()), min(table.values())) - UNK_PENALTY
     (ll_ours, chars, _), (ll_sp, _, _) = (
         unigram_train.corpus_log_likelihood(held_text, t, unknown) for t in (ours.log_probs, table))
     return Comparison(

@@ -1,18 +1,14 @@
 """The lattices of a whole corpus at once, as numpy arrays: what makes Unigram training fast.
 
 Training runs forward-backward (and Viterbi) over the lattice of every distinct pre-token many
-times. Doing it one pre-token and one edge at a time in Python (as unigram.viterbi does, to be
-readable) costs seconds per pass on Lu Xun. Here every pre-token's nodes get one global number (a
-pre-token of n characters owns n + 1 consecutive nodes) and every edge is a row of four arrays
-(start node, end node, piece id, pre-token). The edges are enumerated once, by `unigram.spans` (the
-same lattice), for the seed vocabulary; a smaller vocabulary is the same lattice with the edges of
-the removed pieces masked out.
+times; one edge at a time in Python (as unigram.viterbi, to be readable) costs seconds per pass on
+Lu Xun. Here every pre-token's nodes get one global number (n characters own n + 1 consecutive
+nodes) and every edge is a row of arrays (start node, end node, piece id, pre-token), enumerated
+once by `unigram.spans` for the seed vocabulary; a smaller vocabulary masks out removed pieces.
 
-The passes are wavefronts: all edges that end at local position k (k characters into their
-pre-token), in every pre-token at once, depend only on nodes before k, so one numpy step per k
-handles them all. The number of Python steps is the length of the longest pre-token (hundreds for a
-line of Lu Xun), not the number of edges (millions). Identical pre-tokens appear once, with a
-count, so "the" is one lattice weighted by how often it occurs.
+The passes are wavefronts: all edges that end k characters into their pre-token, in every
+pre-token at once, depend only on nodes before k, so one numpy step per k handles them all: as many
+Python steps as the longest pre-token has characters, not as there are edges (millions).
 """
 
 from __future__ import annotations
@@ -109,6 +105,18 @@ def _log_sum_groups(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
         return safe + np.log(total)
 
 
+def _sum_pass(waves: _Waves, nodes: int, origins: np.ndarray, source: np.ndarray,
+              edge_scores: np.ndarray) -> np.ndarray:
+    """One wavefront pass: each target node gets the log-sum over its edges of (score at the
+    edge's `source` node + the edge's score), starting from 0.0 at the `origins`."""
+    score = np.full(nodes, -np.inf)
+    score[origins] = 0.0
+    for lo, hi, groups, targets in waves.slices:
+        e = waves.order[lo:hi]
+        score[targets] = _log_sum_groups(score[source[e]] + edge_scores[e], groups)
+    return score
+
+
 class Passes:
     """Forward-backward and Viterbi over the edges of `lattice` that `mask` keeps."""
 
@@ -119,25 +127,15 @@ class Passes:
 
     def forward(self, edge_scores: np.ndarray) -> np.ndarray:
         """alpha[node]: log of the summed weight of all paths from its word's start to it."""
-        alpha = np.full(self.lattice.nodes, -np.inf)
-        alpha[self.lattice.first_node] = 0.0
-        waves = self.forward_waves
-        for lo, hi, groups, targets in waves.slices:
-            e = waves.order[lo:hi]
-            alpha[targets] = _log_sum_groups(alpha[self.lattice.start[e]] + edge_scores[e], groups)
-        return alpha
+        lat = self.lattice
+        return _sum_pass(self.forward_waves, lat.nodes, lat.first_node, lat.start, edge_scores)
 
     def backward(self, edge_scores: np.ndarray) -> np.ndarray:
         """beta[node]: log of the summed weight of all paths from it to its word's end."""
         if self._backward_waves is None:
             self._backward_waves = _waves(self.lattice, self.mask, backward=True)
-        beta = np.full(self.lattice.nodes, -np.inf)
-        beta[self.lattice.last_node] = 0.0
-        waves = self._backward_waves
-        for lo, hi, groups, targets in waves.slices:
-            e = waves.order[lo:hi]
-            beta[targets] = _log_sum_groups(beta[self.lattice.end[e]] + edge_scores[e], groups)
-        return beta
+        lat = self.lattice
+        return _sum_pass(self._backward_waves, lat.nodes, lat.last_node, lat.end, edge_scores)
 
     def expected_counts(self, log_probs: np.ndarray) -> tuple[np.ndarray, float]:
         """(expected count of each piece over the corpus, corpus log-likelihood): the E-step."""

@@ -1,18 +1,12 @@
 """How a Unigram model segments text: the best path through a lattice of pieces, found by Viterbi.
 
-A Unigram tokenizer (SentencePiece's default, Kudo 2018) has no merges. Each piece of its vocabulary
-has a log-probability, and the pieces of a segmentation are treated as independent, so a
-segmentation scores the sum of its pieces' log-probabilities. Encoding picks the segmentation with
-the highest score. All the ways to cut a text form a lattice (a graph whose nodes are the positions
-between characters and whose edges are the pieces that fit there); a line of n characters can have
-up to 2**(n-1) paths through it, but dynamic programming finds the best one in one left-to-right
-pass: the best path to position i is the best path to some earlier position j plus the one piece
-text[j:i].
-
-`viterbi` does that pass, `lattice` and `viterbi_table` show what it looks at, `segmentations` lists
-every path of a short text (to check the pass by hand), `count_paths` says how many there are, and
-`sentencepiece_log_probs` reads the pieces and scores of a trained SentencePiece Unigram model so
-`viterbi` can be compared with it.
+A Unigram tokenizer (SentencePiece's default, Kudo 2018) has no merges. Each piece has a
+log-probability, and a segmentation scores the sum of its pieces' log-probabilities; encoding picks
+the highest. All the ways to cut a text form a lattice (nodes: the positions between characters;
+edges: the pieces that fit there). A line of n characters can have 2**(n-1) paths, but one
+left-to-right pass finds the best: the best path to position i is the best path to some earlier
+position j plus the one piece text[j:i]. `segmentations` lists every path of a short text, to check
+that pass by hand.
 """
 
 from __future__ import annotations
@@ -41,8 +35,7 @@ class Edge:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One way to reach a position: the best path to `start`, then `piece`; `score` is their
-    total."""
+    """One way to reach a position: the best path to `start`, then `piece`; `score`: the total."""
 
     start: int
     piece: str
@@ -51,13 +44,9 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Step:
-    """The best path that ends at position `end` (after `end` characters): its score and its last
-    piece.
-
-    The piece starts at `start`; following `start` back step by step rebuilds the whole best path.
-    `candidates` (filled by `viterbi_table`) are all the ways Viterbi compared to get here, in the
-    order it met them.
-    """
+    """The best path that ends at position `end`: its score and its last piece, which starts at
+    `start` (following `start` back rebuilds the path). `candidates` (filled by `viterbi_table`):
+    all the ways Viterbi compared to get here, in the order it met them."""
 
     end: int
     score: float
@@ -75,7 +64,8 @@ def _add(score: float, log_prob: float) -> float:
     return float(np.float32(score) + np.float32(log_prob))
 
 
-def _check_log_probs(log_probs: object) -> dict[str, float]:
+def check_log_probs(log_probs: object) -> dict[str, float]:
+    """A copy of `log_probs` checked: non-empty pieces, each a number <= 0."""
     table = check_mapping_keys(log_probs, "log_probs", str, "a str (a piece)")
     if not table:
         raise ValueError("log_probs must contain at least one piece, got an empty dict")
@@ -87,16 +77,13 @@ def _check_log_probs(log_probs: object) -> dict[str, float]:
 
 
 def _check_inputs(text: object, log_probs: object) -> tuple[str, dict[str, float]]:
-    return check_str(text, "text", non_empty=True), _check_log_probs(log_probs)
+    return check_str(text, "text", non_empty=True), check_log_probs(log_probs)
 
 
 def spans(text: str, pieces: Container[str], longest: int) -> Iterator[tuple[int, int]]:
-    """(start, end) of every piece of `pieces` (none longer than `longest`) that occurs in `text`,
-    sorted by (start, end): the edges of the lattice without their scores.
-
-    The one definition of the lattice: `lattice`, Viterbi, sampling and the trainer's vectorised
-    lattice (unigram_lattice) all enumerate their edges with it.
-    """
+    """(start, end) of every piece of `pieces` (none longer than `longest`) in `text`, sorted: the
+    lattice's edges without scores. The one definition of the lattice: Viterbi, sampling and the
+    trainer's vectorised lattice all enumerate their edges with it."""
     for start in range(len(text)):
         for end in range(start + 1, min(len(text), start + longest) + 1):
             if text[start:end] in pieces:
@@ -110,24 +97,18 @@ def _edges(text: str, log_probs: Mapping[str, float], longest: int | None = None
 
 
 def lattice(text: str, log_probs: dict[str, float]) -> list[Edge]:
-    """Every piece of `log_probs` that occurs in `text`, with where it starts and ends, sorted by
-    (start, end).
-
-    These are all the edges a segmentation can be made of; each path from position 0 to len(text) is
-    one segmentation.
-    """
+    """Every piece of `log_probs` that occurs in `text`, with its start and end, sorted: the edges a
+    segmentation is made of (each path from 0 to len(text) is one segmentation)."""
     text, log_probs = _check_inputs(text, log_probs)
     return _edges(text, log_probs)
 
 
 def _best_steps(text: str, log_probs: Mapping[str, float], trace: bool = False,
                 longest: int | None = None) -> list[Step | None]:
-    """best[i] = the best path ending at position i (None if no path gets there); best[0] is the
-    empty path.
+    """best[i] = the best path ending at position i (None if none gets there; best[0] is empty).
 
-    Starts are tried left to right and a later candidate must score strictly higher to replace an
-    earlier one, as in SentencePiece: on a tie the last piece that starts earliest (the longest one)
-    wins. With `trace`, each step also lists the candidates it was chosen from.
+    A later candidate must score strictly higher to replace an earlier one, as in SentencePiece:
+    on a tie the last piece that starts earliest (the longest) wins. `trace` keeps the candidates.
     """
     best: list[Step | None] = [Step(0, 0.0, "", 0)] + [None] * len(text)
     candidates: list[list[Candidate]] = [[] for _ in best]
@@ -153,24 +134,16 @@ def _best_steps(text: str, log_probs: Mapping[str, float], trace: bool = False,
 
 
 def viterbi_table(text: str, log_probs: dict[str, float]) -> list[Step]:
-    """The Viterbi pass written out: for each position 1..len(text) that some path reaches, its best
-    path.
-
-    A notebook shows this as a table: row i lists the candidates (best path to an earlier position j
-    plus the piece text[j:i]) and keeps the highest, so each row only looks back at rows already
-    filled in.
-    """
+    """The Viterbi pass written out: the best path to each position 1..len(text) some path reaches,
+    with the candidates (best path to an earlier j, plus text[j:i]) it was chosen from."""
     text, log_probs = _check_inputs(text, log_probs)
     return [step for step in _best_steps(text, log_probs, trace=True)[1:] if step is not None]
 
 
 def viterbi(text: str, log_probs: dict[str, float]) -> tuple[list[str], float]:
-    """(pieces, score): the segmentation of `text` with the highest total log-probability, and that
-    total.
+    """(pieces, score): the segmentation of `text` with the highest total log-probability.
 
-    `log_probs` maps each piece to its log-probability (a finite number <= 0). Raises ValueError if
-    some character cannot be covered by any piece (a real model adds <unk> or byte pieces for that
-    case).
+    ValueError if no piece covers some character (a real model adds <unk> or byte pieces for that).
     """
     text, log_probs = _check_inputs(text, log_probs)
     return best_path(text, log_probs)
@@ -192,12 +165,8 @@ def best_path(text: str, log_probs: Mapping[str, float], longest: int | None = N
 def segmentations(
     text: str, log_probs: dict[str, float], limit: int = 1000
 ) -> list[tuple[list[str], float]]:
-    """Every segmentation of `text` into pieces of `log_probs` with its score, best first (ties in
-    path order).
-
-    This is the brute force that Viterbi avoids: the count grows exponentially with the length of
-    the text, so more than `limit` paths is a ValueError rather than a long wait.
-    """
+    """Every segmentation of `text` with its score, best first (ties in path order): the brute
+    force Viterbi avoids, so more than `limit` paths is a ValueError rather than a long wait."""
     text, log_probs = _check_inputs(text, log_probs)
     check_int(limit, "limit", low=1)
     starting: dict[int, list[Edge]] = {}
@@ -208,9 +177,8 @@ def segmentations(
     def walk(position: int, pieces: list[str], score: float) -> None:
         if position == len(text):
             if len(paths) == limit:
-                raise ValueError(
-                    f"text has more than limit={limit} segmentations; use viterbi for long texts"
-                )
+                raise ValueError(f"text has more than limit={limit} segmentations; use viterbi "
+                                 "for long texts")
             paths.append((pieces, score))
             return
         for edge in starting.get(position, []):
@@ -223,13 +191,8 @@ def segmentations(
 
 
 def count_paths(text: str, log_probs: dict[str, float]) -> int:
-    """How many segmentations of `text` the pieces of `log_probs` allow: the paths through the
-    lattice.
-
-    Counted by the same left-to-right pass as Viterbi, with "add up" in place of "keep the best":
-    the number of paths to position i is the sum over the edges ending there of the paths to where
-    they start.
-    """
+    """How many segmentations of `text` the pieces allow: Viterbi's pass with "add up" in place of
+    "keep the best" (paths to i = the sum, over edges ending at i, of the paths to their start)."""
     text, log_probs = _check_inputs(text, log_probs)
     paths = [1] + [0] * len(text)
     for edge in _edges(text, log_probs):
@@ -238,27 +201,13 @@ def count_paths(text: str, log_probs: dict[str, float]) -> int:
 
 
 def sentencepiece_log_probs(processor: Any) -> dict[str, float]:
-    """{piece: score} for the normal pieces of a SentencePiece Unigram model, "▁" written as a
-    space.
+    """{piece: log-probability} of a SentencePiece Unigram model's normal pieces, "▁" as a space.
 
-    A Unigram model's score is the piece's log-probability. Control pieces (<s>, </s>), <unk> and
-    the byte-fallback pieces (<0xE4>) are left out: SentencePiece's own Viterbi does not match them
-    against text.
+    Control pieces, <unk> and byte pieces are left out: SentencePiece's Viterbi never matches them.
     """
-    check_has(
-        processor,
-        "processor",
-        (
-            "get_piece_size",
-            "id_to_piece",
-            "get_score",
-            "is_control",
-            "is_unknown",
-            "is_byte",
-            "is_unused",
-        ),
-        "a SentencePieceProcessor",
-    )
+    check_has(processor, "processor", ("get_piece_size", "id_to_piece", "get_score", "is_control",
+                                       "is_unknown", "is_byte", "is_unused"),
+              "a SentencePieceProcessor")
     return {processor.id_to_piece(i).replace(SP_UNDERLINE, " "): processor.get_score(i)
             for i in range(processor.get_piece_size())
             if not (processor.is_control(i) or processor.is_unknown(i) or processor.is_byte(i)

@@ -1,17 +1,15 @@
 """More than the best path: the n best segmentations, and sampling one (subword regularization).
 
-Kudo (2018) trains a translation model on segmentations *sampled* from the Unigram lattice instead
-of always the Viterbi one, so the model sees 人工 智能 and 人 工 智能 for the same text and learns
-not to depend on one cut. A path is drawn with probability proportional to P(path)**alpha: alpha = 1
-is the model's own distribution, a large alpha is almost always the Viterbi path, a small one is
-close to uniform over all paths.
+Kudo (2018) trains a translation model on segmentations *sampled* from the Unigram lattice, so it
+sees 人工 智能 and 人 工 智能 for the same text and learns not to depend on one cut. A path is drawn
+with probability proportional to P(path)**alpha: alpha = 1 is the model's own distribution, a large
+alpha almost always the Viterbi path, a small one close to uniform.
 
-Drawing from the distribution without listing its (exponentially many) paths is forward filtering,
-backward sampling: one left-to-right pass adds up, for each position, the weight of every path that
-reaches it (as `count_paths` adds up paths, but each weighted by its probability); then from the end
-one steps back, choosing the last piece with probability (weight of paths to where it starts) x
-(its own weight) / (weight of paths to here). `path_probabilities` lists the exact probabilities of
-a short text's paths, which is what the test compares the sampled frequencies with.
+Drawing without listing the (exponentially many) paths is forward filtering, backward sampling: one
+left-to-right pass adds up the weight of every path to each position (as `count_paths`, but
+weighted); then from the end, step back choosing the last piece with probability (weight of paths
+to its start) x (its weight) / (weight of paths to here). `path_probabilities` gives the exact
+probabilities of a short text's paths, to compare sampled frequencies with.
 """
 
 from __future__ import annotations
@@ -60,9 +58,8 @@ def sample(text: str, log_probs: dict[str, float], alpha: float = 1.0,
            seed: int | random.Random = 0) -> list[str]:
     """One segmentation of `text` drawn with probability proportional to P(path)**alpha.
 
-    `seed` is an int (the same seed gives the same sample) or a random.Random to draw several
-    samples from one stream. alpha must be > 0 (alpha -> 0 is uniform over paths, but 0 itself
-    would make every piece weigh 1 whatever its probability, which is rarely meant).
+    `seed`: an int, or a random.Random to draw several samples from one stream. alpha must be > 0
+    (alpha = 0 would make every piece weigh 1 whatever its probability, which is rarely meant).
     """
     text, log_probs = unigram._check_inputs(text, log_probs)
     alpha, rng = _check_alpha(alpha), _rng(seed)
@@ -114,21 +111,17 @@ def path_probabilities(text: str, log_probs: dict[str, float], alpha: float = 1.
 def nbest(text: str, log_probs: dict[str, float], n: int) -> list[tuple[list[str], float]]:
     """The `n` highest-scoring segmentations of `text` (fewer if it has fewer), best first.
 
-    Viterbi keeps the best path to each position; keeping the n best instead (each extended by
-    every piece that starts there, then cut back to n) gives the n best paths to the end. Ties
-    keep the earlier start first, as `viterbi` does, so nbest(..., 1)[0] is the Viterbi path.
+    Viterbi keeping the n best paths to each position instead of one. Ties keep the earlier start
+    first, as `viterbi` does, so nbest(..., 1)[0] is the Viterbi path.
     """
     text, log_probs = unigram._check_inputs(text, log_probs)
     check_int(n, "n", low=1)
     best: list[list[tuple[float, tuple[str, ...]]]] = [[(0.0, ())]] + [[] for _ in text]
-    ending: dict[int, list[unigram.Edge]] = {}
-    for edge in unigram._edges(text, log_probs):
-        ending.setdefault(edge.end, []).append(edge)
+    ending = _forward(text, log_probs, 1.0)[1]
     for position in range(1, len(text) + 1):
+        # every best path to an edge's start, extended by the edge; keep the n highest
         found = [(unigram._add(score, e.log_prob), path + (e.piece,))
                  for e in ending.get(position, []) for score, path in best[e.start]]
         best[position] = sorted(found, key=lambda item: -item[0])[:n]
-    if not best[-1]:
-        unigram._best_steps(text, log_probs)  # raises the error naming the uncovered character
     return [(list(path), score) for score, path in best[-1]]
 

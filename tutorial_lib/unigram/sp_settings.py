@@ -1,26 +1,17 @@
 """SentencePiece's training settings measured on Chinese: one setting changed at a time.
 
-SentencePiece has dozens of trainer options; a handful decide what happens to Chinese text:
+A handful of SentencePiece's dozens of trainer options decide what happens to Chinese text:
 `model_type`, `character_coverage`, `byte_fallback`, `split_digits`, `split_by_number`,
 `split_by_unicode_script`, `add_dummy_prefix` and `normalization_rule_name`. Advice about them is
 easy to repeat and hard to check, so this module trains small models that differ in one option and
-measures them on held-out text.
+measures them on held-out text: bytes per token, tokens per 1,000 characters and the characters
+the model cannot represent (one `<unk>`, or UTF-8 byte pieces with `byte_fallback`). Tokens per
+character is the common ruler: a BPE model's "scores" are negated merge ranks, not
+log-probabilities, so its likelihood cannot be compared with a Unigram model's.
 
-`train(texts, options)` writes the texts to a file in a fresh temporary directory, trains there
-and reads the model back into memory; the directory is removed when training ends, also when it
-fails (a with-block), so nothing is left behind. `measure` counts on held-out lines what a learner
-can compare across model types: bytes per token, tokens per 1,000 characters and the share of
-characters the model cannot represent (they become one `<unk>`, or UTF-8 byte pieces with
-`byte_fallback`). A Unigram model's log-likelihood is not comparable with a BPE model's: BPE's
-"scores" are negated merge ranks, not log-probabilities, so tokens per character is the common
-ruler. `compare_settings` runs a table of variants, `vocab_overlap` compares two vocabularies and
-`apply` shows what one model does to chosen strings (normalized form, pieces, decode).
-
-Reproducible training: `num_threads=1` (Unigram's EM splits the corpus between threads and the
-sums then differ in the last bits, so 1 and 2 threads give different pieces), a fixed
-`spm.set_random_generator_seed` (it drives the sentence sampling when `input_sentence_size` is
-smaller than the corpus) and `input_sentence_size=0` (use every line). `same_model` checks two
-trainings piece for piece and score for score.
+Reproducible training: `num_threads=1` (Unigram's EM splits the corpus between threads, and the
+sums then differ in the last bits), a fixed `spm.set_random_generator_seed` (it drives sentence
+sampling) and `input_sentence_size=0` (every line). two trainings give the same model.
 """
 
 from __future__ import annotations
@@ -73,11 +64,10 @@ class Model:
 class Measurement:
     """What one model does to one held-out text.
 
-    `unknown_chars` counts character occurrences the model cannot represent by a piece: without
-    byte_fallback they become `<unk>` (and the text cannot be decoded back), with it they become
-    UTF-8 byte pieces. `distinct_unknown` counts the distinct such characters, out of
-    `distinct_chars`. `lone_prefix_tokens` counts tokens that are just the "▁" add_dummy_prefix puts
-    before a line when no piece starts with it (a Chinese line usually pays one).
+    `unknown_chars`: character occurrences no piece represents (`<unk>`, or byte pieces with
+    byte_fallback); `distinct_unknown` of `distinct_chars` counts them once each.
+    `lone_prefix_tokens`: tokens that are just the "▁" add_dummy_prefix puts before a line when no
+    piece starts with it (a Chinese line usually pays one).
     """
 
     model: str
@@ -124,20 +114,6 @@ class Segmentation:
         return self.decoded == self.text
 
 
-@dataclass(frozen=True)
-class Overlap:
-    """The learned pieces two models share (control and byte pieces left out)."""
-
-    a: str
-    b: str
-    size_a: int
-    size_b: int
-    shared: int
-    jaccard: float
-    only_a: tuple[str, ...]
-    only_b: tuple[str, ...]
-
-
 def check_options(options: object, name: str = "options") -> dict[str, Any]:
     """The options as a dict of str -> bool/int/float/str, refusing the ones this module sets."""
     options = check_mapping_keys(options, name, str, "a dict of option name -> value")
@@ -163,12 +139,9 @@ def _clean_lines(texts: object, name: str) -> list[str]:
 
 def train(texts: Sequence[str], options: Mapping[str, Any] | None = None, *,
           name: str = "model") -> Model:
-    """Train SentencePiece on `texts` (one sentence each) with BASE_OPTIONS updated by `options`.
-
-    Training runs in a temporary directory that is removed afterwards, on success and on error.
-    SentencePiece's refusals (an unknown option, a vocab_size the text cannot fill, a coverage
-    below 0.98) come back as ValueError with its message.
-    """
+    """Train SentencePiece on `texts` (one sentence each) with BASE_OPTIONS updated by `options`,
+    in a temporary directory removed afterwards. Its refusals (an unknown option, a vocab_size the
+    text cannot fill) come back as ValueError with its message."""
     import sentencepiece as spm
 
     lines = _clean_lines(texts, "texts")
@@ -190,17 +163,6 @@ def train(texts: Sequence[str], options: Mapping[str, Any] | None = None, *,
                  spm.SentencePieceProcessor(model_proto=proto))
 
 
-def pieces(model: Model) -> list[tuple[str, float]]:
-    """Every (piece, score) of the model in id order: what `same_model` compares."""
-    sp = check_type(model, "model", Model, "a Model").processor
-    return [(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())]
-
-
-def same_model(a: Model, b: Model) -> bool:
-    """True if the two models have the same pieces with the same scores, in the same order."""
-    return pieces(a) == pieces(b)
-
-
 def learned_pieces(model: Model) -> set[str]:
     """The pieces training chose: not <unk>/<s>/</s>, not the 256 byte pieces."""
     sp = check_type(model, "model", Model, "a Model").processor
@@ -214,19 +176,11 @@ def alphabet_size(model: Model) -> int:
 
 
 def uncovered_chars(model: Model, chars: set[str] | str) -> set[str]:
-    """The characters among `chars` the model can only write as <unk> or byte pieces.
-
-    Asked one character at a time, because SentencePiece merges a run of unknown characters into
-    one <unk> token, so counting <unk> tokens undercounts the characters lost.
-    """
+    """The characters among `chars` the model can only write as <unk> or byte pieces (asked one at
+    a time: SentencePiece makes a run of unknown characters one <unk>)."""
     sp = check_type(model, "model", Model, "a Model").processor
-    lost = set()
-    for c in set(chars):
-        if c.isspace():
-            continue
-        if any(sp.is_unknown(i) or sp.is_byte(i) for i in sp.encode(c)):
-            lost.add(c)
-    return lost
+    return {c for c in set(chars) if not c.isspace()
+            and any(sp.is_unknown(i) or sp.is_byte(i) for i in sp.encode(c))}
 
 
 def measure(model: Model, texts: Sequence[str], *, test: str = "held-out") -> Measurement:
@@ -286,37 +240,6 @@ def compare_settings(train_texts: Sequence[str], test_texts: Sequence[str] | Map
     return results
 
 
-def result_rows(results: Sequence[SettingResult]) -> list[dict[str, Any]]:
-    """One flat dict per (variant, test), ready for a DataFrame or display.table."""
-    rows = []
-    for r in check_type(results, "results", (list, tuple), "a list of SettingResult"):
-        check_type(r, "results[i]", SettingResult, "a SettingResult")
-        for m in r.measurements:
-            rows.append({"setting": r.name, "changed": r.changed, "vocab": r.vocab_size,
-                         "alphabet": r.alphabet, "test": m.test,
-                         "tokens/1000 chars": m.tokens_per_1000_chars,
-                         "bytes/token": m.bytes_per_token, "unknown chars": m.unknown_chars,
-                         "unknown share": m.unknown_share,
-                         "distinct unknown": f"{m.distinct_unknown}/{m.distinct_chars}",
-                         "<unk> tokens": m.unk_tokens, "byte tokens": m.byte_tokens,
-                         "lone ▁": m.lone_prefix_tokens})
-    return rows
-
-
-def vocab_overlap(a: Model, b: Model, *, examples: int = 10) -> Overlap:
-    """How many learned pieces two models share, and a few each lacks (shortest first)."""
-    pa, pb = learned_pieces(a), learned_pieces(b)
-    check_int(examples, "examples", low=0)
-    shared = len(pa & pb)
-
-    def sample(s: set[str]) -> tuple[str, ...]:
-        return tuple(sorted(s, key=lambda p: (len(p), p))[:examples])
-
-    return Overlap(a.name, b.name, len(pa), len(pb), shared,
-                   round(shared / len(pa | pb), 4) if pa | pb else 1.0,
-                   sample(pa - pb), sample(pb - pa))
-
-
 def apply(model: Model, strings: Sequence[str]) -> list[Segmentation]:
     """What `model` does to each string: normalized form, pieces, ids and decode(encode(s))."""
     sp = check_type(model, "model", Model, "a Model").processor
@@ -330,11 +253,8 @@ def apply(model: Model, strings: Sequence[str]) -> list[Segmentation]:
 
 
 def nfkc_changes(model: Model, chars: str) -> list[tuple[str, str, str]]:
-    """(char, what the model's normalizer makes of it, its Unicode name) for each char it changes.
-
-    Under nmt_nfkc the full-width ，！？（） and ＡＢ１２ become ASCII (。 and “” stay) and
-    U+3000 becomes a space (alone, remove_extra_whitespaces drops it); identity changes nothing.
-    """
+    """(char, what the model's normalizer makes of it, its Unicode name) for each char it changes:
+    under nmt_nfkc the full-width ，！？（） and ＡＢ１２ become ASCII (。 and “” stay)."""
     sp = check_type(model, "model", Model, "a Model").processor
     rows = []
     for c in dict.fromkeys(check_str(chars, "chars")):
@@ -347,12 +267,9 @@ def nfkc_changes(model: Model, chars: str) -> list[tuple[str, str, str]]:
 
 
 def chinese_corpora(every: int = 5) -> tuple[list[str], dict[str, list[str]]]:
-    """Lu Xun plus Tatoeba to train on, and two held-out Chinese texts: every `every`-th Tatoeba
-    sentence (never trained on) and FLORES-200 zho_Hans (news and wiki prose, another domain).
-
-    Lu Xun alone has almost no Arabic digits or Latin letters, so digit settings would have
-    nothing to act on; Tatoeba's everyday sentences bring them (and modern words).
-    """
+    """Lu Xun plus Tatoeba to train on (Lu Xun alone has almost no digits or Latin letters for the
+    settings to act on), and two held-out texts: every `every`-th Tatoeba sentence and FLORES-200
+    zho_Hans (news and wiki prose, another domain)."""
     from tutorial_lib import data
 
     every = check_int(every, "every", low=2)

@@ -2,60 +2,51 @@
 
 Kudo (2018), as SentencePiece implements it:
 
-1. Pre-tokens. Each line is split on spaces and every word gets a "▁" in front ("▁the"): pieces
-   never cross a space, and "▁" marks where words start. A line of Chinese has no spaces, so it is
-   one pre-token ("▁我在年青时候..."). Identical pre-tokens are counted once, with their count.
-2. Seed. All single characters, plus the most frequent substrings of the pre-tokens (up to
-   `max_piece_length` characters, occurring at least twice), ranked by frequency x length; each
-   starts with a log-probability proportional to that score.
-3. EM. The E-step runs forward-backward over each pre-token's lattice and adds up the expected
-   number of times each piece is used (or, with counts="viterbi", the pieces of the best path only);
-   the M-step sets each piece's probability to its count / the total. EM never lowers the
-   likelihood of the corpus; `history` records it at every step.
-4. Pruning. For each piece: if it were removed, each of its uses would be re-segmented by its best
-   alternative (the second-best path of the piece itself). The loss is how much likelihood that
-   costs (SentencePiece's estimate, below). The pieces whose removal costs least are removed,
-   shrinking the vocabulary by `shrinking_factor` per round; single characters are never removed.
-5. Repeat EM and pruning until the target size, then re-estimate with EM once more.
+1. Pre-tokens. Each space-separated word gets a "▁" in front ("▁the"), so pieces never cross a
+   space; a line of Chinese is one pre-token ("▁我在年青..."). Each is counted once, with its count.
+2. Seed. All single characters, plus the most frequent substrings (up to `max_piece_length`
+   characters, at least twice), ranked by frequency x length, which is their starting score.
+3. EM. The E-step runs forward-backward over each pre-token's lattice and adds up the expected uses
+   of each piece (counts="viterbi": the best path's pieces only); the M-step sets each piece's
+   probability to its count / the total. EM never lowers the likelihood of the corpus.
+4. Pruning. Removing a piece re-segments its uses by its best alternative (the piece's own
+   second-best path); the loss is the likelihood that costs. The cheapest pieces go, shrinking the
+   vocabulary by `shrinking_factor` per round; single characters are never removed.
+5. Repeat EM and pruning until the target size, then EM once more.
 
-What differs from SentencePiece (so a comparison is read right): the seed counts every frequent
-substring (SentencePiece takes the nodes of a suffix tree, i.e. substrings that occur in at least
-two different right contexts), the M-step is plain maximum likelihood (SentencePiece uses a digamma
-"Bayesian" update and drops pieces with expected count < 0.5 inside EM, so its objective is not
-monotone), it prunes to 1.1 x vocab_size and then keeps the top pieces by score, while we prune
-straight to the target; and no normalization (SentencePiece's default nmt_nfkc turns "，" into ",";
-compare with normalization_rule_name="identity"). Pre-tokens: SentencePiece skips lines over
-max_sentence_length (4192 bytes) and its script rule comes from ICU (`script` here approximates it
-with Unicode categories and names; digits count as "Common"). Ties: by piece string (seed,
-pruning), the earliest start (Viterbi). Nothing is random.
+What differs from SentencePiece (to read a comparison right): its seed is a suffix tree's nodes
+(substrings with two different right contexts), its M-step a digamma "Bayesian" update that drops
+pieces with expected count < 0.5 (so its objective is not monotone), it prunes to 1.1 x vocab_size
+and keeps the top scores, while we prune straight to the target; and we do not normalize (its
+nmt_nfkc turns "，" into ","). Its script rule comes from ICU (`script` approximates it; digits
+are "Common"). Ties: by piece string (seed, pruning), the earliest start (Viterbi). Nothing is
+random.
 """
 
 from __future__ import annotations
 
 import functools
 import heapq
-import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from tutorial_lib._check_data import check_number
+from tutorial_lib._check_data import check_non_empty_dict, check_number
 from tutorial_lib._checks import check_choice, check_int, check_str
 from tutorial_lib.unigram import byte_fallback
 from tutorial_lib.unigram import lattice as unigram_lattice
 from tutorial_lib.unigram import model as unigram
 from tutorial_lib.unigram.model import SP_UNDERLINE
 
-BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")
 TINY = 1e-30  # floor of a probability, so that a piece EM starves still has a finite log
 
 
 @dataclass(frozen=True)
 class EMStep:
-    """One EM step: which pruning round it belongs to, the vocabulary size, and the corpus
-    log-likelihood under the parameters going into the step (E-step's value)."""
+    """One EM step: its pruning round, the vocabulary size, and the corpus log-likelihood under
+    the parameters going into the step."""
 
     round: int
     step: int
@@ -125,7 +116,7 @@ def valid_piece(piece: str) -> bool:
     """Whether SentencePiece would allow `piece`: "▁" only at the start, one script, no text that
     reads as a byte piece."""
     body = piece[1:] if piece.startswith(SP_UNDERLINE) else piece
-    if SP_UNDERLINE in body or BYTE_PIECE.fullmatch(piece):
+    if SP_UNDERLINE in body or byte_fallback.is_byte_piece(piece):
         return False
     return len({script(c) for c in body} - {"Inherited"}) <= 1
 
@@ -160,37 +151,6 @@ def seed_vocabulary(words: dict[str, int], seed_size: int, max_piece_length: int
     return {**{c: float(n) for c, n in sorted(chars.items())}, **{s: float(n) for n, s in top}}
 
 
-def _check_train(text: object, vocab_size: object, shrinking_factor: object, counts: object
-                 ) -> tuple[str, int, float, str]:
-    text = check_str(text, "text")
-    if not words_of(text):
-        raise ValueError("text must contain at least one word (a non-space character), got "
-                         f"{text[:40]!r}")
-    return (text, check_int(vocab_size, "vocab_size", low=1),
-            check_number(shrinking_factor, "shrinking_factor", low=0, high=1, low_open=True,
-                         high_open=True),
-            check_choice(counts, "counts", ("expected", "viterbi")))
-
-
-def _check_pieces(words: dict[str, int], log_probs: object) -> dict[str, float]:
-    table = unigram._check_log_probs(log_probs)
-    missing = sorted({c for w in words for c in w} - set(table))
-    if missing:
-        raise ValueError(f"log_probs must contain every single character of the words (a Unigram "
-                         f"vocabulary always keeps them), missing {missing[:10]!r}")
-    return table
-
-
-def _check_words(words: object) -> dict[str, int]:
-    if not isinstance(words, dict) or not words:
-        raise (TypeError if not isinstance(words, dict) else ValueError)(
-            f"words must be a non-empty dict of pre-token -> count, got {str(words)[:40]!r}")
-    for word, count in words.items():
-        check_str(word, "a key of words", non_empty=True)
-        check_int(count, f"words[{word!r}]", low=1)
-    return words
-
-
 class _Model:
     """The state of training: pieces, which are alive, their log-probabilities, the lattices."""
 
@@ -202,7 +162,7 @@ class _Model:
         self.log_probs = np.log(values / values.sum())
         self.total = 1.0  # the expected number of pieces of the last E-step
         self.lattice = unigram_lattice.build(list(words), list(words.values()), self.pieces)
-        self.passes = unigram_lattice.Passes(self.lattice, self.alive[self.lattice.piece])
+        self.refresh()
 
     def refresh(self) -> None:
         self.passes = unigram_lattice.Passes(self.lattice, self.alive[self.lattice.piece])
@@ -285,12 +245,17 @@ def train_unigram(text: str, vocab_size: int, *, seed_size: int = 100_000,
     Each round runs `em_steps` EM steps, then prunes to max(vocab_size, shrinking_factor x size);
     after the last pruning EM runs once more.
     """
-    text, vocab_size, shrinking_factor, counts = _check_train(text, vocab_size, shrinking_factor,
-                                                              counts)
+    words = dict(count_words(check_str(text, "text")))
+    if not words:
+        raise ValueError(f"text must contain at least one word (a non-space character), got "
+                         f"{text[:40]!r}")
+    vocab_size = check_int(vocab_size, "vocab_size", low=1)
+    shrinking_factor = check_number(shrinking_factor, "shrinking_factor", low=0, high=1,
+                                    low_open=True, high_open=True)
+    check_choice(counts, "counts", ("expected", "viterbi"))
     seed_size = check_int(seed_size, "seed_size", low=1)
     max_piece_length = check_int(max_piece_length, "max_piece_length", low=1)
     em_steps = check_int(em_steps, "em_steps", low=1)
-    words = dict(count_words(text))
     alphabet = len({c for w in words for c in w})
     if vocab_size < alphabet:
         raise ValueError(f"vocab_size must be at least the number of distinct characters of the "
@@ -318,13 +283,12 @@ def train_unigram(text: str, vocab_size: int, *, seed_size: int = 100_000,
 
 def _lift_starved(model: _Model) -> None:
     """Give the characters EM starved (expected count < 0.5: used almost only inside longer
-    pieces) a score just below the lowest of the other pieces, as SentencePiece's FinalizePieces
-    does for required characters (each 0.0001 lower than the previous, in piece order), and
-    renormalise.
+    pieces) a score just below the lowest other piece, each 0.0001 lower than the previous, as
+    SentencePiece's FinalizePieces does, and renormalise.
 
-    Without this a character that a longer piece always covers scores near log(1e-30) = -69, and
-    one occurrence of it on its own (held-out text) costs as much as ten ordinary pieces. Starved
-    longer pieces are left as they are: raising them would let them beat real segmentations.
+    Else a character a longer piece always covers scores near log(1e-30) = -69, and one occurrence
+    on its own costs as much as ten ordinary pieces. Starved longer pieces are left alone: raising
+    them would let them beat real segmentations.
     """
     counts = np.exp(model.log_probs) * model.total
     starved = np.flatnonzero(model.alive & model.single & (counts < 0.5))
@@ -342,8 +306,15 @@ def em_step(words: dict[str, int], log_probs: dict[str, float], counts: str = "e
             ) -> tuple[dict[str, float], dict[str, float], float]:
     """One EM step by itself: (new log-probs, the counts of the E-step, the log-likelihood under
     `log_probs`). `words` maps pre-tokens to counts; `log_probs` must contain every character."""
-    words = _check_words(words)
-    table = _check_pieces(words, log_probs)
+    check_non_empty_dict(words, "words", "pre-token -> count")
+    for word, count in words.items():
+        check_str(word, "a key of words", non_empty=True)
+        check_int(count, f"words[{word!r}]", low=1)
+    table = unigram.check_log_probs(log_probs)
+    missing = sorted({c for w in words for c in w} - set(table))
+    if missing:
+        raise ValueError(f"log_probs must contain every single character of the words (a Unigram "
+                         f"vocabulary always keeps them), missing {missing[:10]!r}")
     check_choice(counts, "counts", ("expected", "viterbi"))
     model = _Model(words, {p: float(np.exp(v)) for p, v in table.items()})
     model.log_probs = np.array(list(table.values()), dtype=np.float64)
@@ -355,16 +326,14 @@ def corpus_log_likelihood(text: str, log_probs: dict[str, float],
                           unknown_log_prob: float | None = None) -> tuple[float, int, int]:
     """(log-likelihood of `text`, characters of its pre-tokens, how many the vocabulary lacks).
 
-    The marginal likelihood: each pre-token's probability is the sum over all its segmentations (as
-    EM maximises), not the Viterbi path's alone. A character the vocabulary lacks is scored as
-    byte fallback places it in the lattice (the lowest log-probability minus 10) unless
-    `unknown_log_prob` is given (the same value for two models makes their held-out numbers
-    comparable); the third number says how often that happened.
+    The marginal likelihood (each pre-token summed over all its segmentations, as EM maximises). A
+    character the vocabulary lacks scores as byte fallback places it in the lattice, unless
+    `unknown_log_prob` is given (the same value for two models makes their numbers comparable).
     """
     text = check_str(text, "text")
     if unknown_log_prob is not None:
         unknown_log_prob = check_number(unknown_log_prob, "unknown_log_prob", high=0)
-    table = unigram._check_log_probs(log_probs)
+    table = unigram.check_log_probs(log_probs)
     words = count_words(text)
     if not words:
         raise ValueError(f"text must contain at least one word, got {text[:40]!r}")

@@ -1,22 +1,16 @@
 """WordPiece as BERT encodes: split text into words, then each word by greedy longest match.
 
 BERT (Devlin et al. 2019, google-research/bert `tokenization.py`) encodes in two steps.
-`bert_pretokenize` is its BasicTokenizer: drop control characters, turn every whitespace into a
-space, put spaces around every CJK ideograph (`tokenize_chinese_chars`: BERT's Chinese vocabulary
-holds single Han characters, so a run of Han characters must not stay one "word"), optionally
-lowercase and strip accents, then make every punctuation mark a word of its own. `encode_word` is
-its WordpieceTokenizer: from the left, take the longest vocabulary piece that starts here (pieces
-after the first carry the continuation prefix `##`), and if some position has no piece at all the
-whole word becomes `[UNK]`; so does a word longer than `max_input_chars_per_word` (100, as BERT).
+`bert_pretokenize` is its BasicTokenizer: drop control characters, turn whitespace into spaces, put
+spaces around every CJK ideograph (`tokenize_chinese_chars`: BERT's Chinese vocabulary holds single
+Han characters, so a run of them must not stay one "word"), optionally lowercase and strip accents,
+then make every punctuation mark a word. `encode_word` is its WordpieceTokenizer: from the left,
+the longest vocabulary piece that starts here (after the first, with the prefix `##`); if some
+position has no piece, or the word is over 100 characters, the whole word is `[UNK]`.
 
-Longest match needs only the vocabulary, not the merges that built it, which is why encoding a word
-this way can differ from replaying the training merges (`wordpiece_train.merge_encode`).
-
-`WordPiece` holds a vocabulary and encodes text to ids; `hf_tokenizer` builds the Hugging Face
-`tokenizers` pipeline with the same settings, whose ids the tests compare with ours. Hugging
-Face's `BertPreTokenizer` splits on whitespace and punctuation only: the control-character cleanup
-and the spaces around CJK ideographs are its `BertNormalizer` (`clean_text`,
-`handle_chinese_chars`).
+Longest match needs only the vocabulary, not the merges that built it, so it can differ from
+replaying the training merges (`wordpiece_train.merge_encode`). `hf_tokenizer` builds Hugging
+Face's pipeline with the same settings (its `BertNormalizer` does the cleanup and the CJK spaces).
 """
 
 from __future__ import annotations
@@ -62,9 +56,8 @@ def _clean(char: str) -> str:
 
 
 def _table(chars: Iterable[str], tokenize_chinese_chars: bool, punctuation: bool) -> dict:
-    """A str.translate table for the characters present: one pass over the text instead of a
-    Python-level loop per character (the corpora have millions of characters but a few thousand
-    distinct ones)."""
+    """A str.translate table for the characters present: one pass over the text, not a Python loop
+    per character (a corpus has millions of characters but a few thousand distinct ones)."""
     table = {}
     for char in chars:
         out = _clean(char)
@@ -82,16 +75,13 @@ def _strip_accents(text: str) -> str:
 
 def bert_pretokenize(text: str, *, tokenize_chinese_chars: bool = True, lowercase: bool = False,
                      strip_accents: bool = False) -> list[str]:
-    """The words of `text` as BERT's BasicTokenizer splits it (see the module docstring).
-
-    The defaults keep case and accents (a cased model); bert-base-uncased sets both to True.
-    Splitting on punctuation is the same as putting spaces around every punctuation mark and
-    splitting on whitespace, which is how it is done here.
-    """
+    """The words of `text` as BERT's BasicTokenizer splits it. The defaults keep case and accents
+    (a cased model); bert-base-uncased sets both to True."""
     check_str(text, "text", utf8=True)
-    for name, value in (("tokenize_chinese_chars", tokenize_chinese_chars),
-                        ("lowercase", lowercase), ("strip_accents", strip_accents)):
-        check_bool(value, name)
+    check_bool(tokenize_chinese_chars, "tokenize_chinese_chars")
+    check_bool(lowercase, "lowercase")
+    check_bool(strip_accents, "strip_accents")
+    # splitting on punctuation = spaces around every punctuation mark, then split on whitespace
     if not (lowercase or strip_accents):
         return text.translate(_table(set(text), tokenize_chinese_chars, True)).split()
     text = text.translate(_table(set(text), tokenize_chinese_chars, False))
@@ -105,18 +95,15 @@ def bert_pretokenize(text: str, *, tokenize_chinese_chars: bool = True, lowercas
 def encode_word(word: str, vocab: Mapping[str, Any] | set[str], *, unk_token: str = UNK,
                 prefix: str = PREFIX, max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD,
                 max_piece_chars: int | None = None) -> list[str]:
-    """The pieces of one word by greedy longest match from the left, or [unk_token].
-
-    At each position the longest vocabulary piece that starts there wins (written `prefix` + piece
-    after the first position); if none fits, the word cannot be covered and is [unk_token] whole,
-    as in BERT (not just the one uncovered character). `max_piece_chars` (the longest piece's
-    length without its prefix) only skips candidates that cannot be in the vocabulary.
-    """
+    """The pieces of one word by greedy longest match from the left, or [unk_token] if some position
+    has no piece (the whole word, as in BERT). `max_piece_chars` (the longest piece's length
+    without its prefix) only skips candidates that cannot be in the vocabulary."""
     if len(word) > max_input_chars_per_word:
         return [unk_token]
     longest = len(word) if max_piece_chars is None else max_piece_chars
     pieces, start = [], 0
     while start < len(word):
+        # the longest piece that starts here: try ends from the farthest back to start + 1
         for end in range(min(len(word), start + longest), start, -1):
             piece = word[start:end] if start == 0 else prefix + word[start:end]
             if piece in vocab:
@@ -174,11 +161,8 @@ class WordPiece:
         return [vocab[p] for word in self.words(text) for p in self.tokenize_word(word)]
 
     def decode(self, ids: Iterable[int]) -> str:
-        """Pieces joined, words separated by one space, as BERT's decoder ("##" glued on).
-
-        Not the input text back: whitespace is one space, punctuation is spaced, and a [UNK]
-        word is lost (the chapter's "可逆" check).
-        """
+        """Pieces joined, words separated by one space, "##" glued on, as BERT's decoder: not the
+        input back (whitespace is one space, punctuation spaced, a [UNK] word lost)."""
         pieces = []
         for i in ids:
             if check_int(i, "ids[]") not in self.id_to_piece:
@@ -206,12 +190,8 @@ def _check_vocab(vocab: Mapping[str, int] | list[str]) -> dict[str, int]:
 
 
 def hf_tokenizer(model: WordPiece) -> Any:
-    """Hugging Face's `tokenizers` pipeline with the same vocabulary and settings as `model`.
-
-    WordPiece model (vocab, unk_token, continuing_subword_prefix, max_input_chars_per_word) behind
-    BertNormalizer(clean_text=True, handle_chinese_chars, strip_accents, lowercase) and
-    BertPreTokenizer; no post-processor, so no [CLS]/[SEP] are added.
-    """
+    """Hugging Face's `tokenizers` pipeline with the same vocabulary and settings as `model` (no
+    post-processor, so no [CLS]/[SEP] are added)."""
     from tokenizers import Tokenizer, models, pre_tokenizers
 
     hf = Tokenizer(models.WordPiece(model.vocab, unk_token=model.unk_token,
@@ -230,11 +210,3 @@ def hf_normalizer(*, tokenize_chinese_chars: bool = True, lowercase: bool = Fals
 
     return normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=tokenize_chinese_chars,
                                       strip_accents=strip_accents, lowercase=lowercase)
-
-
-def hf_words(text: str, **options: bool) -> list[str]:
-    """The words HF's BertNormalizer + BertPreTokenizer make of `text` (to compare with ours)."""
-    from tokenizers import pre_tokenizers
-
-    normalized = hf_normalizer(**options).normalize_str(text)
-    return [w for w, _ in pre_tokenizers.BertPreTokenizer().pre_tokenize_str(normalized)]

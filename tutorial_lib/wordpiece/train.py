@@ -1,26 +1,22 @@
 """WordPiece training by the likelihood score, and replaying its merges (which BERT never does).
 
 Training (Schuster & Nakajima 2012, as the Hugging Face course describes it): every word starts as
-its characters, the first as itself and the others with the continuation prefix (`hug` -> `h ##u
-##g`); the vocabulary starts as the special tokens and this alphabet. Each step merges the adjacent
-pair with the highest score
+its characters, all but the first with the continuation prefix (`hug` -> `h ##u ##g`); the
+vocabulary starts as the special tokens and this alphabet. Each step merges the adjacent pair with
+the highest score
 
     score(a, b) = freq(ab) / (freq(a) * freq(b))
 
-where freq counts occurrences in the corpus (word frequency times occurrences in the word). BPE
-merges the most frequent pair; dividing by the parts' frequencies favours a pair whose parts are
-rarely seen apart, i.e. merging it raises the likelihood of the corpus under a unigram model the
-most. The merged piece is a + b without b's prefix (`##u` + `##g` -> `##ug`). Training stops at
-`vocab_size` pieces or when no pair is left.
+(freq: occurrences in the corpus). BPE merges the most frequent pair; dividing by the parts'
+frequencies favours a pair whose parts are rarely seen apart, the merge that raises the corpus's
+likelihood under a unigram model the most. `##u` + `##g` -> `##ug`.
 
-Ties: the highest score (a float, the division correctly rounded, so equal fractions tie exactly),
-then the higher pair count, then the smaller pair (a, b) in code-point order. A heap keeps the
-candidates; a merge changes freq(a) and freq(b), so every pair that contains a or b (not only the
-pairs next to the merge) is pushed again with its new score, and stale entries are skipped.
+Ties: the highest score (equal fractions tie exactly: the division is correctly rounded), then the
+higher count, then the smaller pair. A merge changes freq(a) and freq(b), so every pair holding a
+or b (not only the merge's neighbours) goes back on the heap with its new score.
 
-`merge_encode` encodes a word by replaying the merges in training order; WordPiece itself encodes
-by longest match over the vocabulary (`wordpiece.encode_word`), and the two can disagree with the
-same vocabulary (`merge_vs_longest_match` finds such words in real text).
+`merge_encode` replays the merges in training order; WordPiece encodes by longest match, and the
+two can disagree with the same vocabulary (`merge_vs_longest_match` finds such words).
 """
 
 from __future__ import annotations
@@ -35,7 +31,7 @@ from tutorial_lib._checks import check_int, check_iterable, check_str
 
 # the left-to-right pair replacement BPE uses: it only compares symbols, so pieces work too
 from tutorial_lib.bpe.trainer import merge_unchecked
-from tutorial_lib.wordpiece.model import PREFIX, UNK, WordPiece, bert_pretokenize
+from tutorial_lib.wordpiece.model import PREFIX, UNK, WordPiece, bert_pretokenize, hf_normalizer
 
 Pair = tuple[str, str]
 
@@ -143,11 +139,8 @@ def _word_counts(word_counts: object) -> Counter:
 
 
 def pair_scores(word_counts: Mapping[str, int], prefix: str = PREFIX) -> dict[Pair, float]:
-    """The score freq(ab) / (freq(a) * freq(b)) of every adjacent pair, before the first merge.
-
-    `word_counts` maps a word to how often it occurs; each word starts as `split_word` makes it.
-    The same numbers `train_wordpiece` ranks its first merge by (one definition: `_State`).
-    """
+    """The score freq(ab) / (freq(a) * freq(b)) of every adjacent pair before the first merge, as
+    `train_wordpiece` ranks it (`word_counts`: word -> how often it occurs)."""
     state = _State(_word_counts(word_counts), prefix)
     return {pair: -state.key(pair)[0] for pair in sorted(state.pairs)}
 
@@ -168,11 +161,9 @@ def best_pair(word_counts: Mapping[str, int], prefix: str = PREFIX) -> Pair | No
 def train_wordpiece(texts: Iterable[str], vocab_size: int, *,
                     special_tokens: Iterable[str] = (UNK,), prefix: str = PREFIX,
                     **options: bool) -> Trained:
-    """Train a WordPiece vocabulary of `vocab_size` pieces (specials + alphabet + merged pieces).
-
-    `options` go to `bert_pretokenize` (tokenize_chinese_chars=True, lowercase, strip_accents).
-    The vocabulary can end smaller when the corpus runs out of pairs. Two merges can make the
-    same piece (`a` + `##bc` and `ab` + `##c`); the piece then takes one id, as in HF's trainer.
+    """Train a WordPiece vocabulary of `vocab_size` pieces (specials + alphabet + merged pieces),
+    fewer if the corpus runs out of pairs. `options` go to `bert_pretokenize`. Two merges can make
+    the same piece (`a` + `##bc`, `ab` + `##c`); it then takes one id, as in HF's trainer.
     """
     specials = check_str_list(special_tokens, "special_tokens")
     check_str(prefix, "prefix", non_empty=True)
@@ -190,6 +181,7 @@ def train_wordpiece(texts: Iterable[str], vocab_size: int, *,
     heapq.heapify(heap)
     known, merges = set(vocab), []
     while len(vocab) < vocab_size and heap:
+        # the best pair: pop until an entry is up to date, merge it, push the pairs it changed
         key, pair = heapq.heappop(heap)
         if pair not in state.pairs or state.key(pair) != key:
             continue  # stale: a fresher entry for this pair is in the heap (or it is gone)
@@ -212,12 +204,8 @@ def merge_ranks(merges: list[Merge]) -> dict[Pair, int]:
 
 def merge_encode(word: str, merges: list[Merge] | dict[Pair, int], prefix: str = PREFIX
                  ) -> list[str]:
-    """The pieces of `word` when the merges are replayed in training order (BPE-style encoding).
-
-    `merges` is the training's list or its `merge_ranks` (faster for many words). Characters the
-    training never saw stay single symbols here (this is for comparing with longest match on
-    words the vocabulary covers).
-    """
+    """The pieces of `word` when the merges (a list, or its `merge_ranks`) are replayed in training
+    order, BPE-style. Characters the training never saw stay single symbols."""
     symbols = split_word(check_str(word, "word", non_empty=True), prefix)
     rank = merges if isinstance(merges, dict) else merge_ranks(merges)
     while len(symbols) > 1:
@@ -239,12 +227,9 @@ class Disagreement:
 
 
 def merge_vs_longest_match(texts: Iterable[str], trained: Trained) -> list[Disagreement]:
-    """Every word of `texts` (most frequent first) whose two encodings differ.
-
-    Both encodings use only pieces of `trained.vocab`; the merges reach the pieces the training
-    made of this word, longest match takes the longest piece at each position, even one built
-    from a different split (`hugs` could be `hug ##s` by merges but `hu ##gs` by longest match).
-    """
+    """Every word of `texts` (most frequent first) whose two encodings differ: longest match takes
+    the longest piece at each position, even one built from another split (`hugs`: `hug ##s` by
+    merges, `hu ##gs` by longest match)."""
     model = trained.model()
     rank = merge_ranks(trained.merges)
     out = []
@@ -262,10 +247,8 @@ def merge_vs_longest_match(texts: Iterable[str], trained: Trained) -> list[Disag
 class HFComparison:
     """Our score-trained vocabulary beside HF's frequency-trained one, same text and size.
 
-    `same_words` is the share of word occurrences both cut into the same pieces (each by longest
-    match over its own vocabulary); `differ` lists the most frequent words they cut differently.
-    HF's trainer breaks ties between equally frequent pairs in thread order, so `shared` can move
-    by a few pieces from one run to the next; ours is deterministic.
+    `same_words`: the share of word occurrences both cut alike; `differ`: the most frequent words
+    they cut differently. HF breaks ties in thread order, so `shared` can move between runs.
     """
 
     vocab_size: int
@@ -282,8 +265,6 @@ class HFComparison:
 def hf_train(texts: list[str], vocab_size: int, **options: bool) -> WordPiece:
     """HF's WordPieceTrainer (BPE by frequency, `##` prefix) with our pre-tokenizer, as a model."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-
-    from tutorial_lib.wordpiece.model import hf_normalizer
 
     hf = Tokenizer(models.WordPiece(unk_token=UNK))
     hf.normalizer = hf_normalizer(**options)
@@ -330,12 +311,9 @@ class UnkRate:
 
 def unk_rates(train_texts: Iterable[str], test_texts: Iterable[str], vocab_size: int
               ) -> list[UnkRate]:
-    """[UNK] with and without `tokenize_chinese_chars` (train split / encode split).
-
-    Without the split a run of Han characters between punctuation is one word, so one character
-    the vocabulary lacks (or a run over 100 characters) makes the whole run [UNK].
-    `unk_tokens` is the share of tokens that are [UNK], `unk_chars` the share of the test words'
-    characters inside [UNK] words.
+    """[UNK] with and without `tokenize_chinese_chars` (train split / encode split): without it a
+    run of Han characters is one word, so one character the vocabulary lacks makes it all [UNK].
+    `unk_tokens`: the share of tokens that are [UNK]; `unk_chars`: of characters in [UNK] words.
     """
     train = check_str_list(list(check_iterable(train_texts, "train_texts")), "train_texts")
     test = check_str_list(list(check_iterable(test_texts, "test_texts")), "test_texts")

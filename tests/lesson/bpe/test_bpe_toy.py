@@ -265,8 +265,8 @@ def test_merge_pair_takes_lists_and_tuples(symbols, pair):
     assert merge_pair(symbols, pair) == ("aa", "b")
 
 
-def test_unk_is_the_one_d2l_defines():
-    assert UNK is d2l.UNK
+def test_unk_is_spelled_as_d2l_spells_it():
+    assert UNK == d2l.UNK  # the toy stands alone (no import of chapter 01), with the same spelling
 
 
 # --- bad input ----------------------------------------------------------------------------------------------
@@ -331,7 +331,7 @@ def test_tiny_tokenizer_rejects_bad_input(tiny):
         tiny.decode([3, 19])
     with pytest.raises(ValueError, match=r"ids\[0\] must be an int in"):
         tiny.decode([-1])
-    with pytest.raises(TypeError, match=r"ids\[1\] must be an int, got str '3'"):
+    with pytest.raises(TypeError, match=r"ids\[1\] must be an int in \[0, 18\], got str '3'"):
         tiny.decode([3, "3"])
     with pytest.raises(TypeError, match="ids must be a list of int"):
         tiny.decode("12")

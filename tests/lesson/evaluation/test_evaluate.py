@@ -9,12 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.bpe import bpe_toy
 from tutorial_lib.text import compare
 from tutorial_lib.evaluation import evaluate
 from tutorial_lib.unigram import train as unigram_train
 from tutorial_lib.text.measure import Segmenter
-from tutorial_lib.wordpiece.model import WordPiece
+from tutorial_lib.text.d2l import Vocab
 
 BYTES = Segmenter("bytes", 256, lambda s: list(s.encode()), lambda i: bytes([i]))
 CHARS = Segmenter("chars", 0x10000, lambda s: [ord(c) for c in s], lambda i: chr(i).encode())
@@ -119,8 +118,8 @@ def test_evaluate_counts_byte_fallback_and_unknown_tokens():
                     is_byte_fallback=lambda i: i >= 2)
     e = evaluate.evaluate(seg, ["ab你"])
     assert (e.tokens, e.byte_fallback) == (5, 3) and e.byte_fallback_share == pytest.approx(0.6)
-    wordpiece = compare.from_wordpiece("wp", WordPiece(["[UNK]", "ab", "##c"]))
-    e = evaluate.evaluate(wordpiece, ["abc xyz", "ab"])
+    words = compare.from_vocab("words", Vocab(["ab", "c"]))
+    e = evaluate.evaluate(words, ["ab c xyz", "ab"])
     assert (e.tokens, e.unknown) == (4, 1) and e.oov_rate == 0.25
 
 
@@ -145,12 +144,8 @@ def test_evaluate_sentencepiece_byte_fallback(luxun_lines):
 
 def test_every_tokenizer_the_course_knows_can_be_evaluated(luxun_lines, ours, cl100k_segmenter):
     text = "\n".join(luxun_lines[:40])
-    toy = bpe_toy.train(dict(Counter(text.split())), 50)
     unigram = unigram_train.train_unigram(text, len(set(text)) + 200)
-    segmenters = [ours, cl100k_segmenter, compare.from_unigram("unigram", unigram),
-                  compare.from_char_bpe("char BPE", bpe_toy.TinyTokenizer(toy.merges,
-                                                                          toy.alphabet)),
-                  compare.from_wordpiece("wordpiece", WordPiece(["[UNK]", *sorted(set(text))]))]
+    segmenters = [ours, cl100k_segmenter, compare.from_unigram("unigram", unigram)]
     lines = luxun_lines[40:60]
     for seg in segmenters:
         e = evaluate.evaluate(seg, lines)

@@ -14,7 +14,7 @@ HEAD = at.OneHead.random(VOCAB, dim=8, max_position=64, seed=1)
 
 
 def pack(docs: list[np.ndarray], length: int) -> tuple[np.ndarray, np.ndarray]:
-    """One row: the documents one after another, then padding (token 0, doc id PAD)."""
+    """One row: the documents one after another, then padding (token 0, doc id PAD_DOC)."""
     ids = dm.doc_ids_from_lengths([len(d) for d in docs], length)
     tokens = np.zeros(length, dtype=np.int64)
     tokens[: sum(map(len, docs))] = np.concatenate(docs) if docs else []

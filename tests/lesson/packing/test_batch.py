@@ -10,7 +10,7 @@ from tutorial_lib.packing.batch import (BATCHINGS, IGNORE_INDEX, Batch, Batching
                                         bucketed_batches, labels,
                                         next_token_labels, ordered_batches, pad, padded_batches, padding_share,
                                         random_batches, sorted_batches)
-from tutorial_lib.packing.masks import PAD, doc_ids_from_lengths, padded_doc_ids
+from tutorial_lib.packing.masks import PAD_DOC, doc_ids_from_lengths, padded_doc_ids
 
 
 def shifted(batch: Batch) -> np.ndarray:
@@ -189,7 +189,7 @@ def test_next_token_labels_point_at_the_next_real_token(rows, side):
 
 def test_no_target_crosses_into_the_next_document_or_padding():
     tokens = [10, 11, 12, 20, 21, 0, 0]
-    ids = [0, 0, 0, 1, 1, PAD, PAD]
+    ids = [0, 0, 0, 1, 1, PAD_DOC, PAD_DOC]
     assert next_token_labels(tokens, ids).tolist() == [11, 12, -100, 21, -100, -100, -100]
 
 

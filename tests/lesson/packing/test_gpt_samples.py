@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from tutorial_lib.packing import gpt_samples as G
 from tutorial_lib.packing.batch import IGNORE_INDEX, next_token_labels
-from tutorial_lib.packing.masks import PAD, position_ids
+from tutorial_lib.packing.masks import PAD_DOC, position_ids
 from tutorial_lib.packing.gpt_samples import GPTSamples, PackedSamples
 from tutorial_lib.packing.megatron import write_dataset
 from tutorial_lib.packing.strategies import bfd
@@ -344,7 +344,7 @@ def test_packed_rows_are_bfd_rows_read_from_the_dataset(dataset, lengths, seq_le
                                       next_token_labels(reference.rows[i], reference.doc_ids[i])[:-1])
         np.testing.assert_array_equal(rows.loss_mask, rows.labels != IGNORE_INDEX)
         np.testing.assert_array_equal(rows.position_ids, position_ids(reference.doc_ids[i, :-1]))
-        placed += row[documents != PAD].tolist()
+        placed += row[documents != PAD_DOC].tolist()
     cost = packed.cost()
     assert len(placed) == len(set(placed)) == cost.kept  # every kept token in exactly one cell
     assert cost.tokens == sum(lengths) and cost.padding == len(packed) * (seq_len + 1) - cost.kept

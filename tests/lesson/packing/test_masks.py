@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from tutorial_lib.packing import masks as dm
 from tutorial_lib.packing.batch import pad
-from tutorial_lib.packing.masks import (BLOCKED, LEAK, PAD, attention_mask_from_lengths,
+from tutorial_lib.packing.masks import (BLOCKED, LEAK, PAD_DOC, attention_mask_from_lengths,
                                         attention_mask_from_pad_id, causal_mask, causal_padding_mask)
 
 # A batch as per-row document lengths plus some padding per row: rows of lengths 1..12, up to 4 rows.
@@ -23,14 +23,14 @@ def batch(rows: list[list[int]], extra: int = 2) -> np.ndarray:
 
 
 def test_one_row_is_padded_with_pad_which_is_minus_one():
-    assert PAD == -1  # the value the chapter 09 text and exercises show
-    assert dm.doc_ids_from_lengths([3, 2], 6).tolist() == [0, 0, 0, 1, 1, PAD]
+    assert PAD_DOC == -1  # the value the chapter 09 text and exercises show
+    assert dm.doc_ids_from_lengths([3, 2], 6).tolist() == [0, 0, 0, 1, 1, PAD_DOC]
     assert dm.doc_ids_from_lengths([3, 2]).tolist() == [0, 0, 0, 1, 1]
 
 
 def test_a_batch_numbers_documents_across_rows():
     assert dm.doc_ids_from_lengths([[3, 2], [4], []], 5).tolist() == [
-        [0, 0, 0, 1, 1], [2, 2, 2, 2, PAD], [PAD, PAD, PAD, PAD, PAD]]
+        [0, 0, 0, 1, 1], [2, 2, 2, 2, PAD_DOC], [PAD_DOC, PAD_DOC, PAD_DOC, PAD_DOC, PAD_DOC]]
 
 
 @pytest.mark.parametrize("lengths, length, error", [
@@ -50,7 +50,7 @@ def test_lengths_that_make_no_row_are_refused(lengths, length, error):
 
 
 def test_document_mask_is_block_diagonal_and_causal():
-    mask = dm.document_mask([0, 0, 1, 1, 1, PAD])
+    mask = dm.document_mask([0, 0, 1, 1, 1, PAD_DOC])
     assert mask.astype(int).tolist() == [
         [1, 0, 0, 0, 0, 0],
         [1, 1, 0, 0, 0, 0],
@@ -70,18 +70,18 @@ def test_mask_allows_exactly_same_document_and_not_future(rows):
     for r in range(ids.shape[0]):
         for i in range(length):
             for j in range(length):
-                assert mask[r, i, j] == (j <= i and ids[r, i] == ids[r, j] != PAD)
+                assert mask[r, i, j] == (j <= i and ids[r, i] == ids[r, j] != PAD_DOC)
 
 
 def test_a_batch_gives_one_mask_per_row():
-    assert dm.document_mask([[0, 1], [2, PAD]]).shape == (2, 2, 2)
+    assert dm.document_mask([[0, 1], [2, PAD_DOC]]).shape == (2, 2, 2)
 
 
 # --- position ids ----------------------------------------------------------------------------------------
 
 
 def test_position_ids_restart_per_document_and_are_zero_on_padding():
-    assert dm.position_ids([0, 0, 0, 1, 1, PAD, PAD]).tolist() == [0, 1, 2, 0, 1, 0, 0]
+    assert dm.position_ids([0, 0, 0, 1, 1, PAD_DOC, PAD_DOC]).tolist() == [0, 1, 2, 0, 1, 0, 0]
 
 
 def test_a_document_split_across_rows_restarts_in_the_next_row():
@@ -105,7 +105,7 @@ def test_position_ids_count_up_inside_each_document(rows):
 
 
 def test_cu_seqlens_counts_real_tokens_only():
-    v = dm.varlen([[0, 0, 0, 1, 1, PAD], [2, 2, 2, 2, PAD, PAD]])
+    v = dm.varlen([[0, 0, 0, 1, 1, PAD_DOC], [2, 2, 2, 2, PAD_DOC, PAD_DOC]])
     assert v.cu_seqlens.tolist() == [0, 3, 5, 9]
     assert v.cu_seqlens.dtype == np.int32
     assert v.max_seqlen == 4
@@ -131,7 +131,7 @@ def test_cu_seqlens_against_doc_ids(rows, extra):
 
 
 def test_no_target_crosses_into_the_next_document_or_padding():
-    ids = [0, 0, 0, 1, 1, PAD, PAD]
+    ids = [0, 0, 0, 1, 1, PAD_DOC, PAD_DOC]
     assert dm.loss_mask(ids).tolist() == [True, True, False, True, False, False, False]
 
 
@@ -150,7 +150,7 @@ def test_the_loss_mask_keeps_every_target_inside_a_document(rows):
 
 
 def test_exposure_shares():
-    ids = [0, 0, 1, 1, PAD]
+    ids = [0, 0, 1, 1, PAD_DOC]
     # token 3 sees 2 foreign of 4 tokens, token 2 sees 2 of 3: (0 + 0 + 2/3 + 2/4) / 4
     assert dm.foreign_context_share(ids) == pytest.approx((2 / 3 + 2 / 4) / 4)
     assert dm.cross_document_share(ids) == 0.5
@@ -158,14 +158,14 @@ def test_exposure_shares():
 
 
 def test_left_padding_is_not_foreign_context():
-    assert dm.foreign_context_share([PAD, PAD, 0, 0]) == 0.0
+    assert dm.foreign_context_share([PAD_DOC, PAD_DOC, 0, 0]) == 0.0
 
 
 @settings(max_examples=60, deadline=None)
 @given(rows_of_lengths)
 def test_exposure_matches_the_mask_it_lacks(rows):
     ids = batch(rows)
-    real = ids != PAD
+    real = ids != PAD_DOC
     causal = np.tril(np.ones((ids.shape[1],) * 2, dtype=bool)) & real[:, None, :]
     foreign = (causal & ~dm.document_mask(ids)).sum(-1)[real]
     seen = causal.sum(-1)[real]
@@ -201,7 +201,7 @@ def test_empty_input_gives_an_empty_result():
     v = dm.varlen([])
     assert v.cu_seqlens.tolist() == [0] and v.max_seqlen == 0 and v.indices.size == 0
     assert dm.varlen(np.zeros((0, 5), dtype=int)).cu_seqlens.tolist() == [0]
-    assert dm.cross_document_share([]) == dm.foreign_context_share([PAD, PAD]) == 0.0
+    assert dm.cross_document_share([]) == dm.foreign_context_share([PAD_DOC, PAD_DOC]) == 0.0
     assert dm.doc_ids_from_lengths([]).shape == (0,)
 
 
@@ -312,11 +312,11 @@ def test_the_causal_mask_is_the_lower_triangle():
 
 def test_causal_padding_masks_keys_only_as_hugging_face_does():
     """The one meaning of "causal + padding" (chapters 07 and 09): a padding query keeps the real keys
-    before it, and no query sees a padding key. On doc ids [0, 0, 1, PAD] the padding row is 1 1 1 0."""
-    ids = np.array([0, 0, 1, PAD])
+    before it, and no query sees a padding key. On doc ids [0, 0, 1, PAD_DOC] the padding row is 1 1 1 0."""
+    ids = np.array([0, 0, 1, PAD_DOC])
     mask = dm.row_mask(ids, "causal_padding")
     assert mask.astype(int).tolist() == [[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 0]]
-    assert np.array_equal(mask, causal_padding_mask(ids != PAD))
+    assert np.array_equal(mask, causal_padding_mask(ids != PAD_DOC))
     assert np.array_equal(mask, causal_padding_mask([[1, 1, 1, 0]])[0])  # chapter 07's batch row
 
 
@@ -326,7 +326,7 @@ def test_row_masks_by_name(rows, extra):
     ids = batch(rows, extra)
     length = ids.shape[1]
     assert np.array_equal(dm.row_mask(ids, "causal"), np.broadcast_to(causal_mask(length), (len(ids), length, length)))
-    assert np.array_equal(dm.row_mask(ids, "causal_padding"), causal_padding_mask(ids != PAD))
+    assert np.array_equal(dm.row_mask(ids, "causal_padding"), causal_padding_mask(ids != PAD_DOC))
     assert np.array_equal(dm.row_mask(ids, "document"), dm.document_mask(ids))
     with pytest.raises(ValueError, match="kind must be one of"):
         dm.row_mask(ids, "因果")
@@ -336,12 +336,12 @@ def test_row_masks_by_name(rows, extra):
 
 
 def test_mask_cells_classify_own_document_leak_padding_and_blocked():
-    ids = [0, 1, PAD]
+    ids = [0, 1, PAD_DOC]
     cells = dm.mask_cells(ids, causal_mask(3))
-    assert cells.kinds.tolist() == [[0, BLOCKED, BLOCKED], [LEAK, 1, BLOCKED], [PAD, PAD, PAD]]
+    assert cells.kinds.tolist() == [[0, BLOCKED, BLOCKED], [LEAK, 1, BLOCKED], [PAD_DOC, PAD_DOC, PAD_DOC]]
     assert (cells.allowed, cells.leaks) == (6, 1)
     keys_only = dm.mask_cells(ids, dm.row_mask(ids, "causal_padding"))
-    assert keys_only.kinds.tolist() == [[0, BLOCKED, BLOCKED], [LEAK, 1, BLOCKED], [PAD, PAD, BLOCKED]]
+    assert keys_only.kinds.tolist() == [[0, BLOCKED, BLOCKED], [LEAK, 1, BLOCKED], [PAD_DOC, PAD_DOC, BLOCKED]]
     document = dm.mask_cells(ids, dm.document_mask(ids))
     assert (document.kinds != BLOCKED).tolist() == dm.document_mask(ids).tolist()
     assert (document.allowed, document.leaks) == (2, 0)
@@ -354,8 +354,8 @@ def test_every_allowed_cell_is_its_document_a_leak_or_padding(rows, extra, kind)
     mask = dm.row_mask(ids, kind)
     cells = dm.mask_cells(ids, mask.astype(int))  # 0/1 is as good as bool
     for i, j in np.ndindex(mask.shape):
-        expected = (BLOCKED if not mask[i, j] else ids[i] if ids[i] == ids[j] != PAD
-                    else LEAK if PAD not in (ids[i], ids[j]) else PAD)
+        expected = (BLOCKED if not mask[i, j] else ids[i] if ids[i] == ids[j] != PAD_DOC
+                    else LEAK if PAD_DOC not in (ids[i], ids[j]) else PAD_DOC)
         assert cells.kinds[i, j] == expected
     assert cells.allowed == mask.sum() and cells.leaks == (cells.kinds == LEAK).sum()
     assert cells.leaks == 0 or kind != "document"
@@ -364,7 +364,7 @@ def test_every_allowed_cell_is_its_document_a_leak_or_padding(rows, extra, kind)
 @pytest.mark.parametrize("ids, mask, words", [
     ([0, 1], [[1, 0], [1, 2]], "mask must be a 2-D array of bool or 0/1"),
     ([0, 1], [1, 0], "got shape (2,)"),
-    ([0, 1, PAD], np.ones((2, 2), dtype=bool), "mask must be 3 x 3"),
+    ([0, 1, PAD_DOC], np.ones((2, 2), dtype=bool), "mask must be 3 x 3"),
     ([[0, 1]], np.ones((2, 2), dtype=bool), "doc_ids must be one row"),
 ])
 def test_mask_cells_refuse_a_mask_that_does_not_fit(ids, mask, words):
@@ -377,31 +377,31 @@ def test_mask_cells_refuse_a_mask_that_does_not_fit(ids, mask, words):
 
 
 def test_whole_documents_stop_at_the_first_that_does_not_fit():
-    assert dm.whole_documents([3, 2, 4, 1], 8).tolist() == [0, 0, 0, 1, 1, PAD, PAD, PAD]
+    assert dm.whole_documents([3, 2, 4, 1], 8).tolist() == [0, 0, 0, 1, 1, PAD_DOC, PAD_DOC, PAD_DOC]
     assert dm.whole_documents([3, 2, 4], 9).tolist() == [0, 0, 0, 1, 1, 2, 2, 2, 2]
-    assert dm.whole_documents([30, 2], 14).tolist() == [PAD] * 14  # the first is longer than the row
-    assert dm.whole_documents([], 2).tolist() == [PAD, PAD]
+    assert dm.whole_documents([30, 2], 14).tolist() == [PAD_DOC] * 14  # the first is longer than the row
+    assert dm.whole_documents([], 2).tolist() == [PAD_DOC, PAD_DOC]
     with pytest.raises(ValueError):
         dm.whole_documents([3, 0], 4)
 
 
 def test_a_padded_batch_is_one_document_per_row():
     padded = pad([[5, 6, 7], [8]], 0, padding_side="left")
-    assert dm.padded_doc_ids(padded.attention_mask).tolist() == [[0, 0, 0], [PAD, PAD, 0]]
-    assert dm.padded_doc_ids(np.array([True, False])).tolist() == [0, PAD]
+    assert dm.padded_doc_ids(padded.attention_mask).tolist() == [[0, 0, 0], [PAD_DOC, PAD_DOC, 0]]
+    assert dm.padded_doc_ids(np.array([True, False])).tolist() == [0, PAD_DOC]
     with pytest.raises(ValueError, match="only 0 and 1"):
         dm.padded_doc_ids([[1, 2]])
 
 
 def test_runs_include_padding_and_allow_an_id_to_come_back():
-    found = dm.runs([[3, 3, PAD, 3], [1, 1, 1, 2]])
+    found = dm.runs([[3, 3, PAD_DOC, 3], [1, 1, 1, 2]])
     assert [found.row.tolist(), found.start.tolist(), found.end.tolist(), found.id.tolist()] == [
-        [0, 0, 0, 1, 1], [0, 2, 3, 0, 3], [2, 3, 4, 3, 4], [3, PAD, 3, 1, 2]]
+        [0, 0, 0, 1, 1], [0, 2, 3, 0, 3], [2, 3, 4, 3, 4], [3, PAD_DOC, 3, 1, 2]]
     assert all(a.size == 0 for a in dm.runs([]))
     with pytest.raises(TypeError):
         dm.runs([0.5])
 
 
 def test_varlen_counts_the_padding_it_leaves_out():
-    assert dm.varlen([[0, 0, PAD], [1, PAD, PAD]]).padding == 3
+    assert dm.varlen([[0, 0, PAD_DOC], [1, PAD_DOC, PAD_DOC]]).padding == 3
     assert dm.varlen([0, 1]).padding == 0

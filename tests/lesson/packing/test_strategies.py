@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from tutorial_lib.packing import strategies as S
 from tutorial_lib.packing.batch import padding_share
-from tutorial_lib.packing.masks import PAD
+from tutorial_lib.packing.masks import PAD_DOC
 from tutorial_lib.packing.strategies import PackResult, Segment, bestfit_crop, bfd, concat_chunk, ffd, ffd_scan
 
 ALL = list(S.STRATEGIES.values())
@@ -25,7 +25,7 @@ def documents(lengths):
 
 
 def placed_tokens(result: PackResult) -> np.ndarray:
-    return result.rows[result.doc_ids != PAD]
+    return result.rows[result.doc_ids != PAD_DOC]
 
 
 def assert_consistent(result: PackResult, docs):
@@ -37,13 +37,13 @@ def assert_consistent(result: PackResult, docs):
             assert list(result.rows[r, pos:pos + length]) == list(docs[doc][offset:offset + length])
             assert (result.doc_ids[r, pos:pos + length] == doc).all()
             pos += length
-        assert (result.doc_ids[r, pos:] == PAD).all() and (result.rows[r, pos:] == result.pad_id).all()
+        assert (result.doc_ids[r, pos:] == PAD_DOC).all() and (result.rows[r, pos:] == result.pad_id).all()
         assert result.row_padding(r) == result.width - pos
         for segment in result.segments(r):  # cut: the document goes on past this segment
             assert result.is_cut(segment) == (segment.offset + segment.length < len(docs[segment.doc]))
             assert segment.continues == (segment.offset > 0)
-    assert result.placed == (result.doc_ids != PAD).sum() == sum(map(len, docs)) - result.dropped
-    assert result.padding == (result.doc_ids == PAD).sum()
+    assert result.placed == (result.doc_ids != PAD_DOC).sum() == sum(map(len, docs)) - result.dropped
+    assert result.padding == (result.doc_ids == PAD_DOC).sum()
     assert result.padding_share == padding_share(result.placed, result.doc_ids.size)
     assert result.doc_lengths.tolist() == [len(d) for d in docs]
     assert result.utilization == pytest.approx(result.placed / result.rows.size if result.n_rows else 0.0)

@@ -8,13 +8,12 @@ from hypothesis import strategies as st
 
 from tutorial_lib import data
 from tutorial_lib.show import display
-from tutorial_lib.bpe import bpe_toy, formats
+from tutorial_lib.bpe import formats
 from tutorial_lib.text import compare, measure
 from tutorial_lib.unigram import train as unigram_train
 from tutorial_lib.text.characters import is_han
 from tutorial_lib.text.d2l import UNK, Vocab
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, PATTERNS, pretokenize
-from tutorial_lib.wordpiece.model import WordPiece
 
 
 @pytest.fixture(scope="module")
@@ -68,32 +67,6 @@ def test_from_unigram_gives_byte_pieces_ids_after_the_pieces():
     assert seg.text_of(ids) == "lowest 你"
     with pytest.raises(TypeError, match="model must be a unigram_train.UnigramResult"):
         compare.from_unigram("uni", {"a": -1.0})
-
-
-def test_from_char_bpe_counts_characters_outside_the_alphabet_as_unknown():
-    result = bpe_toy.train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)
-    model = bpe_toy.TinyTokenizer(result.merges, result.alphabet)
-    seg = compare.from_char_bpe("char", model)
-    assert seg.vocab_size == len(model.vocab) and seg.unk_id == model.token_to_id["<unk>"]
-    ids = seg.encode("lowest newz")
-    assert ids == model.encode("lowest newz") and ids.count(seg.unk_id) == 1
-    assert seg.tokens("newz") == [b"new", b"", b""]  # "new", <unk>, "</w>"
-    assert seg.text_of(ids) == "lowest new<unk>"
-    with pytest.raises(TypeError, match="model must be a bpe_toy.TinyTokenizer"):
-        compare.from_char_bpe("char", result)
-
-
-def test_from_wordpiece_counts_an_uncovered_word_as_one_unknown_token():
-    model = WordPiece(["[UNK]", "play", "##ing", "##ed", "a"])
-    seg = compare.from_wordpiece("wp", model)
-    assert seg.vocab_size == 5 and seg.unk_id == 0
-    assert seg.encode("playing xyz a") == [1, 2, 0, 4]
-    assert seg.tokens("playing xyz") == [b"play", b"ing", b""]
-    assert seg.text_of(seg.encode("played  a")) == "played a"  # BERT's decoder: one space
-    m = measure.measure(seg, ["playing xyz a"])
-    assert (m.unknown, m.tokens, m.restored_lines) == (1, 4, 0)
-    with pytest.raises(TypeError, match="model must be a wordpiece.WordPiece"):
-        compare.from_wordpiece("wp", {"[UNK]": 0})
 
 
 def test_train_sentencepiece_bad_arguments(luxun_lines):

@@ -67,7 +67,8 @@ def test_temporary_directory_is_removed_on_a_training_error(corpus, own_tmp):
 def test_training_twice_gives_the_same_model(corpus):
     a = sps.train(corpus[0][:2000], {"vocab_size": 1500})
     b = sps.train(corpus[0][:2000], {"vocab_size": 1500})
-    assert sps.same_model(a, b)
+    assert [(a.processor.id_to_piece(i), a.processor.get_score(i)) for i in range(1500)] == [
+        (b.processor.id_to_piece(i), b.processor.get_score(i)) for i in range(1500)]
     assert sps.measure(a, corpus[1]) == sps.measure(b, corpus[1])
 
 
@@ -128,8 +129,8 @@ def test_unigram_and_bpe_differ_little(results):
     uni, bpe = one(results, "base"), one(results, "bpe")
     gap = abs(uni.tokens_per_1000_chars - bpe.tokens_per_1000_chars)
     assert gap < 0.05 * uni.tokens_per_1000_chars
-    overlap = sps.vocab_overlap(results["base"].model, results["bpe"].model)
-    assert 0.5 < overlap.jaccard < 1.0
+    a, b = (sps.learned_pieces(results[name].model) for name in ("base", "bpe"))
+    assert 0.5 < len(a & b) / len(a | b) < 1.0
 
 
 def test_split_digits_keeps_digits_apart(results):
@@ -170,9 +171,3 @@ def test_split_by_unicode_script_keeps_han_and_latin_apart(results):
     assert mixed("no_script")
     for seg in sps.apply(results["base"].model, ["GPT-4模型在2024年"]):
         assert not any(HAN.search(p) and ASCII_ALNUM.search(p) for p in seg.pieces)
-
-
-def test_result_rows_flatten_the_table(results):
-    rows = sps.result_rows(list(results.values()))
-    assert len(rows) == len(VARIANTS)
-    assert {"setting", "test", "tokens/1000 chars", "unknown share"} <= set(rows[0])

@@ -1,17 +1,9 @@
-"""Matplotlib that speaks Chinese on any machine, and the charts both halves of the course draw.
+"""Matplotlib that speaks Chinese on any machine, and the charts both halves of the course draw
+(each part's figures live beside this module); plots only draw what the library computed.
 
-A fresh pip-only machine has no CJK font, and matplotlib then draws empty boxes and warns
-"Glyph ... missing from font". We prefer a CJK font the system already has; otherwise we register
-the Noto Sans SC file (SIL Open Font License) that the `zhplot` wheel carries. We only read that
-file: importing zhplot itself would change global settings behind the learner's back.
-
-Plot functions only draw: every number they show is computed by the library and passed in, and
-every colour comes from `palette`.
-
-The figures of one half live beside this module: `plotting.tokenization` (chapters 01-06) and
-`plotting.packing` (chapters 07-10); chapter 12's (judging a tokenizer) are `plotting.evaluation`,
-chapter 13's (the tokenizer as a contract) `plotting.contract`.
-"""
+A fresh pip-only machine has no CJK font, and matplotlib draws empty boxes: we prefer a system CJK
+font, else read the Noto Sans SC file of the `zhplot` wheel (importing zhplot would change global
+settings behind the learner's back)."""
 
 from __future__ import annotations
 
@@ -27,48 +19,33 @@ from tutorial_lib._check_data import (check_bool, check_non_empty_dict, check_nu
                                       check_number_list, check_same_length, check_str_list)
 from tutorial_lib.show import palette
 
-SYSTEM_CJK_FONTS = (
-    "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei",
-    "WenQuanYi Zen Hei", "Microsoft YaHei", "SimHei", "PingFang SC", "Heiti SC", "Hiragino Sans GB",
-)
+SYSTEM_CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei",
+                    "WenQuanYi Zen Hei", "Microsoft YaHei", "SimHei", "PingFang SC", "Heiti SC",
+                    "Hiragino Sans GB")
 
 
 def bundled_font_path() -> Path:
-    """Path of the Noto Sans SC file inside the installed zhplot wheel (found without importing
-    zhplot)."""
+    """Path of the Noto Sans SC file in the installed zhplot wheel (found without importing it)."""
     spec = importlib.util.find_spec("zhplot")
-    if spec is None or spec.origin is None:
-        raise FileNotFoundError("package zhplot is not installed; run `make install` "
-                                "(it ships the Chinese font)")
-    path = Path(spec.origin).parent / "fonts" / "NotoSansSC-Regular.ttf"
+    folder = Path(spec.origin).parent if spec and spec.origin else Path("zhplot (not installed)")
+    path = folder / "fonts" / "NotoSansSC-Regular.ttf"
     if not path.is_file():
-        raise FileNotFoundError(f"Chinese font not found at {path}; reinstall zhplot")
+        raise FileNotFoundError(f"Chinese font not found at {path}; run `make install` (package "
+                                "zhplot ships it)")
     return path
 
 
-def register_bundled_font() -> str:
-    """Add the bundled Noto Sans SC to matplotlib's font list; return its family name."""
-    path = bundled_font_path()
-    font_manager.fontManager.addfont(str(path))
-    return font_manager.FontProperties(fname=str(path)).get_name()
-
-
-def find_system_cjk_font() -> str | None:
-    """The first known Simplified Chinese font the system already has, or None."""
-    installed = {font.name for font in font_manager.fontManager.ttflist}
-    return next((name for name in SYSTEM_CJK_FONTS if name in installed), None)
-
-
 def setup_chinese(prefer_system: bool = True) -> str:
-    """Make every later figure draw Chinese labels; return the CJK font family in use.
-
-    DejaVu Sans stays second in the list so that glyphs the CJK font lacks still fall back to it,
-    and `axes.unicode_minus` is off so axis ticks use the ASCII hyphen every font has.
-    """
-    family = (find_system_cjk_font() if prefer_system else None) or register_bundled_font()
+    """Make every later figure draw Chinese labels; return the CJK font family in use."""
+    installed = {font.name for font in font_manager.fontManager.ttflist} if prefer_system else ()
+    family = next((name for name in SYSTEM_CJK_FONTS if name in installed), None)
+    if family is None:  # register the bundled font
+        path = str(bundled_font_path())
+        font_manager.fontManager.addfont(path)
+        family = font_manager.FontProperties(fname=path).get_name()
     matplotlib.rcParams["font.family"] = "sans-serif"
-    matplotlib.rcParams["font.sans-serif"] = [family, "DejaVu Sans"]
-    matplotlib.rcParams["axes.unicode_minus"] = False
+    matplotlib.rcParams["font.sans-serif"] = [family, "DejaVu Sans"]  # for glyphs CJK fonts lack
+    matplotlib.rcParams["axes.unicode_minus"] = False  # ticks use the hyphen every font has
     return family
 
 
@@ -84,16 +61,28 @@ def bar_chart(labels: Sequence[str], values: Sequence[float], *, title: str, yla
     ax.bar_label(bars, fmt="%.2f", fontsize=8)
     if reference is not None:
         ax.axhline(reference, color=palette.GUIDE, linestyle="--", linewidth=1)
-    ax.set_title(title)
-    ax.set_ylabel(ylabel)
     ax.tick_params(axis="x", rotation=45)
+    return finish(fig, ax, title=title, ylabel=ylabel)
+
+
+def finish(fig, ax, *, title: str, xlabel: str | None = None, ylabel: str | None = None,
+           legend: bool = False, grid: str | None = None):
+    """What every figure ends with: title, axis labels, legend, dotted grid, tight layout."""
+    ax.set_title(title)
+    if xlabel is not None:
+        ax.set_xlabel(xlabel)
+    if ylabel is not None:
+        ax.set_ylabel(ylabel)
+    if grid:
+        ax.grid(True, which=grid, linestyle=":", linewidth=0.6)
+    if legend:
+        ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
 
 
 def _series(series: object, **axis: Sequence) -> dict[str, list[float]]:
-    """`series` checked as a non-empty dict of name -> numbers, each as long as the one `axis`
-    given (labels or x)."""
+    """`series` checked as a non-empty dict of name -> numbers as long as `axis` (labels or x)."""
     check_non_empty_dict(series, "series", "name -> values")
     series = {name: check_number_list(values, f"series[{name!r}]")
               for name, values in series.items()}
@@ -104,8 +93,7 @@ def _series(series: object, **axis: Sequence) -> dict[str, list[float]]:
 
 def grouped_bar_chart(labels: Sequence[str], series: dict[str, Sequence[float]], *, title: str,
                       ylabel: str):
-    """Bars grouped by label, one colour per series (e.g. tokenizers x evaluation sets), values on
-    the bars."""
+    """Bars grouped by label, a colour per series (tokenizers x evaluation sets), values on top."""
     labels = check_str_list(labels, "labels")
     series = _series(series, labels=labels)
     width = 0.8 / len(series)
@@ -115,20 +103,12 @@ def grouped_bar_chart(labels: Sequence[str], series: dict[str, Sequence[float]],
         ax.bar_label(ax.bar(xs, values, width, label=name), fmt="%.2f", fontsize=7)
     ax.set_xticks(range(len(labels)), labels, rotation=15)
     ax.set_ylim(0, max(max(v) for v in series.values()) * 1.15)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title=title, ylabel=ylabel, legend=True)
 
 
 def line_chart(x: Sequence[float], series: dict[str, Sequence[float]], *, title: str, xlabel: str,
                ylabel: str, logx: bool = False, percent: bool = False):
-    """One line per series over the same x values (e.g. padding share against batch size, one line
-    per batching).
-
-    `percent` draws values given as shares (0..1) as percentages.
-    """
+    """One line per series over the same x values; `percent` draws shares (0..1) as percentages."""
     x = check_number_list(x, "x")
     series = _series(series, x=x)
     check_bool(logx, "logx")
@@ -140,12 +120,6 @@ def line_chart(x: Sequence[float], series: dict[str, Sequence[float]], *, title:
     if logx:
         ax.set_xscale("log", base=2)
         ax.set_xticks(x, [f"{v:g}" for v in x])
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(True, linestyle=":", linewidth=0.6)
     if percent:
         ax.set_ylim(0, 100)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title=title, xlabel=xlabel, ylabel=ylabel, legend=True, grid="major")

@@ -1,13 +1,7 @@
-"""The figure of chapter 13 (the tokenizer as a contract): each token's span in the original text.
-
-An offset is a span of characters in the text as the user wrote it, before normalization. The
-figure writes the text out one character to a cell (Han characters and emoji take two cells, as in
-a terminal) and draws every token as a coloured box under the characters it covers. A byte-level
-token can hold only some of a character's bytes; such a token is hatched and edged in the "cut"
-colour, and the two or three tokens that share one character are stacked in lanes so that each
-stays visible. Characters the font cannot draw (emoji, a zero-width joiner, a combining accent on
-its own) are written as their code point, so that nothing is silently left blank.
-"""
+"""The figure of chapter 13 (the tokenizer as a contract): each token's span in the original text,
+one character to a cell (Han and emoji take two, as in a terminal); the tokens sharing a character
+stack in lanes. Characters the font cannot draw (emoji, a zero-width joiner, a lone combining
+accent) are written as their code point, so that nothing is silently left blank."""
 
 from __future__ import annotations
 
@@ -21,10 +15,11 @@ from matplotlib import font_manager
 from matplotlib.ft2font import FT2Font
 from matplotlib.patches import Patch, Rectangle
 
-from tutorial_lib._checks import check_int, check_str, check_type
+from tutorial_lib._check_data import check_bool
+from tutorial_lib._checks import check_int, check_int_list, check_str, check_type
 from tutorial_lib.show import palette
-
-_SHOWN = {" ": "␣", "\n": "\\n", "\t": "\\t", "\r": "\\r"}  # as display.show_token shows them
+from tutorial_lib.show.display import show_token
+from tutorial_lib.show.plotting import finish
 
 
 @cache
@@ -40,16 +35,15 @@ def _font_has(char: str, families: tuple[str, ...]) -> bool:
 
 def _label(char: str) -> tuple[str, bool]:
     """(what to write in a character's cell, whether that is a code point label)."""
-    shown = _SHOWN.get(char, char)
+    shown = show_token(char)  # a space as ␣, a newline as \n
     first = tuple(matplotlib.rcParams["font.sans-serif"][:1])  # the font Agg looks in (no fallback)
-    drawable = (unicodedata.category(char) not in ("Mn", "Me", "Cf", "Cc") or char in _SHOWN)
+    drawable = (unicodedata.category(char) not in ("Mn", "Me", "Cf", "Cc") or shown != char)
     drawable = drawable and all(_font_has(c, first) for c in shown)
     return (shown, False) if drawable else (f"U+{ord(char):04X}", True)
 
 
 def _cells(text: str, columns: int) -> list[tuple[int, int, int]]:
-    """(row, first column, width) of each character: wide ones take 2 columns; a row ends at
-    `columns` or after a newline."""
+    """(row, first column, width) of each character; a row ends at `columns` or a newline."""
     cells, row, col = [], 0, 0
     for char in text:
         width = 2 if unicodedata.east_asian_width(char) in ("W", "F") or ord(char) > 0xFFFF else 1
@@ -64,8 +58,7 @@ def _cells(text: str, columns: int) -> list[tuple[int, int, int]]:
 
 def _lanes(spans: list[tuple[int, int]]) -> list[int]:
     """A lane for each token, the lowest one free of overlap: tokens sharing a character stack."""
-    ends: list[int] = []  # the end of the last span in each lane
-    lanes = []
+    ends, lanes = [], []  # the end of the last span in each lane; each token's lane
     for start, end in spans:
         lane = next((k for k, last in enumerate(ends) if last <= start), len(ends))
         if lane == len(ends):
@@ -79,33 +72,26 @@ def _checked(text: object, spans: object, partial: object, ids: object
              ) -> tuple[str, list[tuple[int, int]], list[bool], list[int] | None]:
     text = check_str(text, "text")
     check_type(spans, "spans", (list, tuple), "a list of (start, end) pairs")
-    check_type(partial, "partial", (list, tuple), "a list of bools")
+    partial = [check_bool(flag, f"partial[{k}]") for k, flag in
+               enumerate(check_type(partial, "partial", (list, tuple), "a list of bools"))]
     if len(partial) != len(spans):
         raise ValueError(f"partial must have one bool per span ({len(spans)}), got {len(partial)}")
     checked = []
     for k, span in enumerate(spans):
-        check_type(span, f"spans[{k}]", (list, tuple), "a (start, end) pair")
-        if len(span) != 2:
+        if len(check_type(span, f"spans[{k}]", (list, tuple), "a (start, end) pair")) != 2:
             raise ValueError(f"spans[{k}] must be a (start, end) pair, got {span!r}")
         start = check_int(span[0], f"spans[{k}] start", low=0, high=len(text))
-        end = check_int(span[1], f"spans[{k}] end", low=start, high=len(text))
-        checked.append((start, end))
-    for k, flag in enumerate(partial):
-        check_type(flag, f"partial[{k}]", bool, "a bool")
-    if ids is not None:
-        check_type(ids, "ids", (list, tuple), "a list of ints or None")
-        if len(ids) != len(spans):
-            raise ValueError(f"ids must have one id per span ({len(spans)}), got {len(ids)}")
-        ids = [check_int(i, f"ids[{k}]", low=0) for k, i in enumerate(ids)]
-    return text, checked, list(partial), ids
+        checked.append((start, check_int(span[1], f"spans[{k}] end", low=start, high=len(text))))
+    ids = None if ids is None else check_int_list(ids, "ids", low=0)
+    if ids is not None and len(ids) != len(spans):
+        raise ValueError(f"ids must have one id per span ({len(spans)}), got {len(ids)}")
+    return text, checked, partial, ids
 
 
 def offset_boxes(text: str, spans: Sequence[tuple[int, int]], partial: Sequence[bool], *,
                  title: str, ids: Sequence[int] | None = None, columns: int = 36):
-    """`text` one character to a cell, each token a coloured box under the characters of its span
-    [start, end); tokens flagged in `partial` (they end or start inside a character) hatched and
-    edged in palette.CUT. `ids`, if given, are written in the boxes. `columns` sets where a row
-    of text wraps (a newline also ends a row)."""
+    """`text` one character to a cell, a box per token under its span [start, end), hatched if
+    `partial` (it cuts a character), its id in it if `ids` are given; rows wrap at `columns`."""
     text, spans, partial, ids = _checked(text, spans, partial, ids)
     check_type(title, "title", str, "a str")
     columns = check_int(columns, "columns", low=4, high=200)
@@ -146,6 +132,4 @@ def offset_boxes(text: str, spans: Sequence[tuple[int, int]], partial: Sequence[
                        Patch(facecolor=palette.TOKENS[1], edgecolor=palette.CUT, hatch="///",
                              label="只含一个字符的部分字节的 token")],
               loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False, fontsize=9)
-    ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title=title)

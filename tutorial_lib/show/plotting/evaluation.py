@@ -10,24 +10,23 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import NullFormatter
 
 from tutorial_lib._check_data import (check_bool, check_non_empty_dict, check_number,
-                                      check_number_list, check_str_list)
+                                      check_number_list, check_same_length, check_str_list)
 from tutorial_lib._checks import check_type
 from tutorial_lib.show import palette
+from tutorial_lib.show.plotting import finish
 
 LOG_TICKS = (0.25, 0.5, 1, 2, 3, 5, 10, 20, 30, 50, 100)  # a log axis's labels: round premiums
 
 
 def _premium_series(series: object) -> dict[str, dict[str, list[float]]]:
-    """`series` checked: {tokenizer: {language: per-sentence premiums}}, every tokenizer with the
-    same languages in the same order, every list non-empty and positive."""
+    """Every tokenizer with the same languages in order, every premium list non-empty, > 0."""
     check_non_empty_dict(series, "series", "tokenizer -> {language: premiums}")
     checked, langs = {}, None
     for name, by_lang in series.items():
         where = f"series[{name!r}]"
         check_non_empty_dict(by_lang, where, "language -> premiums")
-        if langs is None:
-            langs = list(by_lang)
-        elif list(by_lang) != langs:
+        langs = langs or list(by_lang)
+        if list(by_lang) != langs:
             raise ValueError(f"{where} must have the same languages in the same order as the "
                              f"first tokenizer ({langs}), got {list(by_lang)}")
         checked[name] = {}
@@ -42,16 +41,8 @@ def _premium_series(series: object) -> dict[str, dict[str, list[float]]]:
 def premium_boxes(series: dict[str, dict[str, Sequence[float]]], *, title: str,
                   ylabel: str = "token 溢价（÷ 英语的 token 数）",
                   logy: bool = False, reference: float | None = 1.0):
-    """Per-sentence token premiums as boxes: languages along x, one box per tokenizer beside each
-    other, {tokenizer: {language: premiums}} (`evaluate.premium_series` gives it).
-
-    The box spans the middle half of the sentences with the median inside; the whiskers end at the
-    last sentences inside the 10th and 90th percentiles (the table's "P90" is interpolated between
-    two sentences, so it lies a hair beyond), and the sentences outside are dots.
-    `reference` draws a dashed line, at 1.0 by default: as many tokens as English. `logy` puts
-    the premiums on a log axis, ticked at round values (a premium of 2 and one of 1/2 are then
-    equally far from 1).
-    """
+    """Token premiums {tokenizer: {language: per-sentence premiums}} as boxes; the whiskers end
+    at the 10th and 90th percentiles' sentences. `logy` puts 2 and 1/2 equally far from 1."""
     series = _premium_series(series)
     check_bool(logy, "logy")
     if reference is not None:
@@ -78,13 +69,10 @@ def premium_boxes(series: dict[str, dict[str, Sequence[float]]], *, title: str,
         ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
         ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_xticks(range(len(langs)), langs, rotation=30)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
     ax.grid(True, axis="y", linestyle=":", linewidth=0.6)
     ax.legend([Patch(facecolor=palette.DOCUMENTS[j % len(palette.DOCUMENTS)], alpha=0.75)
                for j in range(len(series))], list(series), fontsize=8, loc="upper left")
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title=title, ylabel=ylabel)
 
 
 Points = tuple[Sequence[float], Sequence[float], Sequence[str]]  # xs, ys, a label per point
@@ -93,8 +81,7 @@ Points = tuple[Sequence[float], Sequence[float], Sequence[str]]  # xs, ys, a lab
 def _points(series: object, where: str) -> dict[str, Points]:
     check_non_empty_dict(series, where, "series name -> (xs, ys, labels)")
     checked = {}
-    for name, value in series.items():
-        xs, ys, labels = value
+    for name, (xs, ys, labels) in series.items():
         xs = check_number_list(xs, f"{where}[{name!r}] xs")
         ys = check_number_list(ys, f"{where}[{name!r}] ys")
         labels = check_str_list(labels, f"{where}[{name!r}] labels")
@@ -106,16 +93,11 @@ def _points(series: object, where: str) -> dict[str, Points]:
 
 def labelled_panels(panels: dict[str, dict[str, Points]], *, title: str, xlabel: str,
                     ylabels: Sequence[str]):
-    """Panels side by side, each {series: (xs, ys, labels)}: a series of several points is a line
-    through them (our BPE at growing vocabulary sizes, a quota moved step by step), a single
-    point a marker; every point carries its label unless it is the series' own name. The same
-    series keep the same colour in every panel."""
+    """Panels side by side, each {series: (xs, ys, labels)}: a line or a single marker per series,
+    in the same colour in every panel, each point labelled unless by the series' own name."""
     check_non_empty_dict(panels, "panels", "panel title -> {series: (xs, ys, labels)}")
     checked = {t: _points(series, f"panels[{t!r}]") for t, series in panels.items()}
-    ylabels = check_str_list(ylabels, "ylabels")
-    if len(ylabels) != len(checked):
-        raise ValueError(f"ylabels must give one label per panel ({len(checked)}), "
-                         f"got {len(ylabels)}")
+    check_same_length(ylabels=check_str_list(ylabels, "ylabels"), panels=checked)
     check_type(title, "title", str, "a str")
     names = list(dict.fromkeys(name for series in checked.values() for name in series))
     fig, axes = plt.subplots(1, len(checked), figsize=(6.2 * len(checked), 4.2), squeeze=False)

@@ -1,9 +1,5 @@
 """The figures of the packing half (chapters 07-10): masks, document lengths, timing, .bin layout,
-samples.
-
-Every figure colours documents, padding and leaks with `palette`, as the widgets of these chapters
-do.
-"""
+samples; documents, padding and leaks in the colours of `palette`, as in the widgets."""
 
 from __future__ import annotations
 
@@ -18,26 +14,20 @@ from matplotlib.patches import Patch
 from tutorial_lib._check_data import (check_non_empty_dict, check_number_list, check_same_length,
                                       check_str_list)
 from tutorial_lib._checks import check_int, check_int_list, check_sequence
-from tutorial_lib.packing.masks import PAD, mask_cells, runs
+from tutorial_lib.packing.masks import PAD_DOC, mask_cells, runs
 from tutorial_lib.packing.megatron import byte_offsets
 from tutorial_lib.show.palette import BACKGROUND, BLOCKED, DOCUMENTS, GUIDE, LEAK, PADDING
-from tutorial_lib.show.plotting import line_chart
+from tutorial_lib.show.plotting import finish, line_chart
 
 
 def mask_heatmaps(masks: dict[str, object], doc_ids: Sequence[int] | None = None, *, title: str,
                   labels: Sequence[str] | None = None):
-    """L x L attention masks side by side (row = query, column = key); a cell a query may attend is
-    coloured by what it lets the query see (`packing.masks.mask_cells`): its own document (that
-    document's colour), another document (red: leakage) or padding (gray). Blocked cells are white.
-
-    `doc_ids` gives each position's document (PAD = padding); without it every position is one
-    document, as in a padded batch row. `labels` names the positions (the row's tokens) on both
-    axes. A mask may be bool or 0/1.
-    """
+    """L x L masks side by side, a cell coloured by what it lets the query see (`mask_cells`);
+    `doc_ids` None: one document, as in a padded row; `labels` names positions on both axes."""
     check_non_empty_dict(masks, "masks", "name -> 2-D bool or 0/1 array")
     if doc_ids is None:
         doc_ids = [0] * np.shape(next(iter(masks.values())))[-1]
-    ids = check_int_list(doc_ids, "doc_ids", low=PAD)
+    ids = check_int_list(doc_ids, "doc_ids", low=PAD_DOC)
     cells = {name: mask_cells(ids, mask, f"masks[{name!r}]") for name, mask in masks.items()}
     if labels is not None:
         labels = check_str_list(labels, "labels")
@@ -72,12 +62,8 @@ DASHES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (1, 3)))
 
 def padding_curves(x: Sequence[float], series: dict[str, Sequence[float]], *, title: str,
                    xlabel: str):
-    """Padding shares (0..1, drawn as %) over a log-2 x axis, one line per batching.
-
-    Two batchings often waste about the same (both near 0 % on short sentences), so every line
-    gets its own dash pattern and a hollow marker a size larger than the line before: a line drawn
-    over another leaves the one underneath visible. The legend sits outside the axes, over no data.
-    """
+    """Padding shares (0..1, drawn as %) over a log-2 x axis, one line per batching; each line gets
+    its own dash and a larger hollow marker, so a line drawn over another leaves it visible."""
     fig = line_chart(x, series, title=title, xlabel=xlabel, ylabel="填充（%）", logx=True,
                      percent=True)
     ax = fig.axes[0]
@@ -92,10 +78,8 @@ def padding_curves(x: Sequence[float], series: dict[str, Sequence[float]], *, ti
 
 
 def length_histograms(lengths: dict[str, Sequence[int]], *, title: str, marks: Sequence[int] = ()):
-    """One histogram of document lengths per corpus, with dashed lines at `marks` (row lengths).
-
-    Both axes are log-scaled: on a linear count axis a corpus of many short documents flattens the
-    others, and the few documents longer than a row (one bar of height 1) vanish."""
+    """One histogram of document lengths per corpus, dashed lines at `marks` (row lengths); log
+    axes, else many short documents flatten the rest and the few over a row's length vanish."""
     check_non_empty_dict(lengths, "lengths", "name -> lengths")
     lengths = {name: check_int_list(values, f"lengths[{name!r}]", low=1)
                for name, values in lengths.items()}
@@ -113,16 +97,11 @@ def length_histograms(lengths: dict[str, Sequence[int]], *, title: str, marks: S
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylim(bottom=0.7)  # a bin holding one document still shows
-    ax.set_xlabel("文档长度（token，对数坐标）")
-    ax.set_ylabel("文档数（对数坐标）")
-    ax.set_title(title)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title=title, xlabel="文档长度（token，对数坐标）",
+                  ylabel="文档数（对数坐标）", legend=True)
 
 def timing_plot(series: dict[str, tuple[Sequence[int], Sequence[float]]], *, title: str):
-    """Seconds against input size on log-log axes, one line per method: a slope of 1 is linear, 2
-    quadratic."""
+    """Seconds against input size, log-log, a line per method: slope 1 is linear, 2 quadratic."""
     check_non_empty_dict(series, "series", "name -> (sizes, seconds)")
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
     for name, pair in series.items():
@@ -133,18 +112,11 @@ def timing_plot(series: dict[str, tuple[Sequence[int], Sequence[float]]], *, tit
         ax.plot(sizes, seconds, marker="o", label=name)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("文档数（对数坐标）")
-    ax.set_ylabel("秒（对数坐标）")
-    ax.grid(True, which="both", linestyle=":", linewidth=0.6)
-    ax.set_title(title)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title=title, xlabel="文档数（对数坐标）", ylabel="秒（对数坐标）",
+                  legend=True, grid="both")
 
 def bin_layout(lengths: Sequence[int], itemsize: int, *, title: str):
-    """The first sequences of a `.bin` as byte ranges: one box per sequence (width = its bytes),
-    labelled with its length in tokens, and its byte pointer from the `.idx` written under where it
-    starts."""
+    """The first sequences of a `.bin` as byte ranges, each with its `.idx` pointer below."""
     lengths = check_int_list(lengths, "lengths", low=0)
     if not lengths:
         raise ValueError("lengths must hold at least one sequence")
@@ -161,17 +133,13 @@ def bin_layout(lengths: Sequence[int], itemsize: int, *, title: str):
     ax.set_xlim(0, pointers[-1])
     ax.set_ylim(-0.9, 0.5)
     ax.set_yticks([])
-    ax.set_xlabel(f".bin 中的字节偏移（箭头处是 .idx 里的字节指针；每个 token {itemsize} 字节）")
-    ax.set_title(title)
     for side in ("left", "right", "top"):
         ax.spines[side].set_visible(False)
-    fig.tight_layout()
-    return fig
+    xlabel = f".bin 中的字节偏移（箭头处是 .idx 里的字节指针；每个 token {itemsize} 字节）"
+    return finish(fig, ax, title=title, xlabel=xlabel)
 
 def sample_documents(panels: dict[str, object], *, title: str):
-    """One panel per way of making training samples: each row of a panel is one sample, each column
-    one token position, coloured by the document the token comes from (grey: padding, PAD), with a
-    white line wherever one document ends and the next begins inside a sample."""
+    """A panel per way of making samples, a row per sample, tokens coloured by their document."""
     check_non_empty_dict(panels, "panels", "name -> 2-D array of document ids")
     grids = {name: np.asarray(ids) for name, ids in panels.items()}
     for name, ids in grids.items():
@@ -184,7 +152,7 @@ def sample_documents(panels: dict[str, object], *, title: str):
                              height_ratios=[max(1, len(ids)) for ids in grids.values()])
     for ax, (name, ids) in zip(axes[:, 0], grids.items()):
         padding = matplotlib.colors.to_rgb(PADDING)
-        image = np.where((ids != PAD)[..., None], colors[ids % len(colors)], padding)
+        image = np.where((ids != PAD_DOC)[..., None], colors[ids % len(colors)], padding)
         ax.imshow(image, aspect="auto", interpolation="nearest")
         found = runs(ids, f"panels[{name!r}]")
         inside = found.start > 0  # a run that starts inside a sample: a document boundary there

@@ -14,18 +14,15 @@ from tutorial_lib._check_data import (check_bool, check_non_empty_dict, check_nu
 from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_sequence,
                                   check_str, check_type)
 from tutorial_lib.show import palette
+from tutorial_lib.show.plotting import finish
 
 FIRST, SECOND = palette.DOCUMENTS[:2]  # a plot's first and second series
+MARKERS = "osD^vx*+"
 
 
 def merge_progress(merges: Sequence[int], tokens: Sequence[int], vocab: Sequence[int], *,
                    title: str, mark: int | None = None):
-    """Corpus length in tokens (left axis, falling) and vocabulary size (right axis, rising) per
-    merge count.
-
-    `mark` draws a dotted vertical line at one merge count, e.g. the number of merges a chapter
-    stops at.
-    """
+    """Corpus tokens (left axis) and vocabulary size (right) per merge count; `mark` one count."""
     merges = check_int_list(merges, "merges", low=0)
     tokens = check_int_list(tokens, "tokens", low=0)
     vocab = check_int_list(vocab, "vocab", low=0)
@@ -38,20 +35,16 @@ def merge_progress(merges: Sequence[int], tokens: Sequence[int], vocab: Sequence
     right.plot(merges, vocab, "s--", color=SECOND, label="词表大小")
     if mark is not None:
         left.axvline(mark, color=palette.GUIDE, linestyle=":", linewidth=1)
-    left.set_xlabel("合并次数")
     left.set_ylabel("语料总 token 数", color=FIRST)
     right.set_ylabel("词表大小", color=SECOND)
-    left.set_title(title)
     handles = left.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
     left.legend(handles, [h.get_label() for h in handles], loc="upper center", fontsize=8)
-    fig.tight_layout()
-    return fig
+    return finish(fig, left, title=title, xlabel="合并次数")
 
 
 def pair_count_bars(labels: Sequence[str], counts: Sequence[int], *, title: str,
                     chosen: str | None = None):
-    """Bars of pair counts; the bars tied at the maximum are orange, and `chosen` (one label) gets
-    a hatch."""
+    """Bars of pair counts; those tied at the top are orange, the `chosen` label hatched."""
     labels, counts = check_str_list(labels, "labels"), check_int_list(counts, "counts", low=0)
     check_same_length(labels=labels, counts=counts)
     if chosen is not None:
@@ -64,22 +57,14 @@ def pair_count_bars(labels: Sequence[str], counts: Sequence[int], *, title: str,
             bar.set_hatch("//")
     ax.bar_label(bars, fontsize=8)
     ax.set_ylim(0, top * 1.15 if top > 0 else 1)
-    ax.set_title(title)
-    ax.set_ylabel("加权出现次数")
     ax.tick_params(axis="x", rotation=60)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title=title, ylabel="加权出现次数")
 
 
 def zipf_plot(series: dict[str, Sequence[int]], *, title: str,
               reference_exponent: float | None = 1.0):
-    """Frequency against rank on log-log axes, one line per series (e.g. words, BPE tokens,
-    characters).
-
-    Zipf's law says frequency ~ 1 / rank^a with a close to 1, which is a straight line of slope -a
-    here; `reference_exponent` draws that line through the first series' most frequent token for
-    comparison.
-    """
+    """Frequency against rank on log-log axes, a line per series; Zipf's law (frequency ~ 1/rank^a)
+    is a line of slope -a, drawn through the first series' top count for `reference_exponent`."""
     check_non_empty_dict(series, "series", "name -> frequencies")
     series = {name: check_int_list(freqs, f"series[{name!r}]", low=1)
               for name, freqs in series.items()}
@@ -96,39 +81,26 @@ def zipf_plot(series: dict[str, Sequence[int]], *, title: str,
     if reference_exponent is not None:
         first = next(iter(series.values()))
         ranks = range(1, len(first) + 1)
+        label = "齐普夫定律：频率 ∝ 1/排名" + ("" if reference_exponent == 1
+                                              else f"^{reference_exponent:g}")
         ax.loglog(ranks, [first[0] / r ** reference_exponent for r in ranks], color=palette.GUIDE,
-                  linestyle="--", linewidth=1, label=_zipf_label(reference_exponent))
-    ax.set_xlabel("排名（rank，对数坐标）")
-    ax.set_ylabel("出现次数（对数坐标）")
-    ax.set_title(title)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
-
-
-def _zipf_label(exponent: float) -> str:
-    """The reference line's legend: "频率 ∝ 1/排名" for Zipf's own exponent 1, else "1/排名^a"."""
-    return "齐普夫定律：频率 ∝ 1/排名" + ("" if exponent == 1 else f"^{exponent:g}")
+                  linestyle="--", linewidth=1, label=label)
+    return finish(fig, ax, title=title, xlabel="排名（rank，对数坐标）",
+                  ylabel="出现次数（对数坐标）", legend=True)
 
 
 def tradeoff_scatter(labels: Sequence[str], vocab_sizes: Sequence[int], lengths: Sequence[int], *,
                      title: str, flagged: Sequence[bool] | None = None, flag_label: str = "有 OOV",
                      xlabel: str = "词表大小（对数坐标）", ylabel: str = "同一段文本的 token 数"):
     """One labelled point per tokenizer: vocabulary size (log x) against the token count of the
-    same text.
-
-    `flagged` marks some points in orange (e.g. the tokenizers that produce `<unk>`), named
-    `flag_label`.
-    """
+    same text; `flagged` points (e.g. the tokenizers that produce `<unk>`) are orange."""
     labels = check_str_list(labels, "labels")
     vocab_sizes = check_int_list(vocab_sizes, "vocab_sizes", low=1)  # the x axis is logarithmic
     lengths = check_int_list(lengths, "lengths", low=0)
-    check_same_length(labels=labels, vocab_sizes=vocab_sizes, lengths=lengths)
-    flags = ([False] * len(labels) if flagged is None
-             else check_sequence(flagged, "flagged", "a list of bool"))
-    for i, flag in enumerate(flags):
-        check_bool(flag, f"flagged[{i}]")
-    check_same_length(labels=labels, flagged=flags)
+    flags = [False] * len(labels) if flagged is None else [
+        check_bool(f, f"flagged[{i}]")
+        for i, f in enumerate(check_sequence(flagged, "flagged", "a list of bool"))]
+    check_same_length(labels=labels, vocab_sizes=vocab_sizes, lengths=lengths, flagged=flags)
     fig, ax = plt.subplots(figsize=(7, 4))
     for flag, color, name in ((False, FIRST, None), (True, SECOND, flag_label)):
         points = [(x, y) for x, y, f in zip(vocab_sizes, lengths, flags) if f == flag]
@@ -139,23 +111,12 @@ def tradeoff_scatter(labels: Sequence[str], vocab_sizes: Sequence[int], lengths:
     ax.set_xscale("log")
     ax.margins(x=0.12)
     ax.set_ylim(0, max(lengths, default=1) * 1.12)
-    ax.grid(True, which="major", linestyle=":", linewidth=0.6)
-    if any(flags):
-        ax.legend(fontsize=8)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title=title, xlabel=xlabel, ylabel=ylabel, legend=any(flags),
+                  grid="major")
 
 
 def coverage_plot(curve: Sequence[float], marks: dict[float, int], *, title: str):
-    """Share of a text covered by its k most frequent characters, against k (log x axis).
-
-    `marks` maps a coverage level to the k that reaches it (characters.chars_for_coverage); each
-    gets a dot and a dotted guide, and a box in the empty lower right lists them, so the plot shows
-    how long the rare tail is.
-    """
+    """Share of a text covered by its k most frequent characters against k, `marks` level -> k."""
     curve = check_number_list(curve, "curve", low=0, high=1)
     if not curve:
         raise ValueError("curve must not be empty")
@@ -173,30 +134,20 @@ def coverage_plot(curve: Sequence[float], marks: dict[float, int], *, title: str
                 bbox={"boxstyle": "round", "facecolor": palette.BACKGROUND, "edgecolor": SECOND})
     ax.set_xscale("log")
     ax.set_xlim(1, len(curve) * 1.05)
-    ax.set_xlabel("按频率排名的前 k 个不同字符（对数坐标）")
-    ax.set_ylabel("覆盖的文本比例（%）")
-    ax.grid(True, linestyle=":", linewidth=0.6)
-    ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title=title, xlabel="按频率排名的前 k 个不同字符（对数坐标）",
+                  ylabel="覆盖的文本比例（%）", grid="major")
 
 
 def vocab_size_curves(series: dict[str, tuple[Sequence[int], Sequence[float]]], *, title: str,
                       ylabel: str, xlabel: str = "词表大小（对数坐标）", logy: bool = False,
                       percent: bool = False):
-    """One line per series over its own vocabulary sizes (log x, ticks at powers of two: 256, 1K,
-    8K, ...).
-
-    Each series is (sizes, values): training runs on different corpora stop at different sizes.
-    `percent` draws shares (0..1) as percentages; `logy` shows a quantity that falls by orders of
-    magnitude.
-    """
+    """A line per series (sizes, values) over its own vocabulary sizes, log x ticked 256, 1K, ..."""
     check_non_empty_dict(series, "series", "name -> (vocab sizes, values)")
     check_bool(logy, "logy")
     check_bool(percent, "percent")
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
     low, high = float("inf"), 0
-    for (name, pair), marker in zip(series.items(), "osD^vx*+"):
+    for (name, pair), marker in zip(series.items(), MARKERS):
         sizes, values = check_sequence(pair, f"series[{name!r}]",
                                        "a pair (vocab sizes, values)")
         sizes = check_int_list(sizes, f"series[{name!r}] sizes", low=1)
@@ -210,32 +161,20 @@ def vocab_size_curves(series: dict[str, tuple[Sequence[int], Sequence[float]]], 
     ax.set_xticks(ticks, [f"{t // 1024}K" if t >= 1024 else str(t) for t in ticks])
     if logy:
         ax.set_yscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(True, which="major", linestyle=":", linewidth=0.6)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title=title, xlabel=xlabel, ylabel=ylabel, legend=True, grid="major")
 
 
 def loglog_panels(panels: dict[str, dict[str, tuple[Sequence[float], Sequence[float]]]], *,
                   title: str, xlabel: str, ylabel: str):
-    """Side-by-side log-log panels sharing the y axis, one line per series:
-    {panel: {series: (x, y)}}.
-
-    On log-log axes a line of slope 1 grows in proportion to x, a flat line not at all; the shared
-    y axis lets the panels (English, Chinese) be compared directly. The x ticks are the measured
-    sizes themselves (log-axis minor labels such as "3 × 10¹" collide), and one legend for all
-    panels sits below them, where it covers no line.
-    """
+    """Side-by-side log-log panels sharing the y axis, {panel: {series: (x, y)}}; the x ticks are
+    the measured sizes (minor labels such as "3 × 10¹" collide), one legend below all panels."""
     check_non_empty_dict(panels, "panels", "panel title -> {series name: (x, y)}")
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 4.3), sharey=True,
                              squeeze=False)
     for ax, (name, series) in zip(axes[0], panels.items()):
         check_type(series, f"panels[{name!r}]", dict, "a dict of series name -> (x, y)")
         xs: set[float] = set()
-        for (label, pair), marker in zip(series.items(), "osD^vx*+"):
+        for (label, pair), marker in zip(series.items(), MARKERS):
             where = f"panels[{name!r}][{label!r}]"
             x, y = check_sequence(pair, where, "a pair (x, y)")
             x = check_number_list(x, f"{where} x", low=0)
@@ -255,9 +194,8 @@ def loglog_panels(panels: dict[str, dict[str, tuple[Sequence[float], Sequence[fl
     for ax in axes[0]:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             legend.setdefault(label, handle)
-    labels = list(legend)
-    fig.legend(list(legend.values()), labels, loc="lower center", ncol=min(len(labels), 5),
-               fontsize=8, frameon=False)
+    fig.legend(list(legend.values()), list(legend), loc="lower center",
+               ncol=min(len(legend), 5), fontsize=8, frameon=False)
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig
@@ -265,9 +203,7 @@ def loglog_panels(panels: dict[str, dict[str, tuple[Sequence[float], Sequence[fl
 
 def lattice_plot(text: str, edges: Sequence[tuple[int, int]], path: Sequence[tuple[int, int]], *,
                  title: str):
-    """A segmentation lattice: the characters of `text` on a line, one arc per piece that fits
-    (start, end), longer pieces higher; the arcs of `path` (e.g. the Viterbi path) drawn thick and
-    labelled. Single characters hang below the line so the multi-character pieces stay readable."""
+    """A lattice: an arc per piece (start, end) over the characters of `text`, `path` thick."""
     text = check_str(text, "text", non_empty=True)
     spans = [check_sequence(e, "each edge", "a pair (start, end)") for e in edges]
     chosen = {tuple(check_sequence(e, "each path edge", "a pair (start, end)")) for e in path}
@@ -294,15 +230,11 @@ def lattice_plot(text: str, edges: Sequence[tuple[int, int]], path: Sequence[tup
     ax.set_xlim(-0.3, len(text) + 0.3)
     ax.set_ylim(-0.75, top + 0.45)
     ax.axis("off")
-    ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig, ax, title=title)
 
 
 def em_curves(runs: dict[str, Sequence[tuple[int, int, float]]], *, title: str, ylabel: str):
-    """Training curves of Unigram models: for each run, one point per EM step (its pruning round,
-    the vocabulary size, a value such as the log-likelihood per character); below, the vocabulary
-    size on a log axis. Dotted lines mark where a pruning round starts (first run's rounds)."""
+    """Unigram runs, a point per EM step (round, pieces, value); dotted: a pruning round starts."""
     check_non_empty_dict(runs, "runs", "name -> list of (round, pieces, value)")
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 4.6), sharex=True,
                                       gridspec_kw={"height_ratios": [2.2, 1]})
@@ -320,12 +252,7 @@ def em_curves(runs: dict[str, Sequence[tuple[int, int, float]]], *, title: str, 
             for ax in (top, bottom):
                 ax.axvline(i + 0.5, color=palette.GUIDE, linestyle=":", linewidth=1)
     bottom.set_yscale("log")
-    top.set_ylabel(ylabel)
     bottom.set_ylabel("词表大小")
     bottom.set_xlabel("EM 步（虚线：一轮剪枝）")
-    for ax in (top, bottom):
-        ax.grid(True, linestyle=":", linewidth=0.6)
-    top.legend(fontsize=8)
-    top.set_title(title)
-    fig.tight_layout()
-    return fig
+    bottom.grid(True, linestyle=":", linewidth=0.6)
+    return finish(fig, top, title=title, ylabel=ylabel, legend=True, grid="major")

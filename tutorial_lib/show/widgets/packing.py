@@ -1,5 +1,5 @@
-"""The widgets of the packing half (chapters 07-10): batches, packed rows, masks, .bin/.idx and
-samples. Each one lays out what `tutorial_lib.packing` computes; the colours come from `palette`."""
+"""The widgets of the packing half (chapters 07-10): each lays out what `tutorial_lib.packing`
+computes. A dataset, samples or a tokenizer handed in are checked by the attributes read."""
 
 from __future__ import annotations
 
@@ -10,12 +10,11 @@ import ipywidgets as w
 
 from tutorial_lib._check_data import check_has, check_non_empty_dict
 from tutorial_lib._checks import check_int, check_int_list, check_sequence, check_type
-from tutorial_lib.bpe.tokenizer import Tokenizer
-from tutorial_lib.packing import batch, masks, megatron
-from tutorial_lib.packing.masks import BLOCKED, LEAK, PAD
+from tutorial_lib.packing import batch, masks
+from tutorial_lib.packing.masks import BLOCKED, LEAK, PAD_DOC
 from tutorial_lib.packing.strategies import STRATEGIES, PackResult
 from tutorial_lib.show import palette
-from tutorial_lib.show.display import Markup, html_table, token_html
+from tutorial_lib.show.display import Markup, html_table, id_html
 from tutorial_lib.show.widgets import live
 
 BATCH_COLORS = palette.DOCUMENTS[:2]  # real tokens of alternate batches
@@ -26,12 +25,7 @@ _BAR = "display:inline-block;height:5px;width:{}px;background:{}"
 
 def batch_grid_html(lengths: list[int], batching: batch.Batching, *, max_batches: int = 4,
                     width_px: int = 480) -> str:
-    """The first batches of a batching drawn as rows: real tokens in the batch's colour, padding in
-    the padding colour.
-
-    One pixel column stands for the same number of tokens in every row, so the share of padding
-    colour is the padding share.
-    """
+    """The first batches as rows of real tokens, then padding, a pixel the same in every row."""
     lengths = check_int_list(lengths, "lengths", low=0)
     shown = batch.padded_batches(lengths, batching)[:check_int(max_batches, "max_batches", low=1)]
     scale = check_int(width_px, "width_px", low=1) / max(max(lengths, default=1), 1)
@@ -51,8 +45,7 @@ def batch_grid_html(lengths: list[int], batching: batch.Batching, *, max_batches
 
 def bucketing_explorer(lengths_by_corpus: dict[str, list[int]], *, batch_size: int = 16,
                        bucket_width: int = 32) -> w.VBox:
-    """Pick a corpus, a batching, the batch size and the bucket width: the padding share of the
-    whole corpus under each batching, and the first batches drawn as rows (grey = padding)."""
+    """Pick corpus, batching, batch size, bucket width: the padding share and the first batches."""
     check_non_empty_dict(lengths_by_corpus, "lengths_by_corpus", "corpus name -> token lengths")
     corpora = {name: check_int_list(lengths, f"lengths_by_corpus[{name!r}]", low=0)
                for name, lengths in lengths_by_corpus.items()}
@@ -68,19 +61,16 @@ def bucketing_explorer(lengths_by_corpus: dict[str, list[int]], *, batch_size: i
         runs = {label: batch.batches_by(how, lengths, batch_size, bucket_width)
                 for label, how in BATCHINGS.items()}
         shares = [(label, f"{run.padding_share:.1%}") for label, run in runs.items()]
-        shown = runs[chosen]
         return (html_table(["分批方式", "整个语料的填充比例"], shares)
                 + f"<p>{html.escape(chosen)}的前几批（灰色是填充）：</p>"
-                + batch_grid_html(lengths, shown))
+                + batch_grid_html(lengths, runs[chosen]))
 
     return w.VBox([corpus, how, width, size, live(render, corpus, how, size, width)])
 
 
 def packed_rows_html(result: PackResult, max_rows: int = 12) -> str:
-    """The first `max_rows` rows of a packing as bars: one block per document segment in the
-    document's colour (width proportional to its length), padding after them; a solid right edge
-    where a document's tail was cut off (cropped, truncated or carried into another row), a dashed
-    left edge where a segment continues one."""
+    """The first rows of a packing as bars, a block per document segment, then padding; a solid
+    right edge where a document's tail was cut off, a dashed left edge where one continues."""
     check_type(result, "result", PackResult, "a PackResult")
     max_rows = check_int(max_rows, "max_rows", low=1)
     bars = []
@@ -109,8 +99,7 @@ def packed_rows_html(result: PackResult, max_rows: int = 12) -> str:
 
 def packing_explorer(lengths_by_corpus: dict[str, Sequence[int]],
                      seq_lens: Sequence[int] = (512, 2048, 4096), max_rows: int = 12) -> w.VBox:
-    """Pick a strategy, a row length and a corpus; see the first rows drawn as document blocks
-    (strategies.STRATEGIES on the corpus's document lengths, drawn by packed_rows_html)."""
+    """Pick a strategy, a row length and a corpus: the first rows packed (packed_rows_html)."""
     check_non_empty_dict(lengths_by_corpus, "lengths_by_corpus", "corpus name -> document lengths")
     corpora = {name: check_int_list(lengths, f"lengths_by_corpus[{name!r}]", low=1)
                for name, lengths in lengths_by_corpus.items()}
@@ -126,13 +115,12 @@ def packing_explorer(lengths_by_corpus: dict[str, Sequence[int]],
     return w.VBox([w.HBox([strategy, corpus]), seq_len, live(render, corpus, strategy, seq_len)])
 
 
-_CELL_CLASS = {LEAK: "leak", PAD: "pad", BLOCKED: "off"}  # documents are d0, d1, ... by colour
+_CELL_CLASS = {LEAK: "leak", PAD_DOC: "pad", BLOCKED: "off"}  # documents are d0, d1, ... by colour
 _CELL_COLOR = {"leak": palette.LEAK, "pad": palette.PADDING, "off": palette.BLOCKED}
 
 
 def mask_grid_html(cells: masks.Cells) -> str:
-    """A mask drawn as a grid of query x key cells, each in the colour of what `masks.mask_cells`
-    says it lets the query see: its own document (by document), a leak, padding, or nothing."""
+    """A mask as a query x key grid, a cell coloured by what it lets see (`masks.mask_cells`)."""
     check_type(cells, "cells", masks.Cells, "a masks.Cells (from masks.mask_cells)")
     colors = [*((f"d{i}", c) for i, c in enumerate(palette.DOCUMENTS)), *_CELL_COLOR.items()]
     style = "".join(f".mg .{name}{{background:{color}}}" for name, color in colors)
@@ -146,10 +134,8 @@ def mask_grid_html(cells: masks.Cells) -> str:
 
 def document_mask_explorer(lengths: dict[str, Sequence[int]], initial_length: int = 32,
                            max_length: int = 48) -> w.VBox:
-    """Pick a corpus, a row length L and a mask: the row holds the corpus's first documents that
-    fit whole (`masks.whole_documents`; the rest of the row is padding), drawn as a grid of query x
-    key cells, with its doc_ids, position ids, cu_seqlens and the share of tokens that would see
-    another document without a document mask."""
+    """Pick a corpus, a row length and a mask: the row of whole documents (`whole_documents`) as
+    a mask grid, with its doc_ids, position ids, cu_seqlens and cross-document share."""
     check_non_empty_dict(lengths, "lengths", "corpus name -> document lengths")
     corpora = {name: check_int_list(values, f"lengths[{name!r}]", low=1)
                for name, values in lengths.items()}
@@ -179,13 +165,10 @@ def document_mask_explorer(lengths: dict[str, Sequence[int]], initial_length: in
     return w.VBox([corpus, kind, row_length, live(render, corpus, kind, row_length)])
 
 
-def sequence_html(dataset: megatron.IndexedDataset, tokenizer: Tokenizer, i: int,
-                  max_tokens: int = 80) -> str:
-    """Where sequence `i` lives: its document, length, byte pointer and byte range in `.bin` (read
-    from the `.idx` arrays), and its first `max_tokens` tokens read through the mapping, drawn as
-    tokens."""
-    check_type(dataset, "dataset", megatron.IndexedDataset, "an IndexedDataset")
-    check_type(tokenizer, "tokenizer", Tokenizer, "a Tokenizer")
+def sequence_html(dataset: object, tokenizer: object, i: int, max_tokens: int = 80) -> str:
+    """Where sequence `i` lives in the `.bin` (from the `.idx` arrays), and its first tokens."""
+    check_has(dataset, "dataset", ("byte_range", "document_of"), "an IndexedDataset")
+    check_has(tokenizer, "tokenizer", ("token_bytes",), "a Tokenizer")
     i = check_int(i, "i", low=0, high=len(dataset) - 1)
     max_tokens = check_int(max_tokens, "max_tokens", low=1)
     length, (start, end) = int(dataset.sequence_lengths[i]), dataset.byte_range(i)
@@ -195,15 +178,11 @@ def sequence_html(dataset: megatron.IndexedDataset, tokenizer: Tokenizer, i: int
             ("长度 sequence_lengths[i]", f"{length} 个 token"),
             ("字节指针 sequence_pointers[i]", start),
             (".bin 中的字节范围", f"[{start}, {end})（{length} × {dataset.dtype.itemsize} 字节）")]
-    return html_table(["", "值"], rows) + f"<p>{shown}：</p>" + token_html(
-        [tokenizer.token_bytes(t) for t in ids], ids)
+    return html_table(["", "值"], rows) + f"<p>{shown}：</p>" + id_html(tokenizer, ids)
 
 
 def _index_picker(n: int, description: str) -> tuple[w.IntSlider, w.HBox]:
-    """A slider over range(n) on a wide track and a number box beside it, linked both ways.
-
-    Over thousands of values one pixel of a short track skips several of them; the box lands on any
-    one (type it, or step with the arrow keys). The slider is what the view observes."""
+    """A slider over range(n) and a linked number box: a pixel of the track may skip values."""
     slider = w.IntSlider(value=0, min=0, max=n - 1, description=description,
                          continuous_update=False, readout=False, layout=w.Layout(width="560px"))
     number = w.BoundedIntText(value=0, min=0, max=n - 1, layout=w.Layout(width="90px"))
@@ -211,10 +190,10 @@ def _index_picker(n: int, description: str) -> tuple[w.IntSlider, w.HBox]:
     return slider, w.HBox([slider, number])
 
 
-def sequence_explorer(dataset: megatron.IndexedDataset, tokenizer: Tokenizer,
-                      max_tokens: int = 80) -> w.VBox:
+def sequence_explorer(dataset: object, tokenizer: object, max_tokens: int = 80) -> w.VBox:
     """A slider over the sequences of a mapped dataset, each shown by sequence_html."""
-    check_type(dataset, "dataset", megatron.IndexedDataset, "an IndexedDataset")
+    check_has(dataset, "dataset", ("byte_range", "document_of"), "an IndexedDataset")
+    check_has(tokenizer, "tokenizer", ("token_bytes",), "a Tokenizer")
     if not len(dataset):
         raise ValueError("dataset has no sequences to show")
     max_tokens = check_int(max_tokens, "max_tokens", low=1)
@@ -223,20 +202,18 @@ def sequence_explorer(dataset: megatron.IndexedDataset, tokenizer: Tokenizer,
     return w.VBox([picker, view])
 
 
-def sample_html(samples: object, tokenizer: Tokenizer, i: int, max_tokens: int = 16) -> str:
-    """Training sample `i` of `samples` (gpt_samples.GPTSamples or PackedSamples) one document run
-    per table row (`Rows.runs`): which document, how many input tokens, the position ids it gets,
-    how many of its targets count in the loss, and its first `max_tokens` tokens."""
+def sample_html(samples: object, tokenizer: object, i: int, max_tokens: int = 16) -> str:
+    """Sample `i` of a GPTSamples or PackedSamples, a row per document run: its tokens, position
+    ids and targets counted in the loss."""
     check_has(samples, "samples", ("sample", "__len__"), "a GPTSamples or PackedSamples")
-    check_type(tokenizer, "tokenizer", Tokenizer, "a Tokenizer")
+    check_has(tokenizer, "tokenizer", ("token_bytes",), "a Tokenizer")
     rows = samples.sample(check_int(i, "i", low=0, high=len(samples) - 1))
     max_tokens = check_int(max_tokens, "max_tokens", low=1)
     table = []
     for run in rows.runs():
         ids = rows.tokens[run.start:min(run.end, run.start + max_tokens)].tolist()
-        shown = Markup("") if run.document == PAD else token_html(
-            [tokenizer.token_bytes(t) for t in ids], ids)
-        table.append(("填充" if run.document == PAD else run.document, run.length,
+        shown = Markup("") if run.document == PAD_DOC else id_html(tokenizer, ids)
+        table.append(("填充" if run.document == PAD_DOC else run.document, run.length,
                       f"{rows.position_ids[run.start]} … {rows.position_ids[run.end - 1]}",
                       f"{run.targets} / {run.length}", shown))
     header = ["文档", "token 数", "position_ids", "计入损失的目标",
@@ -245,14 +222,13 @@ def sample_html(samples: object, tokenizer: Tokenizer, i: int, max_tokens: int =
             + html_table(header, table))
 
 
-def sample_explorer(samples: dict[str, object], tokenizer: Tokenizer,
-                    max_tokens: int = 16) -> w.VBox:
-    """Pick a way of making samples and a sample: its document runs, position ids and loss mask
-    (sample_html)."""
+def sample_explorer(samples: dict[str, object], tokenizer: object, max_tokens: int = 16) -> w.VBox:
+    """Pick a way of making samples and a sample: its runs, position ids and loss (sample_html)."""
     check_non_empty_dict(samples, "samples", "name -> GPTSamples or PackedSamples")
     for name, value in samples.items():
         check_has(value, f"samples[{name!r}]", ("sample", "__len__"),
                   "a GPTSamples or PackedSamples")
+    check_has(tokenizer, "tokenizer", ("token_bytes",), "a Tokenizer")
     how = w.Dropdown(options=list(samples), description="做法")
     slider, picker = _index_picker(min(map(len, samples.values())), "样本 i")
     view = live(lambda name, i: sample_html(samples[name], tokenizer, i, max_tokens), how, slider)

@@ -20,7 +20,7 @@ from tutorial_lib import _memory
 from tutorial_lib._checks import INT64_MAX
 from tutorial_lib.packing import batch, masks
 from tutorial_lib.packing.batch import Batch
-from tutorial_lib.packing.masks import PAD
+from tutorial_lib.packing.masks import PAD_DOC
 
 U64 = np.uint64
 RANGE = r"must (be an int|hold ints) in \[{}, 2\*\*63 - 1\], got {}"
@@ -80,8 +80,8 @@ def test_an_id_or_length_beyond_int64_is_refused_with_its_range(name, call, mess
 def test_lengths_whose_sum_passes_int64_do_not_wrap():
     # each fits an int64, their running sum does not: a numpy cumsum wrapped it negative and
     # "fitted" documents that do not fit
-    assert masks.whole_documents([2**62, 2**62, 2**62], 5).tolist() == [PAD] * 5
-    assert masks.whole_documents([2, 2**62, 2**62, 2**62], 5).tolist() == [0, 0, PAD, PAD, PAD]
+    assert masks.whole_documents([2**62, 2**62, 2**62], 5).tolist() == [PAD_DOC] * 5
+    assert masks.whole_documents([2, 2**62, 2**62, 2**62], 5).tolist() == [0, 0, PAD_DOC, PAD_DOC, PAD_DOC]
 
 
 # --- the property: every dtype, every bound ---------------------------------------------------
@@ -121,12 +121,12 @@ FUNCTIONS = [
      lambda a, s: masks.attention_mask_from_lengths([2], s), "width"),
     ("next_token_labels tokens", 0, lambda a, s: batch.next_token_labels(a([s, 1, 2]), [0, 0, 1]),
      "tokens"),
-    ("next_token_labels doc_ids", PAD, lambda a, s: batch.next_token_labels([1, 2], a([s, s])),
+    ("next_token_labels doc_ids", PAD_DOC, lambda a, s: batch.next_token_labels([1, 2], a([s, s])),
      "doc_ids"),
     ("attention_mask_from_pad_id", 0,
      lambda a, s: masks.attention_mask_from_pad_id(a([[1, s]]), s), "input_ids|pad_id"),
-    ("varlen", PAD, lambda a, s: masks.varlen(a([0, 0, s])), "doc_ids"),
-    ("position_ids", PAD, lambda a, s: masks.position_ids(a([[0, s], [s, s]])), "doc_ids"),
+    ("varlen", PAD_DOC, lambda a, s: masks.varlen(a([0, 0, s])), "doc_ids"),
+    ("position_ids", PAD_DOC, lambda a, s: masks.position_ids(a([[0, s], [s, s]])), "doc_ids"),
     ("doc_ids_from_lengths lengths", 1, lambda a, s: masks.doc_ids_from_lengths(a([s, 1])),
      "lengths"),
     ("doc_ids_from_lengths length", 3, lambda a, s: masks.doc_ids_from_lengths([1, 2], s),

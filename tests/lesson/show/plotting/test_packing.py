@@ -7,7 +7,7 @@ import pytest
 
 from tutorial_lib.show import palette
 from tutorial_lib.packing import masks as dm
-from tutorial_lib.packing.masks import PAD, causal_mask, causal_padding_mask
+from tutorial_lib.packing.masks import PAD_DOC, causal_mask, causal_padding_mask
 from tutorial_lib.show.plotting import line_chart
 from tutorial_lib.show.plotting.packing import (bin_layout, length_histograms, mask_heatmaps, padding_curves, sample_documents, timing_plot)
 
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.usefixtures("chinese_figures")
 
 def test_mask_heatmaps_draw_one_panel_per_mask_with_the_tokens_on_both_axes():
     allowed = causal_padding_mask([[1, 1, 0]])[0]
-    fig = mask_heatmaps({"因果": causal_mask(3), "因果 + 填充": allowed}, [0, 0, PAD],
+    fig = mask_heatmaps({"因果": causal_mask(3), "因果 + 填充": allowed}, [0, 0, PAD_DOC],
                                  title="掩码", labels=["i", "love", "<pad>"])
     left, right = fig.axes
     assert [ax.get_title() for ax in fig.axes] == ["因果\n允许 6 格，其中跨文档 0 格", "因果 + 填充\n允许 5 格，其中跨文档 0 格"]
@@ -26,7 +26,7 @@ def test_mask_heatmaps_draw_one_panel_per_mask_with_the_tokens_on_both_axes():
 
 def test_the_mask_legend_covers_no_label():
     """Rotated token labels on three panels once reached below the space left for the legend."""
-    fig = mask_heatmaps({name: causal_mask(5) for name in "abc"}, [0, 0, 0, PAD, PAD], title="t",
+    fig = mask_heatmaps({name: causal_mask(5) for name in "abc"}, [0, 0, 0, PAD_DOC, PAD_DOC], title="t",
                         labels=["i", "love", "cats", "<pad>", "<pad>"])
     renderer = fig.canvas.get_renderer()
     legend = fig.legends[0].get_window_extent(renderer)
@@ -82,7 +82,7 @@ def test_bad_data_raises_a_clear_error(draw, error, words):
 
 
 def test_heatmap_titles_count_allowed_and_cross_document_cells():
-    ids = [0, 0, 1, PAD]
+    ids = [0, 0, 1, PAD_DOC]
     masks = {"因果": causal_mask(4), "因果 + 填充": dm.row_mask(ids, "causal_padding"),
              "文档": dm.document_mask(ids)}
     fig = mask_heatmaps(masks, ids, title="t")
@@ -94,13 +94,13 @@ def test_heatmap_titles_count_allowed_and_cross_document_cells():
 
 
 def test_heatmap_cells_are_coloured_by_the_library_classification():
-    ids = [0, 0, 1, PAD]
+    ids = [0, 0, 1, PAD_DOC]
     mask = dm.row_mask(ids, "causal_padding")
     fig = mask_heatmaps({"m": mask}, ids, title="t")
     image = fig.axes[0].get_images()[0]
     drawn = image.cmap(image.norm(image.get_array()))[..., :3]
     kinds = dm.mask_cells(ids, mask).kinds
-    expected = {dm.BLOCKED: palette.BLOCKED, dm.LEAK: palette.LEAK, PAD: palette.PADDING,
+    expected = {dm.BLOCKED: palette.BLOCKED, dm.LEAK: palette.LEAK, PAD_DOC: palette.PADDING,
                 0: palette.DOCUMENTS[0], 1: palette.DOCUMENTS[1]}
     for (i, j), kind in np.ndenumerate(kinds):
         assert np.allclose(drawn[i, j], matplotlib.colors.to_rgb(expected[kind])), (i, j)
@@ -135,7 +135,7 @@ def test_bin_layout_refuses_bad_input():
 
 
 def test_sample_documents_one_panel_per_method_and_a_line_per_boundary():
-    ids = np.array([[0, 0, 1, 1], [1, 2, 2, PAD]])
+    ids = np.array([[0, 0, 1, 1], [1, 2, 2, PAD_DOC]])
     fig = sample_documents({"甲": ids, "乙": ids[:1]}, title="样本")
     top, bottom = fig.axes[:2]
     assert [top.get_title(), bottom.get_title()] == ["甲", "乙"]

@@ -106,7 +106,7 @@ def test_tradeoff_scatter():
         tradeoff_scatter(["a"], [1, 2], [3], title="t")
     with pytest.raises(ValueError, match=r"vocab_sizes\[0\] must be an int >= 1"):
         tradeoff_scatter(["a"], [0], [3], title="t")
-    words = "labels and flagged must have the same length, got 1 and 2"
+    words = "labels, vocab_sizes, lengths and flagged must have the same length, got 1, 1, 1 and 2"
     with pytest.raises(ValueError, match=words):
         tradeoff_scatter(["a"], [1], [3], title="t", flagged=[True, False])
     fig = tradeoff_scatter(["字符", "词"], [28, 4345], [30000, 6000], title="t",

@@ -8,7 +8,7 @@ import pytest
 
 from tutorial_lib.show import palette
 from tutorial_lib.packing import batch, gpt_samples, masks, megatron, strategies
-from tutorial_lib.packing.masks import PAD
+from tutorial_lib.packing.masks import PAD_DOC
 from tutorial_lib.show.widgets import rendered
 from tutorial_lib.show.widgets.packing import (batch_grid_html, bucketing_explorer, document_mask_explorer, mask_grid_html, packed_rows_html, packing_explorer, sample_explorer, sample_html, sequence_explorer, sequence_html)
 from tutorial_lib.bpe.trainer import train_tokenizer
@@ -91,7 +91,7 @@ def grid(html: str) -> list[list[str]]:
 
 
 def test_the_grid_draws_the_library_cells_of_each_mask():
-    ids = np.array([0, 1, PAD])
+    ids = np.array([0, 1, PAD_DOC])
     cells = {kind: masks.mask_cells(ids, masks.row_mask(ids, kind)) for kind in masks.KINDS}
     assert grid(mask_grid_html(cells["causal"])) == [["d0", "off", "off"], ["leak", "d1", "off"],
                                                      ["pad", "pad", "pad"]]
@@ -193,7 +193,7 @@ def test_sample_html_has_one_row_per_document_run(samples, tok):
     assert html.count("<tr>") == runs + 1  # the header and one row per run
     packed = sample_html(samples["BFD"], tok, len(samples["BFD"]) - 1)
     rows = samples["BFD"].sample(len(samples["BFD"]) - 1)
-    assert ("填充" in packed) == bool((rows.document_ids == PAD).any())
+    assert ("填充" in packed) == bool((rows.document_ids == PAD_DOC).any())
 
 
 def test_sample_explorer_follows_both_controls(samples, tok):
