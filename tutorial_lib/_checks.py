@@ -1,10 +1,8 @@
-"""Argument checks shared by every module, so the same mistake always gets the same error.
-
-Wrong type -> TypeError, wrong value -> ValueError, and the message names the argument and what is
-allowed: "vocab_size must be an int >= 257, got 12". Each check returns the value (normalized where
-that helps: a list for a sequence, a Python int for a numpy integer), so a caller writes ``n =
-check_int(n, "n", low=1)`` and goes on. Here: plain values and sequences, which every module checks;
-`_check_files` checks paths and files, `_check_data` numbers, arrays, tables and objects.
+"""Argument checks, so the same mistake always gets the same error: a TypeError for a wrong type,
+a ValueError for a wrong value, naming the argument and what is allowed ("vocab_size must be an int
+>= 257, got 12"). Each returns the value, normalized where that helps (a list for a sequence, a
+Python int for a numpy integer), so a call site is one line: ``n = check_int(n, "n", low=1)``.
+Paths and files: `_check_files`; numbers, arrays, tables and objects: `_check_data`.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
-"""The course's files: where the bundled ones are, what they are, proof that they are the files
-we think, and the few plain helpers every file of the course is read and written with.
-
-The corpora and GPT-2's tokenizer files are checked against the sha256 recorded in
-data/PROVENANCE.md when they are read, so a notebook never computes an "honest number" on a file
-that was edited or truncated by accident.
-
-This is where the course's files are read and written, one way each:
-
-- `read_utf8` streams a text file of any size as str, refusing bytes that are not UTF-8 (naming the
-  byte) instead of guessing an encoding: the trainer's corpus reader and the pipeline both use it;
-  `read_json` reads a JSON file through it (a saved tokenizer, GPT-2's encoder.json);
-- `write_atomically` writes a text file whole or not at all (a temporary file, then `os.replace`):
-  a saved tokenizer, golden vectors, a classroom report;
-- `file_sha256` is the one digest of a whole file, the one manifests record.
-
-The production path's `files` module adds the armour a long build needs on top of these: files
-committed as a group, locks, and the cleanup of what a killed writer left.
+"""The course's files: where the bundled ones are, proof that they are the files we think (each
+is checked against the sha256 in data/PROVENANCE.md when it is read, so no notebook computes an
+"honest number" on a file edited or truncated by accident), and the one way each to read and write
+them: `read_utf8` (strict UTF-8, in chunks, naming a bad byte rather than guessing an encoding),
+`read_json`, `write_atomically` (whole or not at all) and `file_sha256` (the one digest of a file).
+The production path's `files` module adds the armour of long builds: groups, locks, cleanup.
 """
 
 from __future__ import annotations
