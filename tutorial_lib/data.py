@@ -126,7 +126,7 @@ GPT2_FILES = {
 COURSE_TOKENIZER = ("tokenizers/course_bpe_4096.json",
                     "9abb711fbc7fd94d63880c4a243633cffb97f032ccc54cf68e7c5ce9d7d25920")
 # Its golden vectors (contract/golden.py), written by
-# `python -m tutorial_lib.contract.golden write --tokenizer course <path>`.
+# `python -m tutorial_pipeline.golden write --tokenizer course <path>`.
 COURSE_GOLDEN = ("tokenizers/course_bpe_4096.golden.jsonl",
                  "f5b7a2d2c41967fa55041ec4252018a36231730aaa8212538b4edbc2143b9a42")
 
