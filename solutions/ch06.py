@@ -3,7 +3,8 @@
 import heapq
 from collections import defaultdict
 
-from tutorial_lib.bpe.trainer import count_pairs, descending_key, heap_entries, merge
+from tutorial_lib.bpe.merge import merge
+from tutorial_lib.bpe.trainer import count_pairs, descending_key, heap_entries
 from tutorial_lib.bpe.trainer import pop_best as library_pop_best
 
 

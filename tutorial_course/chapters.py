@@ -124,7 +124,7 @@ CHAPTERS = [
         "从逐次重数、预切分聚合、倒排索引增量更新到惰性堆，每一步在英文和中文上实测；"
         "一次合并要改多少计数、"
         "为什么中文不同；与 Hugging Face tokenizers 并排；亲手写一次增量更新",
-        ("bpe.trainer", "bpe.corpus", "bpe.trainer_stages"),
+        ("bpe.trainer", "bpe.merge", "bpe.corpus", "bpe.trainer_stages"),
         ("merge_work_explorer", "merge_work_html"),
     ),
     Chapter(

@@ -17,6 +17,7 @@ from tutorial_lib.show.plotting.tokenization import zipf_plot
 from tutorial_lib.show.widgets.tokenization import bpe_steps, utf8_explorer
 from tutorial_course.exercises import check
 from tutorial_lib.bpe import bpe_toy, corpus, formats, trainer
+from tutorial_lib.bpe import merge as bpe_merge
 from tutorial_lib.text import characters, compare, d2l, measure
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.contract import manifest
@@ -75,8 +76,8 @@ CASES = [
     ("from_tiktoken(None)", lambda t, p: formats.from_tiktoken(None), TypeError, "tiktoken Encoding"),
     ("from_tiktoken('cl100k_base')", lambda t, p: formats.from_tiktoken("cl100k_base"), TypeError,
      "tiktoken Encoding"),
-    ("merge with a 1-tuple pair", lambda t, p: trainer.merge([1, 2], (1,), 3), ValueError, "pair"),
-    ("merge with a 2-D array", lambda t, p: trainer.merge(np.zeros((2, 2), dtype=int), (0, 0), 3), ValueError, "1-D"),
+    ("merge with a 1-tuple pair", lambda t, p: bpe_merge.merge([1, 2], (1,), 3), ValueError, "pair"),
+    ("merge with a 2-D array", lambda t, p: bpe_merge.merge(np.zeros((2, 2), dtype=int), (0, 0), 3), ValueError, "1-D"),
     # text, measurements, comparison
     ("split_lines with NaN", lambda t, p: d2l.split_lines(["a", "b"], NAN), ValueError, "train_fraction"),
     ("split_lines with inf", lambda t, p: d2l.split_lines(["a", "b"], INF), ValueError, "train_fraction"),

@@ -21,8 +21,8 @@ import random
 
 from tutorial_course.exercises import Case, Exercise, draw, register
 from tutorial_lib import data
-from tutorial_lib.bpe.trainer import (count_pairs, heap_entries, merge, pop_best, start_training,
-                                      train_bpe)
+from tutorial_lib.bpe.merge import merge
+from tutorial_lib.bpe.trainer import count_pairs, heap_entries, pop_best, start_training, train_bpe
 
 NEW_ID = 9  # the id of the merged token in every case: larger than any id in the words
 

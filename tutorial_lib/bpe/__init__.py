@@ -5,5 +5,5 @@
 - `pretokenize`, `tiktoken_probe`: split patterns and special tokens, tiktoken's Unicode (03, 05);
 - `tokenizer`: `Tokenizer` (05), on `fast_encode` and `vocab_check`; `formats`, `stream_encode`,
   `course_tokenizer`, `chat` and `token_healing` make or use one;
-- `corpus`, `trainer`, `trainer_stages`: a corpus counted, the trainers, a speed-up at a time (06).
+- `corpus`, `merge`, `trainer`, `trainer_stages`: corpus counts, pair merges, the trainers (06).
 """

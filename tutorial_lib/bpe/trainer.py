@@ -20,16 +20,16 @@ from typing import Any, TypeVar
 
 from tqdm.auto import tqdm
 
-from tutorial_lib._checks import check_int, check_int_list
+from tutorial_lib._checks import check_int
 from tutorial_lib.bpe.corpus import (TextSource, corpus_digest, count_pretokens, iter_texts,
                                      normalize_texts)
+from tutorial_lib.bpe.merge import Pair, merge_unchecked, occurrences, replace
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, check_special_tokens, compile_pattern
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.contract.normalize import check_form
 
 ByteVocab = dict[int, bytes]
 Merges = list[tuple[bytes, bytes]]
-Pair = tuple[int, int]
 TIE_BREAK = "lexicographically greatest pair of byte strings"  # best_pair's rule, in words
 # The trainer's name in the metadata `train_tokenizer` writes, hence in the manifest and sha256 of
 # every shipped tokenizer file: a stable identifier, not a path (the module moved, the name stays).
@@ -38,10 +38,7 @@ HeapEntry = tuple  # (-count, descending_key(left), descending_key(right), a, b)
 T = TypeVar("T", bound=Hashable)
 
 
-# ---------------------------------------------------------------------------------- building blocks
-# Shared with trainer_stages and chapter 06; they trust their arguments (see `start_training`).
-
-
+# The building blocks, shared with trainer_stages and chapter 06, trust their arguments.
 def count_pairs(words: Iterable[Sequence[T]], freqs: Iterable[int]
                 ) -> defaultdict[tuple[T, T], int]:
     """How often each pair of adjacent tokens occurs, each word's pairs counted `freq` times, in
@@ -91,51 +88,6 @@ def pop_best(heap: list[HeapEntry], pair_counts: Mapping[Pair, int]) -> Pair | N
         if count:
             heapq.heappush(heap, (-count, *entry[1:]))  # stale: back in, with its true count
     return None
-
-
-def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
-    """Replace each occurrence of `pair` in `ids` (a flat sequence of ints, a 1-D numpy array too)
-    by `new_id`, left to right ("aaa" -> "aa", "a"); the result is a new list."""
-    ids = check_int_list(ids, "ids")
-    pair = tuple(check_int_list(pair, "pair"))
-    if len(pair) != 2:
-        raise ValueError(f"pair must be two ids (left, right), got {pair}")
-    return merge_unchecked(ids, pair, check_int(new_id, "new_id"))
-
-
-def merge_unchecked(ids: list[int], pair: Pair, new_id: int) -> list[int]:
-    """`merge` without the checks, for merge loops: `ids` a list of int, `pair` a tuple."""
-    return _replace(ids, _occurrences(ids, pair), new_id)
-
-
-def _occurrences(ids: list[int], pair: Pair) -> list[int]:
-    """Start positions of the occurrences a left-to-right merge replaces; they never overlap."""
-    a, b = pair
-    if ids.count(a) == 1:  # the usual case in training: found in C, without the loop's last search
-        i = ids.index(a)
-        return [i] if i < len(ids) - 1 and ids[i + 1] == b else []
-    starts = []
-    i, last = 0, len(ids) - 1
-    while True:
-        try:
-            i = ids.index(a, i, last)  # list.index scans in C: faster than a loop on long words
-        except ValueError:
-            return starts
-        if ids[i + 1] == b:
-            starts.append(i)
-            i += 2
-        else:
-            i += 1
-
-
-def _replace(ids: list[int], starts: list[int], new_id: int) -> list[int]:
-    out, done = [], 0
-    for start in starts:
-        out += ids[done:start]
-        out.append(new_id)
-        done = start + 2
-    out += ids[done:]
-    return out
 
 
 def start_training(texts_or_path: TextSource, vocab_size: int, special_tokens: Iterable[str] = (),
@@ -254,7 +206,7 @@ class PairIndex:
         merge_once, merge_many = self._merge_once, self._merge_many
         for i in self.where.pop(pair):
             ids = words[i]
-            starts = _occurrences(ids, pair)
+            starts = occurrences(ids, pair)
             if len(starts) == 1:  # the common case: edited in place
                 merge_once(i, ids, freqs[i], starts[0], new_id, new_pairs)
             elif starts:  # no starts: a stale or repeated index entry
@@ -291,7 +243,7 @@ class PairIndex:
         end = len(ids) - 1  # pairs start at 0 .. end - 1
         for j in {j for s in starts for j in (s - 1, s, s + 1) if 0 <= j < end}:
             counts[ids[j], ids[j + 1]] -= freq
-        self.words[i] = ids = _replace(ids, starts, new_id)
+        self.words[i] = ids = replace(ids, starts, new_id)
         # The k-th merge lands at start - k in the new word: each earlier merge saved a position.
         end = len(ids) - 1
         for j in {j for k, s in enumerate(starts) for j in (s - k - 1, s - k) if 0 <= j < end}:

@@ -25,9 +25,10 @@ from itertools import repeat
 from tutorial_lib._check_data import check_bool
 from tutorial_lib._checks import check_int
 from tutorial_lib.bpe.corpus import TextSource
+from tutorial_lib.bpe.merge import merge_unchecked
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN
 from tutorial_lib.bpe.trainer import (ByteVocab, Merges, Pair, best_pair, count_pairs,
-                                      descending_key, heap_entries, merge_unchecked, pop_best,
+                                      descending_key, heap_entries, pop_best,
                                       start_training)
 
 Tokens = tuple[bytes, ...]

@@ -30,7 +30,7 @@ from tutorial_lib._check_data import check_mapping_keys, check_str_list
 from tutorial_lib._checks import check_int, check_iterable, check_str
 
 # the left-to-right pair replacement BPE uses: it only compares symbols, so pieces work too
-from tutorial_lib.bpe.trainer import merge_unchecked
+from tutorial_lib.bpe.merge import merge_unchecked
 from tutorial_lib.wordpiece.model import PREFIX, UNK, WordPiece, bert_pretokenize, hf_normalizer
 
 Pair = tuple[str, str]

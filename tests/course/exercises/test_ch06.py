@@ -12,7 +12,7 @@ KEYS = ["06.update_pair_counts", "06.pop_best", "06.train_incremental"]
 def test_a_full_recount_after_merging_passes_the_update_check():
     """The checker tests the counts, not how they were made: recounting is slow but right."""
     from tutorial_course.exercises.ch06 import _pair_counts
-    from tutorial_lib.bpe.trainer import merge
+    from tutorial_lib.bpe.merge import merge
 
     def recount(words, freqs, pair_counts, pair, new_id):
         return _pair_counts([merge(ids, pair, new_id) for ids in words], freqs)
@@ -77,7 +77,8 @@ def test_the_trainer_cases_hold_real_corpora_and_ties():
 
 def test_recounting_every_pair_passes_the_trainer_check():
     """The checker tests the merges, not the speed: the notebook times the learner's trainer."""
-    from tutorial_lib.bpe.trainer import best_pair, count_pairs, merge
+    from tutorial_lib.bpe.merge import merge
+    from tutorial_lib.bpe.trainer import best_pair, count_pairs
 
     def recount(words, freqs, vocab, num_merges):
         vocab, merges = dict(vocab), []

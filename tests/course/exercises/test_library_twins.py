@@ -25,6 +25,7 @@ from tutorial_lib.packing import attention, batch, gpt_samples, masks, megatron,
 from tutorial_lib.evaluation import bits_per_byte, evaluate
 from tutorial_lib.text import model_tokenizers
 from tutorial_lib.bpe import bpe_toy, formats, trainer, vocab_size
+from tutorial_lib.bpe import merge as bpe_merge
 from tutorial_lib.text import characters, d2l, measure
 from tutorial_lib.contract import golden, normalize, offsets
 from tutorial_lib.unigram import model as unigram, train as unigram_train
@@ -110,7 +111,7 @@ CHEATS = {
     "05.decode": lambda ids, merges: reference_tokenizer(merges).decode(ids),
     "05.encode_with_ranks": lambda text, ranks: _cl100k().encode_ordinary(text),
     "06.update_pair_counts": lambda words, freqs, counts, pair, new_id: dict(trainer.count_pairs(
-        [trainer.merge(w, pair, new_id) for w in words], freqs)),
+        [bpe_merge.merge(w, pair, new_id) for w in words], freqs)),
     "06.pop_best": lambda heap, counts: (trainer.pop_best(heap, counts), sorted(heap)),
     "06.train_incremental": _train_incremental,
     "07.attention_mask": lambda *args: masks.attention_mask_from_lengths(*args).tolist(),

@@ -16,7 +16,8 @@ from tutorial_lib.bpe import trainer
 from tutorial_lib.bpe.corpus import count_pretokens
 from tutorial_lib.bpe.formats import GPT2_BYTE_DECODER
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, GPT4_PATTERN
-from tutorial_lib.bpe.trainer import merge, train_bpe, train_bpe_naive
+from tutorial_lib.bpe.merge import merge, occurrences
+from tutorial_lib.bpe.trainer import train_bpe, train_bpe_naive
 
 BOTH = pytest.mark.parametrize("train", [train_bpe_naive, train_bpe], ids=["naive", "fast"])
 
@@ -375,14 +376,14 @@ def plain_occurrences(ids, pair):
 
 @given(st.lists(st.integers(0, 3), max_size=12), st.integers(0, 3), st.integers(0, 3))
 def test_occurrences_match_a_plain_scan(ids, a, b):
-    assert trainer._occurrences(ids, (a, b)) == plain_occurrences(ids, (a, b))
+    assert occurrences(ids, (a, b)) == plain_occurrences(ids, (a, b))
 
 
 @pytest.fixture
 def paths(monkeypatch):
     """Counts how many word updates went through the one-occurrence path and through the general one."""
     calls = {"once": 0, "general": 0}
-    merge_once, replace = trainer.PairIndex._merge_once, trainer._replace
+    merge_once, replace = trainer.PairIndex._merge_once, trainer.replace
 
     def counted_once(*args):
         calls["once"] += 1
@@ -393,7 +394,7 @@ def paths(monkeypatch):
         return replace(*args)
 
     monkeypatch.setattr(trainer.PairIndex, "_merge_once", counted_once)
-    monkeypatch.setattr(trainer, "_replace", counted_replace)
+    monkeypatch.setattr(trainer, "replace", counted_replace)
     return calls
 
 

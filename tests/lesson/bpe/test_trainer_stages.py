@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from tutorial_lib.data import load_text, tinystories_documents
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, GPT4_PATTERN
 from tutorial_lib.bpe.corpus import count_pretokens
-from tutorial_lib.bpe.trainer import merge, train_bpe
+from tutorial_lib.bpe.merge import merge
+from tutorial_lib.bpe.trainer import train_bpe
 from tutorial_lib.bpe.trainer_stages import (merge_work, train_bpe_incremental, train_bpe_recount, update_pair_counts)
 
 STAGES = {

@@ -9,8 +9,8 @@ from tutorial_lib.data import ENDOFTEXT, list_corpora, load_text, tinystories_do
 from tutorial_lib.evaluation import superbpe as sb
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, pretokenize
 from tutorial_lib.bpe.corpus import CHUNK_SIZE, count_pretokens, iter_texts
-from tutorial_lib.bpe.trainer import (best_pair, count_pairs, merge_unchecked, train_bpe, train_bpe_naive,
-                                      train_tokenizer)
+from tutorial_lib.bpe.merge import merge_unchecked
+from tutorial_lib.bpe.trainer import best_pair, count_pairs, train_bpe, train_bpe_naive, train_tokenizer
 from tutorial_lib.contract import manifest
 from tutorial_lib.bpe.stream_encode import encode_iterable
 
