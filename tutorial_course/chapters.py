@@ -98,7 +98,7 @@ CHAPTERS = [
         "留出文本上的词表"
         "利用率与罕见 token（含 cl100k），领域错配，词嵌入参数量与显存，"
         "常被引用的“嵌入占比”表的复核",
-        ("bpe.vocab_size",),
+        ("bpe.vocab_size", "bpe.embedding"),
         ("vocab_size_explorer",),
     ),
     Chapter(

@@ -1,6 +1,6 @@
 """Chapter 04 exercises: vocabulary size from merges, every smaller vocabulary cut from one run,
 embedding bytes with the vocabulary padded, utilization of a vocabulary on a text; the oracles are
-`bpe_toy.train`, separate `trainer.train_tokenizer` runs, `vocab_size.embedding_bytes`,
+`bpe_toy.train`, separate `trainer.train_tokenizer` runs, `embedding.embedding_bytes`,
 `measure.utilization`."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections import Counter
 
 from tutorial_course.exercises import Case, Exercise, draw, register
 from tutorial_lib import data
-from tutorial_lib.bpe import bpe_toy, vocab_size
+from tutorial_lib.bpe import bpe_toy, embedding
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.bpe.trainer import train_tokenizer
 from tutorial_lib.text import measure
@@ -77,7 +77,7 @@ def _bytes_cases(seed: int | None = None) -> list[Case]:
         cases += [(rng.randint(1, 300_000), rng.choice([8, 64, 768, 4096, 5120]),
                    rng.choice([True, False]), rng.choice([1, 2, 4]), rng.choice([1, 8, 64, 128]))
                   for _ in range(10)]
-    return [Case(args, ExactInt(vocab_size.embedding_bytes(*args))) for args in cases]
+    return [Case(args, ExactInt(embedding.embedding_bytes(*args))) for args in cases]
 
 
 def _slice(items: list[str], n: int, rng: random.Random | None) -> tuple[str, ...]:
@@ -178,9 +178,9 @@ register(Exercise(
     recipe="rows = (vocab_size + multiple - 1) // multiple * multiple；"
            "返回 rows * d_model * (1 if tied else 2) * bytes_per_param（全用整数运算）。",
     make_cases=_bytes_cases,
-    library_twins=("tutorial_lib.bpe.vocab_size.embedding_bytes",
-                   "tutorial_lib.bpe.vocab_size.embedding_params",
-                   "tutorial_lib.bpe.vocab_size.padded_vocab_size"),
+    library_twins=("tutorial_lib.bpe.embedding.embedding_bytes",
+                   "tutorial_lib.bpe.embedding.embedding_params",
+                   "tutorial_lib.bpe.embedding.padded_vocab_size"),
 ))
 
 register(Exercise(

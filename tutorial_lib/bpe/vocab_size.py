@@ -2,8 +2,8 @@
 
 BPE training is greedy (merge k never looks ahead), so the first k merges of a long run are exactly
 what a run asked for 256 + k tokens would learn: `first_merges` (`at_size`) cuts every smaller
-vocabulary from one run. A size buys compression on held-out text (`measure_sizes`) and costs
-token-indexed parameters (`embedding_params`). A trained vocabulary can also grow (`extend`).
+vocabulary from one run. A size buys compression on held-out text (`measure_sizes`); what it costs
+a model is `embedding`'s subject. A trained vocabulary can also grow (`extend`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from tutorial_lib._check_data import check_bool, check_number, check_str_list
+from tutorial_lib._check_data import check_str_list
 from tutorial_lib._checks import check_int, check_int_list, check_str, check_type
 from tutorial_lib.bpe.corpus import corpus_digest, count_pretokens
 from tutorial_lib.bpe.tokenizer import Tokenizer
@@ -89,39 +89,6 @@ def measure_sizes(tokenizer: Tokenizer, lines: Sequence[str], vocab_sizes: Itera
         learned = utilization(counts, learned_ids(small), rare_below) if merges else None
         points.append(SizePoint(size, merges, compression, learned))
     return points
-
-
-def padded_vocab_size(vocab_size: int, multiple: int = 1) -> int:
-    """`vocab_size` rounded up to a multiple of `multiple`: the rows a training stack allocates.
-
-    Matrix multiplications run fastest on multiples of 64 or 128 (nanoGPT pads GPT-2's 50257 to
-    50304; Megatron-LM to `--make-vocab-size-divisible-by` times the tensor-parallel size)."""
-    vocab_size = check_int(vocab_size, "vocab_size", low=1)
-    multiple = check_int(multiple, "multiple", low=1)
-    return -(-vocab_size // multiple) * multiple
-
-
-def embedding_params(vocab_size: int, d_model: int, tied: bool = True, multiple: int = 1) -> int:
-    """Parameters indexed by token id: the V x d input embedding, plus the d x V output layer if
-    untied, with V padded to `multiple` (`padded_vocab_size`)."""
-    rows = padded_vocab_size(vocab_size, multiple)
-    d_model = check_int(d_model, "d_model", low=1)
-    return rows * d_model * (1 if check_bool(tied, "tied") else 2)
-
-
-def embedding_bytes(vocab_size: int, d_model: int, tied: bool = True,
-                    bytes_per_param: int = 2, multiple: int = 1) -> int:
-    """Memory of `embedding_params` at `bytes_per_param` bytes each (2 for bf16, 4 for fp32)."""
-    params = embedding_params(vocab_size, d_model, tied, multiple)
-    return params * check_int(bytes_per_param, "bytes_per_param", low=1)
-
-
-def embedding_share(vocab_size: int, d_model: int, total_params: int | float,
-                    tied: bool = True) -> float:
-    """Share of a model's `total_params` (embeddings included) that `embedding_params` takes."""
-    params = embedding_params(vocab_size, d_model, tied)
-    total = check_number(total_params, "total_params", low=params)
-    return params / total
 
 
 def extend(base: Tokenizer, texts: Sequence[str], num_tokens: int) -> Tokenizer:

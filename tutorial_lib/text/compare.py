@@ -17,14 +17,13 @@ from tutorial_lib._checks import (check_choice, check_int, check_sequence, check
 from tutorial_lib.bpe.pretokenize import PATTERNS, pretokenize
 from tutorial_lib.text.d2l import GRANULARITIES, UNK, Vocab, clean_line
 from tutorial_lib.text.measure import Segmenter, token_kind
+from tutorial_lib.unigram.model import SP_UNDERLINE
 
 # GPT-2's pattern with one change: every Han character is a pre-token of its own, and letter runs
 # exclude Han (`[^\P{L}\p{Han}]` = a letter that is not Han). Merges can then build characters but
 # never words: the "character-level start" of Chinese BERT, done with bytes.
 HAN_SPLIT_PATTERN = (r"""'(?:[sdmt]|ll|ve|re)|\p{Han}| ?[^\P{L}\p{Han}]+| ?\p{N}+"""
                      r"""| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")
-
-SP_UNDERLINE = "\u2581"  # "▁", SentencePiece's visible stand-in for a space
 
 
 def from_tokenizer(name: str, tokenizer: Any) -> Segmenter:

@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable
 from tutorial_lib import data
 from tutorial_lib._checks import check_choice, check_int_list, check_str, check_type
 from tutorial_lib.bpe.formats import GPT2_BYTE_DECODER, from_gpt2_files
-from tutorial_lib.bpe.vocab_size import embedding_bytes, embedding_params
+from tutorial_lib.bpe.embedding import embedding_bytes, embedding_params
 from tutorial_lib.text import compare
 from tutorial_lib.text.characters import char_category
 from tutorial_lib.text.measure import Segmenter, token_kind
@@ -294,7 +294,7 @@ class EmbeddingCost:
 
 def embedding_costs(configs: Iterable[PublishedConfig] = tuple(PUBLISHED_CONFIGS)
                     ) -> list[EmbeddingCost]:
-    """`vocab_size.embedding_params` and its bf16 bytes for each config, as the config says:
+    """`embedding.embedding_params` and its bf16 bytes for each config, as the config says:
     its own vocab_size rows, one matrix when tied, two when not."""
     rows = []
     for config in configs:

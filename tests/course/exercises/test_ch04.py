@@ -7,7 +7,7 @@ from solutions import ch04
 from tutorial_course import exercises
 from tutorial_course.exercises import check
 from tutorial_course.exercises.ch04 import ExactInt
-from tutorial_lib.bpe import vocab_size
+from tutorial_lib.bpe import embedding, vocab_size
 
 KEYS = ["04.embedding_bytes", "04.first_merges", "04.utilization", "04.vocab_size"]
 
@@ -58,7 +58,7 @@ def test_an_exact_int_takes_only_an_int_of_its_value(got, right):
 
 def test_bytes_cases_pad_and_hold_a_multiple_as_it_is():
     cases = exercises.REGISTRY["04.embedding_bytes"].make_cases()
-    padded = [c for c in cases if vocab_size.padded_vocab_size(c.args[0], c.args[4]) != c.args[0]]
+    padded = [c for c in cases if embedding.padded_vocab_size(c.args[0], c.args[4]) != c.args[0]]
     exact = [c for c in cases if c.args[4] > 1 and c.args[0] % c.args[4] == 0]
     assert padded and exact and any(not c.args[2] for c in padded)
 

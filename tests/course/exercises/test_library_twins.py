@@ -24,7 +24,7 @@ from tutorial_course.exercises.ch13 import byte_level_tokenizer
 from tutorial_lib.packing import attention, batch, gpt_samples, masks, megatron, strategies
 from tutorial_lib.evaluation import bits_per_byte, evaluate
 from tutorial_lib.text import model_tokenizers
-from tutorial_lib.bpe import bpe_toy, formats, trainer, vocab_size
+from tutorial_lib.bpe import bpe_toy, embedding, formats, trainer, vocab_size
 from tutorial_lib.bpe import merge as bpe_merge
 from tutorial_lib.text import characters, d2l, measure
 from tutorial_lib.contract import golden, normalize, offsets
@@ -104,7 +104,7 @@ CHEATS = {
     "03.bytes_per_token": lambda lines, enc: measure.compression(enc, lines).bytes_per_token,
     "03.count_cut_characters": lambda tokens: measure.cut_characters(tokens)[0],
     "04.first_merges": _first_merges,
-    "04.embedding_bytes": vocab_size.embedding_bytes,
+    "04.embedding_bytes": embedding.embedding_bytes,
     "04.utilization": lambda ids, size: measure.utilization(Counter(ids), range(size)).used_share,
     "05.train": lambda text, size: trainer.train_bpe([text], size, pattern=GPT4_PATTERN)[1],
     "05.encode": lambda text, merges: reference_tokenizer(merges).encode_ordinary(text),

@@ -101,39 +101,6 @@ def test_measure_sizes_refuses_a_size_the_run_did_not_reach(large):
         vs.measure_sizes(large, ["a"], [256])
 
 
-def test_embedding_params_bytes_and_share():
-    assert vs.embedding_params(32768, 4096) == 134_217_728
-    assert vs.embedding_params(32768, 4096, tied=False) == 2 * 134_217_728
-    assert vs.embedding_bytes(32768, 4096) == 2 * 134_217_728  # bf16 by default
-    assert vs.embedding_bytes(32768, 4096, tied=False, bytes_per_param=4) == 8 * 134_217_728
-    with pytest.raises(ValueError, match="bytes_per_param"):
-        vs.embedding_bytes(10, 10, bytes_per_param=0)
-    assert vs.embedding_share(32768, 4096, 7e9) == pytest.approx(0.01917, abs=1e-5)
-    with pytest.raises(ValueError, match="total_params"):
-        vs.embedding_share(32768, 4096, 1e6)
-    with pytest.raises(TypeError, match="tied"):
-        vs.embedding_params(10, 10, tied="yes")
-    with pytest.raises(ValueError, match="d_model"):
-        vs.embedding_params(10, 0)
-
-
-def test_padded_vocab_size_rounds_up_to_the_multiple():
-    assert vs.padded_vocab_size(50257, 64) == 50304  # GPT-2 in nanoGPT
-    assert vs.padded_vocab_size(128256, 128) == 128256  # already a multiple: unchanged
-    assert vs.padded_vocab_size(100277, 128) == 100352
-    assert vs.padded_vocab_size(1, 128) == 128 and vs.padded_vocab_size(7, 1) == 7
-    for bad in (0, 1.5, True):
-        with pytest.raises((TypeError, ValueError), match="multiple"):
-            vs.padded_vocab_size(10, bad)
-
-
-def test_padding_costs_whole_rows_of_every_matrix():
-    assert vs.embedding_params(50257, 768, multiple=64) == 50304 * 768
-    extra = vs.embedding_bytes(100277, 4096, tied=False, bytes_per_param=2, multiple=128)
-    assert extra - vs.embedding_bytes(100277, 4096, tied=False) == (100352 - 100277) * 4096 * 2 * 2
-    assert isinstance(extra, int)
-
-
 # --- growing a trained vocabulary ----------------------------------------------------------------
 
 
