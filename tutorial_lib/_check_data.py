@@ -25,21 +25,17 @@ def check_bool(value: object, name: str) -> bool:
 def check_number(value: object, name: str, *, low: float | None = None, high: float | None = None,
                  low_open: bool = False, high_open: bool = False) -> float:
     """A finite int or float inside the given bounds; NaN and infinity are ValueErrors."""
-    allowed = range_text("a finite number", low, high, low_open, high_open)
+    is_number = not isinstance(value, bool) and (isinstance(value, (int, float))
+                                                 or hasattr(value, "__float__"))
+    number = float(value) if is_number else math.nan
     if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        and not hasattr(value, "__float__")
+        math.isfinite(number)
+        and (low is None or (number > low if low_open else number >= low))
+        and (high is None or (number < high if high_open else number <= high))
     ):
-        raise type_error(value, name, allowed)
-    number = float(value)
-    if (
-        not math.isfinite(number)
-        or (low is not None and (number <= low if low_open else number < low))
-        or (high is not None and (number >= high if high_open else number > high))
-    ):
-        raise value_error(value, name, allowed)
-    return number
+        return number
+    allowed = range_text("a finite number", low, high, low_open, high_open)  # only for a refusal
+    raise (value_error if is_number else type_error)(value, name, allowed)
 
 
 def check_callable(value: Callable, name: str, allowed: str = "a function") -> Callable:

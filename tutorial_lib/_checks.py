@@ -146,8 +146,13 @@ def check_int_list(value: object, name: str, *, low: int = INT64_MIN,
     """
     if isinstance(value, np.ndarray):
         check_array_range(value, name, low, high)
-    return [check_int(item, f"{name}[{i}]", low=low, high=high)
-            for i, item in enumerate(flat_items(value, name, "a list of int"))]
+    items = flat_items(value, name, "a list of int")
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iu":
+        return value.tolist()  # an int array, its range checked above
+    if all(type(item) is int for item in items) and (not items or low <= min(items)
+                                                      and max(items) <= high):
+        return items  # plain ints in range, the usual case: no need to look at each one
+    return [check_int(item, f"{name}[{i}]", low=low, high=high) for i, item in enumerate(items)]
 
 
 def check_array_range(array: np.ndarray, name: str, low: int, high: int) -> np.ndarray:

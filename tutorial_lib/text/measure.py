@@ -69,18 +69,22 @@ def cut_characters(tokens: Sequence[bytes]) -> tuple[int, int]:
     tokens = check_sequence(tokens, "tokens", "a list of bytes")
     for i, token in enumerate(tokens):
         check_type(token, f"tokens[{i}]", bytes, "bytes")
-    boundaries = set(accumulate(len(t) for t in tokens))  # byte offsets where a token ends
+    data = b"".join(tokens)
     try:
-        text = b"".join(tokens).decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         where = f"{e.reason} at byte {e.start}"
         raise ValueError(f"tokens must join to valid UTF-8 ({where})") from None
-    cut, start = 0, 0
-    for ch in text:
-        end = start + len(ch.encode("utf-8"))
-        cut += any(b in boundaries for b in range(start + 1, end))  # a boundary inside it
+    cut = set()  # the first byte of each character that a token ends inside
+    for end in accumulate(len(t) for t in tokens):  # the byte offset where each token ends
+        # A continuation byte (10xxxxxx) there means the token ended inside a character: walk
+        # back to that character's first byte, so a character cut twice is counted once.
         start = end
-    return cut, len(text)
+        while start < len(data) and data[start] & 0xC0 == 0x80:
+            start -= 1
+        if start != end:
+            cut.add(start)
+    return len(cut), len(text)
 
 
 @dataclass(frozen=True)

@@ -45,8 +45,12 @@ def encode(text: str, log_probs: dict[str, float]) -> list[str]:
 def encode_words(words: list[str], log_probs: dict[str, float]) -> list[str]:
     """`encode` of each word in turn, the pieces joined. The table is checked, and its lowest score
     and longest piece found, once for all the words (per word, that costs as much as Viterbi)."""
-    words = check_str_list(words, "words")
-    table = unigram.check_log_probs(log_probs)
+    return encode_checked(check_str_list(words, "words"), unigram.check_log_probs(log_probs))
+
+
+def encode_checked(words: list[str], table: dict[str, float]) -> list[str]:
+    """`encode_words` with a table known to be good, such as a trained model's: a model encoding
+    line after line need not check its 8,000 scores again for every line."""
     floor, longest = min(table.values()) - UNK_PENALTY, max(map(len, table))
     out: list[str] = []
     for word in filter(None, words):

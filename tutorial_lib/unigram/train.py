@@ -77,7 +77,7 @@ class UnigramResult:
     def encode(self, text: str) -> list[str]:
         """The Viterbi pieces of `text`, pre-tokenized as in training; a character the vocabulary
         lacks becomes byte pieces (byte_fallback)."""
-        return byte_fallback.encode_words(words_of(text), self.log_probs)
+        return byte_fallback.encode_checked(words_of(check_str(text, "text")), self.log_probs)
 
     def decode(self, pieces: list[str]) -> str:
         """The text of `pieces` ("▁" back to spaces, the leading one of a line dropped); one line,
