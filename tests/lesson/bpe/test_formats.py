@@ -31,9 +31,7 @@ def toy():
 
 
 
-@pytest.fixture(scope="module")
-def gpt2():
-    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
+# gpt2: the session fixture of tests/conftest.py (GPT-2's files, <|endoftext|> special)
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.bpe import corpus, formats
+from tutorial_lib.bpe import corpus
 from tutorial_lib.bpe.pretokenize import GPT2_PATTERN, GPT4_PATTERN, NANOCHAT_PATTERN
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.bpe.trainer import TIE_BREAK, train_tokenizer
@@ -411,8 +411,8 @@ def test_pickle_rebuilds_the_same_tokenizer(trained):
 
 
 
-def test_replace_changes_only_the_parts_named():
-    tok = formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
+def test_replace_changes_only_the_parts_named(gpt2):
+    tok = gpt2  # from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
     nfkc = tok.replace(normalization="NFKC")
     assert (nfkc.vocab, nfkc.merges, nfkc.special_tokens, nfkc.pattern, nfkc.metadata) == \
            (tok.vocab, tok.merges, tok.special_tokens, tok.pattern, tok.metadata)

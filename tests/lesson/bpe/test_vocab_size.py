@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib import data
-from tutorial_lib.bpe import formats, vocab_size as vs
+from tutorial_lib.bpe import vocab_size as vs
 from tutorial_lib.bpe.pretokenize import GPT4_PATTERN
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.bpe.trainer import train_tokenizer
@@ -104,9 +104,7 @@ def test_measure_sizes_refuses_a_size_the_run_did_not_reach(large):
 # --- growing a trained vocabulary ----------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def gpt2():
-    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[EOT])
+# gpt2: the session fixture of tests/conftest.py (GPT-2's files, <|endoftext|> special)
 
 
 @pytest.fixture(scope="module")

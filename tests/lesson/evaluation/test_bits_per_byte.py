@@ -68,7 +68,10 @@ def test_evaluation_adds_the_hand_computed_losses():
 # --- a naive reference: dicts of Fractions, straight from the formula ----------------------------
 
 
-def naive_probs(docs, vocab_size, order, context):
+def naive_probs(docs, vocab_size, order, context, ids=None):
+    """P(w | context) for each w of `ids` (default: every id). Each w's value is mixed from its own
+    lower-order one alone, so asking for a few ids of a large vocabulary gives the same Fractions."""
+    ids = range(vocab_size) if ids is None else list(ids)
     start = vocab_size
     counts = defaultdict(lambda: defaultdict(int))  # history tuple -> next id -> count
     for doc in docs:
@@ -77,12 +80,12 @@ def naive_probs(docs, vocab_size, order, context):
             for k in range(order):
                 counts[tuple(padded[i + order - 1 - k:i + order - 1])][w] += 1
     padded = [start] * (order - 1) + list(context)
-    probs = [F(1, vocab_size)] * vocab_size
+    probs = [F(1, vocab_size)] * len(ids)
     for k in range(order):
         after = counts.get(tuple(padded[len(padded) - k:]), {})
         c, t = sum(after.values()), len(after)
         if c:
-            probs = [(after.get(w, 0) + t * p) / (c + t) for w, p in enumerate(probs)]
+            probs = [(after.get(w, 0) + t * p) / (c + t) for w, p in zip(ids, probs)]
     return probs
 
 
@@ -119,6 +122,17 @@ def test_evaluate_scores_each_token_with_next_token_probs(corpus, eval_docs):
     assert result.nll_bits.tolist() == pytest.approx(expected, rel=1e-12)
 
 
+def next_token_probs_after_one_history(model, context):
+    """`next_token_probs` of every id, from one document instead of one per id: the model sees only the
+    last order - 1 ids of `context`, so in the document h w0 h w1 h w2 ... (h those ids) each w follows h."""
+    history = list(context)[len(context) - (model.order - 1):]
+    assert len(history) == model.order - 1  # a shorter context holds the start state: one document per id
+    doc = np.empty((model.vocab_size, len(history) + 1), np.int64)
+    doc[:, :-1], doc[:, -1] = history, np.arange(model.vocab_size)
+    nll = model.evaluate([doc.ravel()], [1]).nll_bits[len(history)::len(history) + 1]
+    return np.exp2(-nll)
+
+
 def test_real_vocabulary_matches_the_naive_formula_and_sums_to_one(cl100k_segmenter):
     """cl100k's 100k ids: packed keys far from the toy's, unseen ids and contexts."""
     docs = data.tinystories_documents()
@@ -128,13 +142,18 @@ def test_real_vocabulary_matches_the_naive_formula_and_sums_to_one(cl100k_segmen
     model = NgramModel.train(train, v, 3)
     seen_context, unseen_context = train[0][:5], [v - 1, 0]  # v - 1: a special, never in text
     for context in ([], seen_context, unseen_context, held[0][:7]):
-        probs = next_token_probs(model, context)
+        tokens = sorted(set(held[0]) | set(train[0]))[:20]
+        if context:
+            probs = next_token_probs_after_one_history(model, context)
+            # the same values as the documents context + [w], one per id
+            assert probs[tokens].tolist() == pytest.approx(next_token_probs(model, context, tokens).tolist(),
+                                                           rel=1e-12)
+        else:
+            probs = next_token_probs(model, context)
         assert probs.shape == (v,) and (probs > 0).all()
         assert math.fsum(probs) == pytest.approx(1, abs=1e-9)
-        tokens = sorted(set(held[0]) | set(train[0]))[:20]
-        naive = naive_probs(train, v, 3, context)
-        assert probs[tokens].tolist() == pytest.approx([float(naive[w]) for w in tokens],
-                                                       rel=1e-10)
+        naive = naive_probs(train, v, 3, context, tokens)
+        assert probs[tokens].tolist() == pytest.approx([float(p) for p in naive], rel=1e-10)
     result = model.evaluate(held, sizes)
     assert result.tokens == len(held[0]) and result.bytes == len(docs[3].encode())
     assert result.seen[2] < result.seen[1] < result.seen[0] <= result.tokens

@@ -35,9 +35,14 @@ def train_superbpe_naive(texts, vocab_size, transition, special_tokens=(), patte
         id_of = {token: i for i, token in vocab.items()}
         for left, right in merges:  # stage 1's merges, in the order they were learned
             words = [merge_unchecked(ids, (id_of[left], id_of[right]), id_of[left + right]) for ids in words]
+        verdicts = {}  # superword_allowed of each pair's token, asked once (it checks its arguments)
         while len(vocab) < vocab_size:
-            allowed = {p: n for p, n in count_pairs(words, freqs).items()
-                       if sb.superword_allowed(vocab[p[0]] + vocab[p[1]], max_words)}
+            allowed = {}
+            for p, n in count_pairs(words, freqs).items():
+                if p not in verdicts:
+                    verdicts[p] = sb.superword_allowed(vocab[p[0]] + vocab[p[1]], max_words)
+                if verdicts[p]:
+                    allowed[p] = n
             best = best_pair(allowed, vocab)
             if best is None:
                 break

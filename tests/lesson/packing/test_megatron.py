@@ -13,7 +13,6 @@ from tutorial_lib import data
 from tutorial_lib.packing import megatron
 from tutorial_lib.packing.megatron import (DTYPES, Header, IndexedDataset, IndexedDatasetBuilder, bin_path,
                                            idx_path, read_header, write_dataset)
-from tutorial_lib.bpe import formats
 
 
 def test_idx_bytes_are_megatrons_layout(tmp_path):
@@ -282,9 +281,7 @@ FIXTURE = data.DATA_DIR / "megatron"
 EOD = 50256  # GPT-2's <|endoftext|>
 
 
-@pytest.fixture(scope="module")
-def gpt2():
-    return formats.from_gpt2_files(*data.gpt2_files(), special_tokens=["<|endoftext|>"])
+# gpt2: the session fixture of tests/conftest.py (GPT-2's files, <|endoftext|> special)
 
 
 def test_one_sequence_per_story_uint16(gpt2):
