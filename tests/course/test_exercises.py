@@ -5,6 +5,9 @@ mistake for each (keyed by function name): the reference must pass, the mistake 
 that `check` answers whatever a learner's function does, and how it answers.
 """
 
+import copy
+import dataclasses
+import functools
 import importlib
 import os
 import signal
@@ -23,6 +26,7 @@ from tutorial_course.exercises import check, sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = sorted(exercises.REGISTRY)
+EXERCISES = dict(exercises.REGISTRY)  # as registered (`cases_once` puts others in for a test)
 
 
 def solutions_module(key: str):
@@ -44,6 +48,27 @@ def chapter_modules() -> list[str]:
 
 def stub(*args):
     raise NotImplementedError
+
+
+@functools.lru_cache(maxsize=None)
+def _public_cases(key: str) -> list:
+    return EXERCISES[key].make_cases(None)
+
+
+@pytest.fixture
+def cases_once(monkeypatch):
+    """The four tests of every exercise below run `check` on its public cases five times in all;
+    some exercises train a model or a tokenizer to build them (ch11, ch04, ch12). Here the registry's
+    exercise builds them once per process and hands `check` a copy: the same cases (that a build
+    gives the same public cases again is tests/course/exercises/test_hidden_cases.py's), through the
+    same `check`."""
+    def use(key: str):
+        exercise = EXERCISES[key]
+        monkeypatch.setitem(exercises.REGISTRY, key, dataclasses.replace(
+            exercise, make_cases=lambda seed=None: copy.deepcopy(
+                _public_cases(key)) if seed is None else exercise.make_cases(seed)))
+        return exercises.REGISTRY[key]
+    return use
 
 
 # --- every exercise ------------------------------------------------------------------------------------
@@ -73,14 +98,16 @@ def test_a_chapter_module_can_be_imported_first():
 
 
 @pytest.mark.parametrize("key", KEYS)
-def test_reference_solution_passes(key):
+def test_reference_solution_passes(key, cases_once):
+    cases_once(key)
     feedback = check(key, reference_solution(key))
     assert feedback.verdict == "通过" and feedback.passed, feedback.message
     assert feedback.message.startswith("通过")
 
 
 @pytest.mark.parametrize("key", KEYS)
-def test_typical_wrong_answer_fails_with_the_case(key):
+def test_typical_wrong_answer_fails_with_the_case(key, cases_once):
+    cases_once(key)
     feedback = check(key, wrong_answer(key))
     assert feedback.verdict == "未通过" and not feedback.passed
     assert feedback.message.startswith("未通过")
@@ -89,8 +116,8 @@ def test_typical_wrong_answer_fails_with_the_case(key):
 
 
 @pytest.mark.parametrize("key", KEYS)
-def test_the_shown_case_is_the_shortest_failing_one(key):
-    exercise, wrong = exercises.REGISTRY[key], wrong_answer(key)
+def test_the_shown_case_is_the_shortest_failing_one(key, cases_once):
+    exercise, wrong = cases_once(key), wrong_answer(key)
     failing = []
     for case in exercise.make_cases():
         try:
@@ -107,7 +134,8 @@ def test_the_shown_case_is_the_shortest_failing_one(key):
 
 
 @pytest.mark.parametrize("key", KEYS)
-def test_stub_is_unfinished_and_not_counted_as_a_failure(key):
+def test_stub_is_unfinished_and_not_counted_as_a_failure(key, cases_once):
+    cases_once(key)
     feedback = check(key, stub)
     assert feedback.verdict == "未完成"
     assert feedback.message.endswith("把函数体里的 raise NotImplementedError 换成你的实现。")

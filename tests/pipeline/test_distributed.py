@@ -18,7 +18,7 @@ from tutorial_lib import data
 from tutorial_pipeline import cli, distributed, local
 from tutorial_pipeline import dataset_manifest
 from tutorial_pipeline.dataset import verify_dataset
-from tutorial_lib.bpe import formats
+from tutorial_lib.contract import manifest as tokenizer_manifest
 
 dask_distributed = pytest.importorskip("distributed")  # in the test extra: `make test` runs this module
 
@@ -27,6 +27,10 @@ TINYSTORIES = data.corpus_path("tinystories")
 LINE_CORPORA = [data.DATA_DIR / name for name in ("timemachine.txt", "zh_tatoeba_cmn_sentences.txt",
                                                   "zh_luxun_nahan_panghuang_gushixinbian.txt",
                                                   "parallel/hin_Deva.txt", "parallel/tha_Thai.txt")]
+# Every shard task computes the digest of the tokenizer it got (twice: its own check and the engine's),
+# about half a second for GPT-2's 50,257 entries. The tests where the tokenizer is not what is tested
+# (cuts, failures, Ctrl-C, the command line, a killed client) use `trained`, a byte-level BPE of 600 entries with
+# <|endoftext|> as a special token: the same code paths, each shard a few milliseconds.
 
 
 
@@ -84,12 +88,15 @@ def wait_until_idle(client):
     assert not any(client.processing().values()) and not running()
 
 
-def test_the_cluster_builds_what_one_process_builds(gpt2, client, tmp_path):
-    for name, paths, split, shard_bytes in [("stories", TINYSTORIES, EOT, 150_000),
-                                            ("lines", LINE_CORPORA, "line", 60_000)]:
-        summary = distributed.build(paths, gpt2, tmp_path / name, client=client, split=split,
+def test_the_cluster_builds_what_one_process_builds(gpt2, trained, client, tmp_path):
+    # GPT-2 itself (its pickle sent to every worker) on 10 shards of TinyStories; the line corpora in
+    # 18 shards of 150 kB (every file cut at least once) with `trained`, whose digest is cheap
+    for name, paths, split, shard_bytes, tokenizer in [
+            ("stories", TINYSTORIES, EOT, 150_000, gpt2),
+            ("lines", LINE_CORPORA, "line", 150_000, trained)]:
+        summary = distributed.build(paths, tokenizer, tmp_path / name, client=client, split=split,
                                     shard_bytes=shard_bytes, progress=False)
-        one = local.build(paths, gpt2, tmp_path / f"{name}-one", split=split, progress=False)
+        one = local.build(paths, tokenizer, tmp_path / f"{name}-one", split=split, progress=False)
         shards = assert_same_dataset(tmp_path / name, tmp_path / f"{name}-one")
         plan = distributed.plan(paths, split, shard_bytes)
         assert [s["name"] for s in shards] == [shard.name for shard in plan] and len(plan) > 5
@@ -100,13 +107,13 @@ def test_the_cluster_builds_what_one_process_builds(gpt2, client, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir() if ".shards-" in p.name) == []  # merged, removed
 
 
-def test_tiny_shards_of_a_file_with_every_hard_cut(gpt2, client, tmp_path):
+def test_tiny_shards_of_a_file_with_every_hard_cut(trained, client, tmp_path):
     corpus = tmp_path / "hard.txt"  # a BOM, CRLF and lone CR, 3-byte characters, U+FEFF inside
     corpus.write_bytes(("\ufeff" + "中文\r\n\r\n\r\nB\ufeffC\r\n\n\rx\n\n" * 6).encode())
     for split in ("blank", "line", "\n\n\n"):
-        distributed.build(corpus, gpt2, tmp_path / "cluster", client=client, split=split, shard_bytes=9,
+        distributed.build(corpus, trained, tmp_path / "cluster", client=client, split=split, shard_bytes=9,
                           progress=False)
-        local.build(corpus, gpt2, tmp_path / "one", split=split, progress=False)
+        local.build(corpus, trained, tmp_path / "one", split=split, progress=False)
         assert_same_dataset(tmp_path / "cluster", tmp_path / "one")
 
 
@@ -114,26 +121,26 @@ def leftovers(directory, keep):
     return sorted(p.name for p in directory.iterdir() if p.name not in keep)
 
 
-def test_a_task_that_raises_leaves_the_old_dataset_and_no_shards(gpt2, client, tmp_path):
-    local.build(TINYSTORIES, gpt2, tmp_path / "out", split=EOT, progress=False)
+def test_a_task_that_raises_leaves_the_old_dataset_and_no_shards(trained, client, tmp_path):
+    local.build(TINYSTORIES, trained, tmp_path / "out", split=EOT, progress=False)
     old = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     # split on lines, TinyStories' "<|endoftext|>" lines are documents that hold a special token
     with pytest.raises(ValueError, match=r"bytes [\d,]+ to [\d,]+\), the document at index \d+: it contains "
                                          r"the special token '<\|endoftext\|>'"):
-        distributed.build(TINYSTORIES, gpt2, tmp_path / "out", client=client, split="line",
+        distributed.build(TINYSTORIES, trained, tmp_path / "out", client=client, split="line",
                           shard_bytes=100_000, progress=False)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == old
     wait_until_idle(client)
 
 
-def test_ctrl_c_in_the_client_stops_the_shards_and_leaves_nothing(gpt2, client, tmp_path, monkeypatch):
+def test_ctrl_c_in_the_client_stops_the_shards_and_leaves_nothing(trained, client, tmp_path, monkeypatch):
     def interrupted(*args):
         time.sleep(0.3)  # the shards are running by now
         raise KeyboardInterrupt
 
     monkeypatch.setattr(distributed, "_checksums", interrupted)  # the client's step while workers tokenize
     with pytest.raises(KeyboardInterrupt):
-        distributed.build(TINYSTORIES, gpt2, tmp_path / "out", client=client, split=EOT, shard_bytes=50_000,
+        distributed.build(TINYSTORIES, trained, tmp_path / "out", client=client, split=EOT, shard_bytes=50_000,
                           progress=False)
     assert leftovers(tmp_path, keep=set()) == []
     assert not any(client.processing().values())  # build waited for the stopped shards
@@ -152,7 +159,7 @@ def gpt2_dtype(tokenizer):
     return local.token_dtype("auto", tokenizer)
 
 
-def test_a_range_that_changed_after_planning_fails_the_build(gpt2, client, tmp_path, monkeypatch):
+def test_a_range_that_changed_after_planning_fails_the_build(trained, client, tmp_path, monkeypatch):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("one\ntwo\nthree\n" * 100, encoding="utf-8")
     checksums = distributed._checksums
@@ -167,7 +174,7 @@ def test_a_range_that_changed_after_planning_fails_the_build(gpt2, client, tmp_p
 
     monkeypatch.setattr(distributed, "_checksums", edited)
     with pytest.raises(ValueError, match="were not the same on the worker that tokenized them"):
-        distributed.build(corpus, gpt2, tmp_path / "out", client=client, shard_bytes=200, progress=False)
+        distributed.build(corpus, trained, tmp_path / "out", client=client, shard_bytes=200, progress=False)
     assert leftovers(tmp_path, keep={"corpus.txt"}) == []
 
 
@@ -182,9 +189,10 @@ def test_arguments_are_checked_before_anything_runs(gpt2, client, tmp_path, kwar
     assert leftovers(tmp_path, keep=set()) == []
 
 
-def test_the_command_line_takes_a_scheduler(client, tmp_path, capsys):
+def test_the_command_line_takes_a_scheduler(trained, client, tmp_path, capsys):
     address = client.scheduler.address
-    args = ["build", "--tokenizer", "gpt2", "--split", EOT, "--quiet", str(TINYSTORIES)]
+    tokenizer_manifest.save(trained, tmp_path / "tok.json")  # a saved tokenizer: quicker to load than GPT-2
+    args = ["build", "--tokenizer", str(tmp_path / "tok.json"), "--split", EOT, "--quiet", str(TINYSTORIES)]
     assert cli.main([*args[:1], "--scheduler", address, "--output", str(tmp_path / "cluster"), *args[1:]]) == 0
     assert "1 shard on 2 Dask worker threads" in capsys.readouterr().out  # 64 MiB shards by default
     assert cli.main([*args[:1], "--output", str(tmp_path / "one"), *args[1:]]) == 0
@@ -201,7 +209,7 @@ from pathlib import Path
 from distributed import Client
 from tutorial_lib import data
 from tutorial_pipeline import distributed
-from tutorial_lib.bpe import formats
+from tutorial_lib.contract import manifest
 
 def wait_for_the_kill(paths, shards):
     Path("started").write_text("")
@@ -209,16 +217,17 @@ def wait_for_the_kill(paths, shards):
         time.sleep(0.05)
 
 distributed._checksums = wait_for_the_kill
-tok = formats.from_gpt2_files(*data.gpt2_files(), special_tokens=[data.ENDOFTEXT])
+tok = manifest.load("tok.json")  # `trained`, saved by the test
 with Client(sys.argv[1]) as client:
     distributed.build(data.corpus_path("tinystories"), tok, "out", client=client, split=data.ENDOFTEXT,
                       shard_bytes=100_000, progress=False)
 """
 
 
-def test_the_shards_of_a_killed_client_are_removed_by_the_next_build(gpt2, client, tmp_path):
+def test_the_shards_of_a_killed_client_are_removed_by_the_next_build(trained, client, tmp_path):
     script = tmp_path / "killed_client.py"
     script.write_text(KILLED_CLIENT, encoding="utf-8")
+    tokenizer_manifest.save(trained, tmp_path / "tok.json")
     root = Path(distributed.__file__).parent.parent
     process = subprocess.Popen([sys.executable, str(script), client.scheduler.address], cwd=tmp_path,
                                env={**os.environ, "PYTHONPATH": str(root)})
@@ -233,8 +242,8 @@ def test_the_shards_of_a_killed_client_are_removed_by_the_next_build(gpt2, clien
     assert not [p for p in tmp_path.glob("out.*") if ".shards-" not in p.name]  # the merge never ran
     wait_until_idle(client)  # the scheduler drops a lost client's tasks; running ones end
     with pytest.warns(UserWarning, match=r"removed 1 shard directory of .* left by builds that were killed"):
-        distributed.build(TINYSTORIES, gpt2, tmp_path / "out", client=client, split=EOT, shard_bytes=100_000,
+        distributed.build(TINYSTORIES, trained, tmp_path / "out", client=client, split=EOT, shard_bytes=100_000,
                           progress=False)
-    local.build(TINYSTORIES, gpt2, tmp_path / "one", split=EOT, progress=False)
+    local.build(TINYSTORIES, trained, tmp_path / "one", split=EOT, progress=False)
     assert_same_dataset(tmp_path / "out", tmp_path / "one")
     assert [p.name for p in tmp_path.iterdir() if ".shards-" in p.name] == []

@@ -12,7 +12,7 @@ import tiktoken
 import tokenizers
 
 from tutorial_lib import data
-from tutorial_pipeline import engines, local
+from tutorial_pipeline import cli, engines, local
 from tutorial_pipeline.engines import (Engine, HuggingFaceEngine, SampleCheck, TiktokenEngine, make_engine)
 from tutorial_pipeline import dataset_manifest
 from tutorial_lib.packing.megatron import IndexedDataset, bin_path, idx_path
@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NAMES = list(engines.ENGINES)
 LINE_CORPORA = ["luxun", "tatoeba_cmn", "timemachine"] + [  # code_sample holds <|endoftext|> in a line
     name for name in data.CORPORA if name.startswith("flores/")]
+SLICE_BYTES = 40_000  # of each line corpus: every script of every corpus, a sixth of their 3.7 MB
 
 
 @pytest.fixture(scope="module")
@@ -41,11 +42,25 @@ def pair_bytes(prefix):
     return bin_path(prefix).read_bytes() + idx_path(prefix).read_bytes()
 
 
-def build_all(tmp_path, tokenizer, engine, name, **kwargs):
-    """Every bundled corpus through one engine: TinyStories by story, the others by line."""
+@pytest.fixture(scope="module")
+def line_slices(tmp_path_factory):
+    """The first lines of each line corpus, SLICE_BYTES of them (whole lines), in a file each."""
+    directory = tmp_path_factory.mktemp("slices")
+    paths = []
+    for name in LINE_CORPORA:
+        raw = data.corpus_path(name).read_bytes()
+        path = directory / name.replace("/", "_")
+        path.write_bytes(raw[:raw.index(b"\n", SLICE_BYTES) + 1])
+        paths.append(path)
+    return paths
+
+
+def build_all(tmp_path, tokenizer, engine, name, line_paths, **kwargs):
+    """Every bundled corpus through one engine: TinyStories by story, the others by line (a slice of
+    each, `line_slices`)."""
     stories = build(data.corpus_path("tinystories"), tokenizer, tmp_path / f"{name}-stories", split=EOT,
                     engine=engine, progress=False, **kwargs)
-    lines = build([data.corpus_path(c) for c in LINE_CORPORA], tokenizer, tmp_path / f"{name}-lines",
+    lines = build(line_paths, tokenizer, tmp_path / f"{name}-lines",
                   engine=engine, progress=False, **kwargs)
     return [pair_bytes(tmp_path / f"{name}-{part}") for part in ("stories", "lines")], stories, lines
 
@@ -54,11 +69,11 @@ def build_all(tmp_path, tokenizer, engine, name, **kwargs):
 
 
 @pytest.mark.parametrize("tokenizer", ["gpt2", "course"])
-def test_every_engine_writes_our_bytes_on_every_bundled_corpus(made, tmp_path, tokenizer):
+def test_every_engine_writes_our_bytes_on_every_bundled_corpus(made, line_slices, tmp_path, tokenizer):
     tok, made_engines = made[tokenizer]
-    ours, *_ = build_all(tmp_path, tok, made_engines["ours"], "ours")
+    ours, *_ = build_all(tmp_path, tok, made_engines["ours"], "ours", line_slices)
     for name in ("tiktoken", "huggingface"):
-        theirs, stories, lines = build_all(tmp_path, tok, made_engines[name], name)
+        theirs, stories, lines = build_all(tmp_path, tok, made_engines[name], name, line_slices)
         assert theirs == ours, name
         assert stories.engine == lines.engine == name and stories.documents == 1727
 
@@ -95,10 +110,14 @@ def test_workers_write_the_same_bytes_with_every_engine(made, tmp_path, monkeypa
 
 
 class WrongAt(TiktokenEngine):
-    """tiktoken, except that the document whose text starts with `marker` gets one id changed."""
+    """tiktoken, except that the document whose text starts with `marker` gets one id changed.
 
-    def __init__(self, tokenizer, marker):
-        super().__init__(tokenizer)
+    Made from a TiktokenEngine of `made` (its state copied): the export to tiktoken, a few seconds
+    for GPT-2, is done once for the module, not for each wrong engine."""
+
+    def __init__(self, engine, marker):
+        assert type(engine) is TiktokenEngine
+        self.__dict__.update(vars(engine))
         self.marker = marker
 
     def encode_batch(self, texts):
@@ -115,9 +134,9 @@ def numbered_lines(n):
 def test_the_sample_check_stops_a_wrong_engine_before_anything_is_written(made, tmp_path, wrong, checked):
     """The sample is the first 100 documents and every 1000th after: a wrong id there stops the run
     and says where; elsewhere it goes through (a sample, not a proof)."""
-    tok, _ = made["gpt2"]
+    tok, made_engines = made["gpt2"]
     (tmp_path / "lines.txt").write_text(numbered_lines(2500), encoding="utf-8")
-    engine = WrongAt(tok, f"line {wrong} ")
+    engine = WrongAt(made_engines["tiktoken"], f"line {wrong} ")
     if not checked:
         assert build(tmp_path / "lines.txt", tok, tmp_path / "out", engine=engine, progress=False).documents == 2500
         check = SampleCheck(tok, engine)
@@ -135,12 +154,13 @@ def test_the_sample_check_stops_a_wrong_engine_before_anything_is_written(made, 
 def test_a_wrong_engine_leaves_the_old_dataset_intact(made, tmp_path, monkeypatch):
     monkeypatch.setattr(local, "WORKERS_FROM_BYTES", dict.fromkeys(local.WORKERS_FROM_BYTES, 0))
     monkeypatch.setattr(local, "BATCH_CHARS", 10_000)
-    tok, _ = made["gpt2"]
+    tok, made_engines = made["gpt2"]
     (tmp_path / "lines.txt").write_text(numbered_lines(3000), encoding="utf-8")
     build(tmp_path / "lines.txt", tok, tmp_path / "out", progress=False)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     with pytest.raises(ValueError, match=r"the document at index 2000: from token 3 on"):
-        build(tmp_path / "lines.txt", tok, tmp_path / "out", workers=2, engine=WrongAt(tok, "line 2000 "),
+        build(tmp_path / "lines.txt", tok, tmp_path / "out", workers=2,
+              engine=WrongAt(made_engines["tiktoken"], "line 2000 "),
               progress=False)  # in the workers, and late: the first batches were written already
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
@@ -216,7 +236,7 @@ def test_the_manifest_records_the_engine_and_a_merge_keeps_a_common_one(made, tm
         dataset_manifest.read(tmp_path / "a")
 
 
-def test_cli_takes_an_engine(made, tmp_path):
+def test_cli_takes_an_engine(made, tmp_path, capsys):
     tok, _ = made["gpt2"]
     (tmp_path / "t.txt").write_text("Once upon a time\nthere was a cat\n", encoding="utf-8")
     build(tmp_path / "t.txt", tok, tmp_path / "api", progress=False)
@@ -226,8 +246,11 @@ def test_cli_takes_an_engine(made, tmp_path):
     assert run.returncode == 0, run.stderr
     assert "tiktoken engine, 1 encoding process)" in run.stdout and pair_bytes(tmp_path / "cli") == pair_bytes(
         tmp_path / "api")
-    run = subprocess.run(command + ["--engine", "fast"], capture_output=True, text=True, cwd=ROOT)
-    assert run.returncode == 2 and "invalid choice: 'fast'" in run.stderr
+    # the same command line in this process (`python -m tutorial_pipeline` exits with what main
+    # raises or returns; the run above went through it): one interpreter start less
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(command[3:] + ["--engine", "fast"])
+    assert exit_.value.code == 2 and "invalid choice: 'fast'" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------------------ work per document

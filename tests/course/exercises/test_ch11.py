@@ -16,6 +16,14 @@ KEYS = ["11.encode_word", "11.expected_counts", "11.viterbi", "11.wordpiece_scor
 UNK, PREFIX = "[UNK]", "##"
 
 
+@pytest.fixture(autouse=True)
+def _cases_built_once(built_once):
+    """Each (exercise, seed) of chapter 11 builds its cases once in this process (conftest.py): a
+    build of 11.expected_counts trains two Unigram models, and the tests here check a dozen
+    functions against the same public and seed-7 cases."""
+    built_once(*KEYS)
+
+
 def cases(key, seed=None):
     return exercises.REGISTRY[key].cases(seed)
 

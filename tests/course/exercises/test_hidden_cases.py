@@ -184,10 +184,10 @@ def plain(value):
         return value
 
 
-def hard_coded(key: str):
+def hard_coded(key: str, built: Callable):
     """A "solution" that looks its input up among the public cases and returns their answer, as a
     learner would type it (a plain int for ch04's ExactInt, a list for ch09's _Bools)."""
-    table = {repr(case.args): plain(case.expected) for case in exercises.REGISTRY[key].cases()}
+    table = {repr(case.args): plain(case.expected) for case in built(key)}
 
     def answer(*args):
         return table[repr(args)]  # a KeyError for an input it has not seen
@@ -198,14 +198,17 @@ def test_every_exercise_is_recorded():
     assert sorted(RECORDED) == KEYS, f"record a new exercise with: {RECORD_COMMAND} KEY"
 
 
+# `built(key, seed)` (conftest.py) is exercise.cases(seed), built once per process: here the fresh
+# builds are the ones that prove a build gives the same cases again
+
 @pytest.mark.parametrize("key", KEYS)
-def test_public_cases_are_the_recorded_ones(key):
+def test_public_cases_are_the_recorded_ones(key, built):
     exercise = exercises.REGISTRY[key]
-    found = differences(exercise.cases(), RECORDED[key])
+    found = differences(built(key), RECORDED[key])
     assert not found, (f"the public cases of {key} changed: {'; '.join(found)}. If that is meant, "
                        f"record them with: {RECORD_COMMAND} {key}")
     assert fingerprint(exercise.cases(None)) == fingerprint(exercise.make_cases()) \
-        == fingerprint(exercise.cases())
+        == fingerprint(built(key))
 
 
 # --- the record ignores last-bit noise and catches a real change ----------------------------------
@@ -243,9 +246,9 @@ def only(n: int, change: Callable[[float], float]) -> Callable[[float], float]:
 
 
 @pytest.mark.parametrize("key", UNIGRAM_KEYS)
-def test_last_bit_noise_and_the_order_of_a_dict_of_floats_are_no_change(key):
+def test_last_bit_noise_and_the_order_of_a_dict_of_floats_are_no_change(key, built):
     """What another processor gives: the failure the old digest of repr(cases) had."""
-    cases = exercises.REGISTRY[key].cases()
+    cases = built(key)
     reordered, noisy = remade(cases, lambda x: x), remade(cases, last_bit)
     assert reordered == cases and repr(reordered) != repr(cases)
     assert all(a != b for a, b in zip(canonical(noisy)[1], canonical(cases)[1])), "all nudged"
@@ -254,8 +257,8 @@ def test_last_bit_noise_and_the_order_of_a_dict_of_floats_are_no_change(key):
 
 
 @pytest.mark.parametrize("key", UNIGRAM_KEYS)
-def test_a_float_changed_at_one_in_a_million_is_caught(key):
-    cases = exercises.REGISTRY[key].cases()
+def test_a_float_changed_at_one_in_a_million_is_caught(key, built):
+    cases = built(key)
     count = len(canonical(cases)[1])
     for n in (0, count // 2, count - 1):  # the first float, one in the middle, the last
         for change in (lambda x: x + 1e-6 * max(abs(x), 1.0), lambda x: x - 1e-8 * abs(x) - 1e-11):
@@ -265,8 +268,8 @@ def test_a_float_changed_at_one_in_a_million_is_caught(key):
 
 
 @pytest.mark.parametrize("key", UNIGRAM_KEYS)
-def test_a_changed_added_removed_or_moved_case_is_caught(key):
-    cases = exercises.REGISTRY[key].cases()
+def test_a_changed_added_removed_or_moved_case_is_caught(key, built):
+    cases = built(key)
     first = cases[0]
     text = first.args[0]
     other_input = (text + "a" if isinstance(text, str) else {**text, "▁zz": 1},) + first.args[1:]
@@ -303,17 +306,18 @@ def test_the_canonical_form_keeps_what_repr_showed():
 # --- hidden cases -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("key", KEYS)
-def test_a_seed_draws_other_cases_and_the_same_ones_again(key):
+def test_a_seed_draws_other_cases_and_the_same_ones_again(key, built):
     exercise = exercises.REGISTRY[key]
-    public = fingerprint(exercise.cases())
-    drawn = [fingerprint(exercise.cases(seed)) for seed in SEEDS]
+    public = fingerprint(built(key))
+    drawn = [fingerprint(built(key, seed)) for seed in SEEDS]
     assert public not in drawn
     assert len(set(drawn)) == len(SEEDS), "each seed its own draw"
     assert fingerprint(exercise.cases(SEEDS[0])) == drawn[0], "a seed always gives the same cases"
 
 
 @pytest.mark.parametrize("key", KEYS)
-def test_reference_passes_and_the_typical_wrong_answer_fails_hidden_cases(key):
+def test_reference_passes_and_the_typical_wrong_answer_fails_hidden_cases(key, built_once):
+    built_once(key)
     wrong = solutions(key).WRONG_ANSWERS[exercises.REGISTRY[key].function_name]
     for seed in SEEDS:
         feedback = check(key, reference(key), seed=seed)
@@ -322,8 +326,9 @@ def test_reference_passes_and_the_typical_wrong_answer_fails_hidden_cases(key):
 
 
 @pytest.mark.parametrize("key", KEYS)
-def test_a_hard_coded_answer_passes_the_public_cases_only(key):
-    answer = hard_coded(key)
+def test_a_hard_coded_answer_passes_the_public_cases_only(key, built, built_once):
+    built_once(key)
+    answer = hard_coded(key, built)
     assert check(key, answer).passed, "the lookup does know every public case"
     for seed in SEEDS:
         feedback = check(key, answer, seed=seed)

@@ -189,14 +189,19 @@ def test_each_twin_names_a_library_function(key):
         assert isinstance(blocking.resolve(name), types.FunctionType), name
 
 
+# `built_once` (conftest.py): the cases of each exercise are built once per process, not for each
+# check (some builds train a tokenizer or a model); `check` and the blocking run as they are
+
 @pytest.mark.parametrize("key", KEYS)
-def test_the_reference_solution_passes_with_the_library_blocked(key):
+def test_the_reference_solution_passes_with_the_library_blocked(key, built_once):
+    built_once(key)
     feedback = check(key, reference(key), block_library=True)
     assert feedback.passed, feedback.message
 
 
 @pytest.mark.parametrize("key", sorted(CHEATS))
-def test_calling_the_twin_passes_only_while_the_library_may_run(key):
+def test_calling_the_twin_passes_only_while_the_library_may_run(key, built_once):
+    built_once(key)
     cheat, twins = CHEATS[key], exercises.REGISTRY[key].library_twins
     if key == "05.encode_with_ranks":
         _cl100k()  # built here once, not in each check's child

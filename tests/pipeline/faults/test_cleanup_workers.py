@@ -19,6 +19,7 @@ import pytest
 
 from tutorial_pipeline import workers as _parallel
 from tutorial_lib import data
+from tutorial_lib.contract import manifest as tokenizer_manifest
 
 DEADLINE = 60  # seconds; reached only when something is left behind
 EOT = data.ENDOFTEXT
@@ -74,13 +75,21 @@ def wait_until(condition, what):
         time.sleep(0.05)
 
 
-def start_build(tmp_path):
+@pytest.fixture(scope="module")
+def tokenizer_file(trained, tmp_path_factory):
+    """`trained` (600 entries, <|endoftext|> special) saved: the CLI loads it, and the workers get
+    its pickle, in a fraction of GPT-2's time; what stops and cleans up is the same."""
+    return tokenizer_manifest.save(trained, tmp_path_factory.mktemp("tokenizer") / "tok.json")
+
+
+def start_build(tmp_path, tokenizer_file):
     """The CLI building from TinyStories with 2 workers, stopped after its first batch; returns
     the process, the pids it reported (workers, resource tracker) and its TMPDIR."""
     (tmp_path / "run.py").write_text(RUNNER, encoding="utf-8")
     (tmp_path / "tmp").mkdir()
     environment = os.environ | {"TMPDIR": str(tmp_path / "tmp")}
-    command = [sys.executable, "run.py", "build", "--tokenizer", "gpt2", "--output", "out", "--split", EOT,
+    command = [sys.executable, "run.py", "build", "--tokenizer", str(tokenizer_file), "--output", "out",
+               "--split", EOT,
                "--workers", "2", str(data.corpus_path("tinystories"))]
     run = subprocess.Popen(command, cwd=tmp_path, env=environment, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -114,8 +123,8 @@ def leftovers(tmp_path):
     (signal.SIGTERM, False, "stopped by SIGTERM"),  # kill PID, a service manager
     (signal.SIGHUP, True, "stopped by SIGHUP"),  # the terminal closed
 ])
-def test_a_stopped_cli_build_cleans_up_like_ctrl_c(tmp_path, signum, to_group, message):
-    run, pids = start_build(tmp_path)
+def test_a_stopped_cli_build_cleans_up_like_ctrl_c(tmp_path, tokenizer_file, signum, to_group, message):
+    run, pids = start_build(tmp_path, tokenizer_file)
     try:
         (os.killpg if to_group else os.kill)(run.pid, signum)
         stdout, stderr = run.communicate(timeout=DEADLINE)
@@ -128,8 +137,8 @@ def test_a_stopped_cli_build_cleans_up_like_ctrl_c(tmp_path, signum, to_group, m
         stop(run)
 
 
-def test_workers_and_the_tracker_end_when_the_build_is_killed(tmp_path):
-    run, pids = start_build(tmp_path)
+def test_workers_and_the_tracker_end_when_the_build_is_killed(tmp_path, tokenizer_file):
+    run, pids = start_build(tmp_path, tokenizer_file)
     try:
         os.kill(run.pid, signal.SIGKILL)  # nothing of the main process runs any more
         run.communicate(timeout=DEADLINE)

@@ -94,15 +94,17 @@ def test_memory_stays_small_for_many_documents_or_one_huge_pre_token(gpt2, tmp_p
     assert added_mb < 60
 
 
-def test_workers_start_only_for_a_corpus_big_enough_to_gain(gpt2, tmp_path, monkeypatch):
+def test_workers_start_only_for_a_corpus_big_enough_to_gain(trained, tmp_path, monkeypatch):
+    """With `trained` (600 entries): each worker unpickles it in a fraction of GPT-2's time."""
     started = []
     map_in_workers = local.map_in_workers
     monkeypatch.setattr(local, "map_in_workers", lambda *a, **k: started.append(a[2]) or map_in_workers(*a, **k))
-    small = build(data.corpus_path("tinystories"), gpt2, tmp_path / "small", split=EOT, workers=2, progress=False)
+    small = build(data.corpus_path("tinystories"), trained, tmp_path / "small", split=EOT, workers=2,
+                  progress=False)
     assert started == [] and small.documents == 1727  # 1.4 MB: encoded in this process
     assert small.workers == 1 and "1 encoding process)" in str(small)  # the summary says so
     monkeypatch.setattr(local, "WORKERS_FROM_BYTES", {"ours": data.corpus_path("tinystories").stat().st_size})
-    big = build(data.corpus_path("tinystories"), gpt2, tmp_path / "big", split=EOT, workers=2,
+    big = build(data.corpus_path("tinystories"), trained, tmp_path / "big", split=EOT, workers=2,
                 progress=False)
     assert started == [2] and big.workers == 2 and "2 encoding processes)" in str(big)
     assert (tmp_path / "small.bin").read_bytes() == (tmp_path / "big.bin").read_bytes()
