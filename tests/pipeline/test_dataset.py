@@ -21,10 +21,38 @@ def test_the_same_bytes_as_the_lessons_builder(tmp_path):
             b.add_item([5, 6, 7])
             b.add_item([8])
             b.end_document()
-            b.add_documents(np.array([70000, 1, 2]), [2, 1])
+            b.add_document([70000, 1])
+            b.add_document([2])
     for path in (bin_path, idx_path):
         assert path(tmp_path / "plain").read_bytes() == path(tmp_path / "atomic").read_bytes()
     assert struct.unpack_from("<9sQBQQ", idx_path(tmp_path / "atomic").read_bytes()) == (megatron.MAGIC, 1, 4, 4, 4)
+
+
+def test_add_documents_writes_what_add_document_of_each_writes(tmp_path):
+    """A batch at once (how the pipeline writes), after a document of two sequences, before another:
+    the bytes the lesson's builder writes with add_document for each."""
+    documents = [[5, 6, 7], [], [8], [9, 10]]
+    for name, batched in (("each", False), ("batch", True)):
+        with (AtomicDatasetBuilder if batched else megatron.IndexedDatasetBuilder)(tmp_path / name, np.uint16) as builder:
+            builder.add_item([1])
+            builder.add_document([2, 3])
+            if batched:
+                builder.add_documents(np.array(sum(documents, []), np.uint32), [len(d) for d in documents])
+            else:
+                for ids in documents:
+                    builder.add_document(ids)
+            builder.add_document([4])
+    for path in (bin_path, idx_path):
+        assert path(tmp_path / "each").read_bytes() == path(tmp_path / "batch").read_bytes()
+    with AtomicDatasetBuilder(tmp_path / "bad", np.uint16) as builder:
+        with pytest.raises(ValueError, match="lengths must be >= 0 and add up to the 3 ids"):
+            builder.add_documents(np.array([1, 2, 3]), [1, 1])
+        with pytest.raises(ValueError, match=r"ids must fit uint16 \(0..65535\), got 70000"):
+            builder.add_documents(np.array([70_000]), [1])
+        builder.add_item([1])  # a document left open: the batch would silently join it
+        with pytest.raises(ValueError, match=r"add_documents: sequences were added after the last end_document\(\)"):
+            builder.add_documents(np.array([2]), [1])
+        builder.end_document()
 
 
 def test_a_checked_dataset_is_the_lessons_reader_with_its_manifest(tmp_path):

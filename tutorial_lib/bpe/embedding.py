@@ -1,10 +1,6 @@
-"""What a vocabulary costs a model: the rows it adds to the embedding and output matrices.
-
-Every token id owns one row of d numbers in the input embedding, and one more in the output layer
-unless a model ties the two into one matrix. Training stacks also pad the number of rows to a
-multiple that matrix multiplications like. Chapter 04 weighs these costs against what a larger
-vocabulary buys; chapter 03 reads them off real models' configs.
-"""
+"""What a vocabulary costs a model: one row of d numbers per token id in the input embedding, one
+more in the output layer unless the two are tied, the rows padded to a multiple that matrix
+multiplications like. Chapter 04 weighs this against what a larger vocabulary buys."""
 
 from __future__ import annotations
 

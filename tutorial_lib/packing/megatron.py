@@ -148,8 +148,7 @@ class IndexedDataset:
 class IndexedDatasetBuilder:
     """Writes a `.bin`/`.idx` pair as megatron-core's builder does: the tokens to `.bin` as they
     come (to `bin_file` if given), the index to `.idx` at the end. Like megatron-core's, it writes
-    the final names directly: a process that has the old pair mapped loses its pages (SIGBUS).
-    """
+    the final names directly: a process that has the old pair mapped loses its pages (SIGBUS)."""
 
     def __init__(self, prefix: str | os.PathLike, dtype: object = np.uint16,
                  bin_file: IO[bytes] | None = None) -> None:
@@ -185,18 +184,6 @@ class IndexedDatasetBuilder:
         """Append a document of one sequence (a text's ids plus its end-of-document id)."""
         self.add_item(ids)
         self.end_document()
-
-    def add_documents(self, ids: np.ndarray, lengths: np.ndarray) -> None:
-        """`add_document` of each of a batch (`ids` back to back), with no Python call for each."""
-        self._check_open()
-        tokens, lengths = as_dtype(ids, self.dtype), np.asarray(lengths, np.int64).ravel()
-        if (lengths < 0).any() or lengths.sum() != len(tokens):
-            raise ValueError(f"lengths must be >= 0 and add up to the {len(tokens)} ids")
-        self.bin_file.write(tokens.tobytes())
-        # each document is one sequence, so document k of the batch ends after sequence k
-        ends = len(self.sequence_lengths) + 1 + np.arange(len(lengths), dtype=np.int64)
-        self.sequence_lengths.frombytes(lengths.tobytes())
-        self.document_indices.frombytes(ends.tobytes())
 
     def add_index(self, other: str | os.PathLike | IndexedDataset) -> None:
         """Append a whole dataset (its prefix, or the dataset opened), as megatron-core's

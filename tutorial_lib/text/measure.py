@@ -77,13 +77,11 @@ def cut_characters(tokens: Sequence[bytes]) -> tuple[int, int]:
         raise ValueError(f"tokens must join to valid UTF-8 ({where})") from None
     cut = set()  # the first byte of each character that a token ends inside
     for end in accumulate(len(t) for t in tokens):  # the byte offset where each token ends
-        # A continuation byte (10xxxxxx) there means the token ended inside a character: walk
-        # back to that character's first byte, so a character cut twice is counted once.
-        start = end
+        start = end  # a continuation byte (10xxxxxx) here: walk back to its character's first
         while start < len(data) and data[start] & 0xC0 == 0x80:
             start -= 1
         if start != end:
-            cut.add(start)
+            cut.add(start)  # a set: a character cut twice counts once
     return len(cut), len(text)
 
 

@@ -49,8 +49,7 @@ def encode_words(words: list[str], log_probs: dict[str, float]) -> list[str]:
 
 
 def encode_checked(words: list[str], table: dict[str, float]) -> list[str]:
-    """`encode_words` with a table known to be good, such as a trained model's: a model encoding
-    line after line need not check its 8,000 scores again for every line."""
+    """`encode_words` with a table known to be good: a trained model's, not checked per line."""
     floor, longest = min(table.values()) - UNK_PENALTY, max(map(len, table))
     out: list[str] = []
     for word in filter(None, words):

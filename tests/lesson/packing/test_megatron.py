@@ -310,25 +310,3 @@ def test_one_sequence_per_line_int32(gpt2):
     assert [s.tolist() for s in dataset[:]] == sequences
     for k, lines in enumerate(expected):
         assert dataset.document(k).tolist() == [i for ids in lines for i in ids]
-
-
-def test_add_documents_writes_what_add_document_of_each_writes(tmp_path):
-    """A batch at once (the pipeline's writer), after a document of two sequences, before another."""
-    documents = [[5, 6, 7], [], [8], [9, 10]]
-    for name, batched in (("each", False), ("batch", True)):
-        with IndexedDatasetBuilder(tmp_path / name, np.uint16) as builder:
-            builder.add_item([1])
-            builder.add_document([2, 3])
-            if batched:
-                builder.add_documents(np.array(sum(documents, []), np.uint32), [len(d) for d in documents])
-            else:
-                for ids in documents:
-                    builder.add_document(ids)
-            builder.add_document([4])
-    for path in (bin_path, idx_path):
-        assert path(tmp_path / "each").read_bytes() == path(tmp_path / "batch").read_bytes()
-    with IndexedDatasetBuilder(tmp_path / "bad", np.uint16) as builder:
-        with pytest.raises(ValueError, match="lengths must be >= 0 and add up to the 3 ids"):
-            builder.add_documents(np.array([1, 2, 3]), [1, 1])
-        with pytest.raises(ValueError, match=r"ids must fit uint16 \(0..65535\), got 70000"):
-            builder.add_documents(np.array([70_000]), [1])

@@ -29,14 +29,14 @@ RUNNER = r"""
 import json, multiprocessing, os, signal, sys, time
 from pathlib import Path
 from tutorial_pipeline import cli, local
-from tutorial_lib.packing import megatron
+from tutorial_pipeline.dataset import AtomicDatasetBuilder
 
 # A shell starts a background job with Ctrl-C ignored, and a command keeps it ignored (as it should):
 # the test plays a terminal's foreground job, where Ctrl-C is on.
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 local.WORKERS_FROM_BYTES = dict.fromkeys(local.WORKERS_FROM_BYTES, 0)  # workers even for a small corpus
 local.BATCH_CHARS = 20_000  # many batches: the pool is busy when the signal comes
-add_documents = megatron.IndexedDatasetBuilder.add_documents  # the pipeline writes a batch at a time
+add_documents = AtomicDatasetBuilder.add_documents  # the pipeline writes a batch at a time
 
 
 def add_then_wait(self, ids, lengths):
@@ -51,7 +51,7 @@ def add_then_wait(self, ids, lengths):
 
 
 if __name__ == "__main__":  # a worker imports this script too
-    megatron.IndexedDatasetBuilder.add_documents = add_then_wait
+    AtomicDatasetBuilder.add_documents = add_then_wait
     sys.exit(cli.main(sys.argv[1:]))
 """
 
