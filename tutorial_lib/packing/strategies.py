@@ -263,12 +263,12 @@ def ffd_scan(documents: Sequence, seq_len: int, *, long_docs: str = "split",
     Same rows as `ffd` in O(N x rows) time: the baseline the fast versions are measured against."""
     inp = _read(documents, seq_len, next_token)
     doc, offset, length, dropped = _pieces(inp, long_docs)
-    order = np.argsort(-length, kind="stable")
+    order, width = np.argsort(-length, kind="stable"), inp.width  # a local: read N x rows times
     used: list[int] = []
     row = np.empty(len(order), np.int64)
     for i, n in zip(order.tolist(), length[order].tolist()):
         for r, u in enumerate(used):  # the first open row with room for n
-            if u + n <= inp.width:
+            if u + n <= width:
                 break
         else:  # none: open a new one
             r = len(used)
