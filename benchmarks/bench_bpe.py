@@ -198,9 +198,9 @@ def merge_loops(gpt4: Tokenizer) -> None:
     """Time per piece of the scan and the heap merge on the distinct pre-tokens of the bundled corpora."""
     by_length: dict[int, list[list[int]]] = {}
     for corpus in list_corpora():
-        for piece in sorted(set(gpt4._regex.findall(load_text(corpus.name)))):
+        for piece in sorted(set(gpt4.compiled_pattern.findall(load_text(corpus.name)))):
             utf8 = piece.encode()
-            by_length.setdefault(len(utf8), []).append([gpt4._pieces.byte_ids[b] for b in utf8])
+            by_length.setdefault(len(utf8), []).append([gpt4.piece_ids.byte_ids[b] for b in utf8])
     print("\nThe two merge loops of apply_merges on cl100k, on the distinct pre-tokens of every "
           f"bundled corpus; microseconds per piece, best of {REPEATS}.\nThe heap is used above "
           f"HEAP_ABOVE = {fast_encode.HEAP_ABOVE} bytes.")
@@ -215,7 +215,7 @@ def merge_loops(gpt4: Tokenizer) -> None:
                 copies = [list(ids) for ids in pieces]  # both loops work in the list they are given
                 start = time.perf_counter()
                 for ids in copies:
-                    merge(ids, gpt4._pieces.pair_ranks, gpt4._pieces.merged)
+                    merge(ids, gpt4.piece_ids.pair_ranks, gpt4.piece_ids.merged)
                 runs.append(time.perf_counter() - start)
             times[name] = min(runs) / len(pieces) * 1e6
         print(f"{length:>6} {len(pieces):>6} {times['scan']:>8.1f} {times['heap']:>8.1f} "
@@ -269,10 +269,10 @@ def stream_memory() -> None:
         done = checkpoint
         rate = done / (time.perf_counter() - start)
         print(f"peak RSS after {checkpoint:>2} MB: {peak_rss_mb():.0f} MB ({rate:.2f} MB/s)")
-    print(f"cache: {len(tok._pieces)} entries")
+    print(f"cache: {len(tok.piece_ids)} entries")
 
     # The pieces a cache can hold that cost the most: merged whole, not cut into segments as encoding would.
-    cache = fast_encode.BoundedCache(tok._pieces.merge)
+    cache = fast_encode.BoundedCache(tok.piece_ids.merge)
     rare = [chr(c) for c in range(0x20000, 0x2A6DF)]  # 4 bytes each, no merges: 4 ids per character
     tracemalloc.start()
     for seed in range(fast_encode.CACHE_SIZE):

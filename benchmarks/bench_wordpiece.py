@@ -41,9 +41,8 @@ def speed(texts, size):
 
 def vocabularies(texts):
     print("\nvocab   ours    HF  shared  jaccard  same-words  tokens/word ours  HF")
-    for size in VOCAB_SIZES:
-        c = wt.compare_with_hf(texts, size, examples=3)
-        print(f"{size:5d} {c.ours:6d} {c.hf:5d} {c.shared:7d} {c.jaccard:8.3f} {c.same_words:11.3f} "
+    for c in wt.compare_with_hf(texts, VOCAB_SIZES, examples=3):
+        print(f"{c.vocab_size:5d} {c.ours:6d} {c.hf:5d} {c.shared:7d} {c.jaccard:8.3f} {c.same_words:11.3f} "
               f"{c.ours_tokens_per_word:12.3f} {c.hf_tokens_per_word:5.3f}")
         for word, ours, hf in c.differ:
             print(f"      {word!r}: ours {' '.join(ours)} | HF {' '.join(hf)}")
@@ -69,7 +68,7 @@ def unknowns():
              ("Lu Xun -> Tatoeba cmn", [luxun], [data.load_text("tatoeba_cmn")])]
     print("\n[UNK] at vocab 6000 (train split / encode split: unk tokens, unk chars, tokens per char)")
     for name, train, test in cases:
-        for r in wt.unk_rates(train, test, 6000):
+        for r in wt.unk_rates(train, {name: test}, 6000)[name]:
             print(f"  {name:26s} {str(r.train_split):5s} / {str(r.encode_split):5s}: "
                   f"{r.unk_tokens:6.2%} {r.unk_chars:6.2%} {r.tokens_per_char:.3f}")
 

@@ -130,8 +130,9 @@ def check_int_rows(value: object, name: str, *, low: int = INT64_MIN, high: int 
         array = check_array_range(value, name, low, high).astype(np.int64)
     else:
         rows = check_sequence(value, name, allowed)
-        nested = any(isinstance(row, (Sequence, np.ndarray)) and not isinstance(row, str)
-                     for row in rows)
+        flat = all(type(row) is int for row in rows)  # one quick pass in the usual 1-D case
+        nested = not flat and any(isinstance(row, (Sequence, np.ndarray))
+                                  and not isinstance(row, str) for row in rows)
         if nested or (not rows and 1 not in ndim):
             array = _int_matrix(rows, name, low, high)
         else:

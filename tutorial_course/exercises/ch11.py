@@ -253,7 +253,7 @@ register(Exercise(
     make_cases=_viterbi_cases,
     library_twins=("tutorial_lib.unigram.model.viterbi",
                    "tutorial_lib.unigram.model.viterbi_table",
-                   "tutorial_lib.unigram.model._best_steps",
+                   "tutorial_lib.unigram.model.best_steps",
                    "tutorial_lib.unigram.model.best_path",
                    "tutorial_lib.unigram.sample.nbest",
                    "tutorial_lib.unigram.byte_fallback.encode",

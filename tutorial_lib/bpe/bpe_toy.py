@@ -122,6 +122,8 @@ def merge_pair(symbols: Sequence[str], pair: Sequence[str]) -> tuple[str, ...]:
 
 
 def _merge(symbols: tuple[str, ...], pair: Pair) -> tuple[str, ...]:
+    if pair[0] not in symbols:
+        return symbols  # most words of a corpus lack the pair: nothing to rebuild
     out: list[str] = []
     i = 0
     while i < len(symbols):

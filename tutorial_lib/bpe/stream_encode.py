@@ -24,7 +24,7 @@ def encode_iterable(tokenizer: Tokenizer, chunks: Iterable[str],
     chunks are cut. The arguments are checked at the call, not at the first `next`."""
     check_type(tokenizer, "tokenizer", Tokenizer, "a Tokenizer")
     check_iterable(chunks, "chunks", "an iterable of str (a list, a file, ...)")
-    batches = id_batches(tokenizer, iter(chunks), tokenizer._check_allowed(allowed_special))
+    batches = id_batches(tokenizer, iter(chunks), tokenizer.check_allowed(allowed_special))
     return (i for batch in batches for i in collect_ids(list, batch))
 
 
@@ -51,14 +51,14 @@ class StreamEncoder:
         out: list[IdTuples] = []
         settled = len(self.raw) - (0 if final else self.hold)  # specials starting before: complete
         start = 0  # where the current stretch of ordinary text starts in `raw`
-        if self.tok._special_regex is not None:
-            for match in self.tok._special_regex.finditer(self.raw):
+        if self.tok.compiled_specials is not None:
+            for match in self.tok.compiled_specials.finditer(self.raw):
                 if match.start() >= settled:
                     break
                 self.norm += normalize(self.raw[start : match.start()], self.form)
                 out.append(self._pretokens(0, match.start()))
                 # the tokenizer's own step 1 gives the special's id, or its error if not allowed
-                out.append(self.tok._id_tuples(match.group(), self.allowed,
+                out.append(self.tok.id_tuples(match.group(), self.allowed,
                                                self.offset + match.start()))
                 start = match.end()
         ordinary = self.raw[start:max(settled, start)]
@@ -72,9 +72,10 @@ class StreamEncoder:
         """The ids of the final pre-tokens of `norm`, which ends at raw[end] (all of them if
         `hold_back` is 0); the rest of `norm` stays."""
         at = self.offset + end - len(self.norm)  # exact without normalization; a hint with it
-        pieces = find_pretokens(self.tok._regex, self.norm, max(at, 0), hold_back=hold_back)
+        pieces = find_pretokens(self.tok.compiled_pattern, self.norm, max(at, 0),
+                                hold_back=hold_back)
         self.norm = self.norm[sum(map(len, pieces)):]
-        return map(self.tok._pieces.__getitem__, pieces)
+        return map(self.tok.piece_ids.__getitem__, pieces)
 
 
 def id_batches(tokenizer: Tokenizer, chunks: Iterator[str], allowed: frozenset[str]

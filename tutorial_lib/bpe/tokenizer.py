@@ -1,6 +1,6 @@
 """A byte-level BPE tokenizer: encode by merge rank, decode by concatenating bytes.
 
-Encoding is classic minbpe, in four steps: split the text at its special tokens (`_id_tuples`), cut
+Encoding is classic minbpe, in four steps: split the text at its special tokens (`id_tuples`), cut
 the ordinary text into pre-tokens (`_pretoken_ids`), look each up in the piece cache
 (`fast_encode.PieceEncoder`), and on a miss merge, lowest rank first (`PieceEncoder.merge`). Ids
 come from the vocabulary, never from the rank: cl100k's byte tokens do not have ids 0..255.
@@ -47,8 +47,8 @@ class Tokenizer:
         self.special_tokens = self._check_specials(special_tokens, ordinary)
         special_ids = set(self.special_tokens.values())
         self.decode_only_ids = sorted(set(self.vocab) - ordinary - special_ids)
-        self._regex = compile_pattern(pattern)
-        self.pattern = self._regex.pattern  # a name such as "gpt4" stands for its full regex
+        self.compiled_pattern = compile_pattern(pattern)
+        self.pattern = self.compiled_pattern.pattern  # "gpt4" and the like: the full regex
         check_type(metadata, "metadata", (dict, type(None)), "a dict or None")
         try:  # a copy: the caller's later edits must not reach the saved manifest
             self.metadata = copy.deepcopy(metadata or {})
@@ -58,8 +58,8 @@ class Tokenizer:
         self._normalize = normalizer(normalization)  # None for "none": nothing to do
         self.vocab_size = max(self.vocab) + 1  # embedding rows a model needs (cl100k skips ids)
         names = tuple(self.special_tokens)
-        self._special_regex = special_regex(names) if names else None
-        self._pieces = PieceEncoder(self._id_of, self.merges)  # pre-token -> ids; built last
+        self.compiled_specials = special_regex(names) if names else None
+        self.piece_ids = PieceEncoder(self._id_of, self.merges)  # pre-token -> ids; built last
 
     def _check_specials(self, special_tokens: Iterable[str], ordinary: set[int]) -> dict[str, int]:
         specials = {}
@@ -97,12 +97,12 @@ class Tokenizer:
         """Ids of `text`; the special tokens named in `allowed_special` ("all" or a set) become ids,
         any other is a ValueError (tiktoken's rule: user text must never become control tokens)."""
         check_str(text, "text")
-        return collect_ids(list, self._id_tuples(text, self._check_allowed(allowed_special)))
+        return collect_ids(list, self.id_tuples(text, self.check_allowed(allowed_special)))
 
-    def _id_tuples(self, text: str, allowed: frozenset[str], offset: int = 0) -> IdTuples:
+    def id_tuples(self, text: str, allowed: frozenset[str], offset: int = 0) -> IdTuples:
         """Step 1: `text` split at its special tokens, as one id tuple per pre-token or special;
         `offset`, where `text` starts in the caller's text, is for messages."""
-        if self._special_regex is None:  # nothing to split: straight to step 2
+        if self.compiled_specials is None:  # nothing to split: straight to step 2
             return self._pretoken_ids(text, offset)
         return chain.from_iterable(self._split_specials(text, allowed, offset))
 
@@ -110,7 +110,7 @@ class Tokenizer:
                         ) -> Iterator[IdTuples]:
         """The id tuples of each stretch of ordinary text and of each special token, lazily."""
         start = 0
-        for match in self._special_regex.finditer(text):
+        for match in self.compiled_specials.finditer(text):
             special = match.group()
             if special not in allowed:
                 raise ValueError(f"text contains the special token {special!r} at index "
@@ -126,9 +126,9 @@ class Tokenizer:
         """Steps 2 and 3 (4 on a miss): `text` normalized, cut into pre-tokens, each looked up."""
         if self._normalize is not None:
             text = self._normalize(text)
-        return map(self._pieces.__getitem__, find_pretokens(self._regex, text, offset))
+        return map(self.piece_ids.__getitem__, find_pretokens(self.compiled_pattern, text, offset))
 
-    def _check_allowed(self, allowed_special: Iterable[str] | str) -> frozenset[str]:
+    def check_allowed(self, allowed_special: Iterable[str] | str) -> frozenset[str]:
         if isinstance(allowed_special, str):
             if allowed_special != "all":
                 raise ValueError(f"allowed_special must be 'all' or a set of special tokens, got "
@@ -154,17 +154,18 @@ class Tokenizer:
         """`encode` as a 1-D uint32 array (tiktoken's `encode_to_numpy`), without a list of ints:
         the ids flow into an `array.array`, whose buffer numpy wraps without a copy."""
         check_str(text, "text")
-        allowed = self._check_allowed(allowed_special)
+        allowed = self.check_allowed(allowed_special)
         if self.vocab_size > 1 << 32:
             raise ValueError(f"encode_to_numpy gives uint32 ids, but this tokenizer has ids up to "
                              f"{self.vocab_size - 1}; use encode")
         # Type code "I" is C's unsigned int, numpy's uintc: 32 bits on Linux, macOS and Windows.
         return collect_ids(lambda ids: np.frombuffer(array("I", ids), np.uintc),
-                           self._id_tuples(text, allowed))
+                           self.id_tuples(text, allowed))
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of one token (a special token gives the UTF-8 of its text)."""
-        token_id = check_int(token_id, "token_id")
+        if type(token_id) is not int:  # a plain int, the usual case, needs no check
+            token_id = check_int(token_id, "token_id")
         if token_id not in self.vocab:
             raise ValueError(f"token_id {token_id} is not in the vocab (ids are "
                              f"0..{self.vocab_size - 1})")

@@ -13,9 +13,12 @@ def check_vocab_and_merges(vocab: dict[int, bytes], merges: list[tuple[bytes, by
     check_type(vocab, "vocab", dict, "a dict[int, bytes]")
     owner: dict[bytes, int] = {}
     for i, token in vocab.items():
-        if check_type(i, "a vocab id", int, "an int >= 0") < 0:
+        if type(i) is not int or type(token) is not bytes:  # plain int -> bytes needs no check
+            check_type(i, "a vocab id", int, "an int >= 0")
+            check_type(token, f"vocab[{i}]", bytes, "non-empty bytes")
+        if i < 0:
             raise ValueError(f"vocab ids must be ints >= 0, got {i}")
-        if not check_type(token, f"vocab[{i}]", bytes, "non-empty bytes"):
+        if not token:
             raise ValueError(f"vocab[{i}] must be non-empty bytes, got b''")
         if owner.setdefault(token, i) != i:
             raise ValueError(f"vocab ids {owner[token]} and {i} both have the bytes {token!r}; "
@@ -25,8 +28,10 @@ def check_vocab_and_merges(vocab: dict[int, bytes], merges: list[tuple[bytes, by
         raise ValueError(f"vocab lacks the single-byte tokens of {len(missing)} byte values "
                          f"(first: {missing[0]}); byte-level BPE needs all 256 so that every text "
                          "can be encoded")
-    merges = [tuple(check_sequence(m, f"merges[{rank}]", "a pair of bytes")) for rank, m
-              in enumerate(check_iterable(merges, "merges", "a list of (bytes, bytes) pairs"))]
+    merges = check_iterable(merges, "merges", "a list of (bytes, bytes) pairs")
+    merges = [m if type(m) is tuple  # a tuple is the usual case; anything else is checked
+              else tuple(check_sequence(m, f"merges[{rank}]", "a pair of bytes"))
+              for rank, m in enumerate(merges)]
     made = {bytes([b]) for b in range(256)}  # the tokens that bytes and the merges so far make
     seen: set[tuple[bytes, bytes]] = set()
     for rank, merge in enumerate(merges):
@@ -34,7 +39,8 @@ def check_vocab_and_merges(vocab: dict[int, bytes], merges: list[tuple[bytes, by
             raise ValueError(f"merges[{rank}] must be a pair of bytes, got {len(merge)} items: "
                              f"{merge!r}")
         for part in merge:
-            check_type(part, f"each part of merges[{rank}]", bytes, "bytes")
+            if type(part) is not bytes:
+                check_type(part, f"each part of merges[{rank}]", bytes, "bytes")
         unmade = [part for part in merge if part not in made]
         if unmade:
             raise ValueError(f"merges[{rank}] = {merge!r}: {unmade[0]!r} is neither a byte nor "

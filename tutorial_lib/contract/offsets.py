@@ -49,14 +49,14 @@ def encode_with_offsets(tokenizer: Tokenizer, text: str,
     """
     check_type(tokenizer, "tokenizer", Tokenizer, "a Tokenizer")
     check_str(text, "text", utf8=True)
-    allowed = tokenizer._check_allowed(allowed_special)
+    allowed = tokenizer.check_allowed(allowed_special)
     result = TokenOffsets([], [], [])
     start = 0  # where the current stretch of ordinary text begins
-    matches = tokenizer._special_regex.finditer(text) if tokenizer._special_regex else ()
+    matches = tokenizer.compiled_specials.finditer(text) if tokenizer.compiled_specials else ()
     for match in matches:
         _ordinary(tokenizer, text[start : match.start()], start, result)
         # the tokenizer's own step 1 gives the special's id, or its error if it is not allowed
-        [(special_id,)] = tokenizer._id_tuples(match.group(), allowed, match.start())
+        [(special_id,)] = tokenizer.id_tuples(match.group(), allowed, match.start())
         result.ids.append(special_id)
         result.offsets.append(match.span())
         result.partial.append(False)
@@ -69,10 +69,10 @@ def _ordinary(tokenizer: Tokenizer, stretch: str, base: int, result: TokenOffset
     """Append the tokens of `stretch` (ordinary text that starts at `base` in the whole text)."""
     normalized, spans = normalize_aligned(stretch, tokenizer.normalization)
     at = 0  # where the current pre-token starts in `normalized`
-    for piece in find_pretokens(tokenizer._regex, normalized, base):
+    for piece in find_pretokens(tokenizer.compiled_pattern, normalized, base):
         char_ends = list(accumulate(len(char.encode("utf-8")) for char in piece))  # in bytes
         byte = 0  # where the current token starts in the piece's bytes
-        for token_id in tokenizer._pieces[piece]:
+        for token_id in tokenizer.piece_ids[piece]:
             end = byte + len(tokenizer.vocab[token_id])
             first = bisect_right(char_ends, byte)  # the characters holding its first and last byte
             last = bisect_right(char_ends, end - 1)

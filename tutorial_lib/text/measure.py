@@ -67,8 +67,9 @@ def cut_characters(tokens: Sequence[bytes]) -> tuple[int, int]:
     """(characters whose UTF-8 bytes are spread over more than one token, all characters), for
     tokens (bytes, in order) joining to valid UTF-8: a cut character is never seen whole."""
     tokens = check_sequence(tokens, "tokens", "a list of bytes")
-    for i, token in enumerate(tokens):
-        check_type(token, f"tokens[{i}]", bytes, "bytes")
+    if not all(type(token) is bytes for token in tokens):  # one quick pass in the usual case
+        for i, token in enumerate(tokens):
+            check_type(token, f"tokens[{i}]", bytes, "bytes")
     data = b"".join(tokens)
     try:
         text = data.decode("utf-8")

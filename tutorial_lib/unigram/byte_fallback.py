@@ -45,12 +45,19 @@ def encode(text: str, log_probs: dict[str, float]) -> list[str]:
 def encode_words(words: list[str], log_probs: dict[str, float]) -> list[str]:
     """`encode` of each word in turn, the pieces joined. The table is checked, and its lowest score
     and longest piece found, once for all the words (per word, that costs as much as Viterbi)."""
-    return encode_checked(check_str_list(words, "words"), unigram.check_log_probs(log_probs))
+    table = unigram.check_log_probs(log_probs)
+    return encode_checked(check_str_list(words, "words"), table, table_bounds(table))
 
 
-def encode_checked(words: list[str], table: dict[str, float]) -> list[str]:
-    """`encode_words` with a table known to be good: a trained model's, not checked per line."""
-    floor, longest = min(table.values()) - UNK_PENALTY, max(map(len, table))
+def table_bounds(table: dict[str, float]) -> tuple[float, int]:
+    """(the score an unknown character gets, the length of the longest piece) of a table."""
+    return min(table.values()) - UNK_PENALTY, max(map(len, table))
+
+
+def encode_checked(words: list[str], table: dict[str, float], bounds: tuple[float, int]
+                   ) -> list[str]:
+    """`encode_words` with a good table and its `table_bounds`: a trained model's, not per line."""
+    floor, longest = bounds
     out: list[str] = []
     for word in filter(None, words):
         unknown = set(word) - table.keys()

@@ -55,7 +55,7 @@ class Step:
     candidates: tuple[Candidate, ...] = ()
 
 
-def _add(score: float, log_prob: float) -> float:
+def add_score(score: float, log_prob: float) -> float:
     """score + log_prob in single precision (float32), the way SentencePiece adds scores.
 
     Two paths whose exact totals are equal, such as 哈 + 哈哈 and 哈哈 + 哈, can differ in the last
@@ -76,7 +76,7 @@ def check_log_probs(log_probs: object) -> dict[str, float]:
     return table
 
 
-def _check_inputs(text: object, log_probs: object) -> tuple[str, dict[str, float]]:
+def check_inputs(text: object, log_probs: object) -> tuple[str, dict[str, float]]:
     return check_str(text, "text", non_empty=True), check_log_probs(log_probs)
 
 
@@ -90,7 +90,7 @@ def spans(text: str, pieces: Container[str], longest: int) -> Iterator[tuple[int
                 yield start, end
 
 
-def _edges(text: str, log_probs: Mapping[str, float], longest: int | None = None) -> list[Edge]:
+def edges(text: str, log_probs: Mapping[str, float], longest: int | None = None) -> list[Edge]:
     longest = max(map(len, log_probs)) if longest is None else longest
     return [Edge(start, end, text[start:end], log_probs[text[start:end]])
             for start, end in spans(text, log_probs, longest)]
@@ -99,11 +99,11 @@ def _edges(text: str, log_probs: Mapping[str, float], longest: int | None = None
 def lattice(text: str, log_probs: dict[str, float]) -> list[Edge]:
     """Every piece of `log_probs` that occurs in `text`, with its start and end, sorted: the edges a
     segmentation is made of (each path from 0 to len(text) is one segmentation)."""
-    text, log_probs = _check_inputs(text, log_probs)
-    return _edges(text, log_probs)
+    text, log_probs = check_inputs(text, log_probs)
+    return edges(text, log_probs)
 
 
-def _best_steps(text: str, log_probs: Mapping[str, float], trace: bool = False,
+def best_steps(text: str, log_probs: Mapping[str, float], trace: bool = False,
                 longest: int | None = None) -> list[Step | None]:
     """best[i] = the best path ending at position i (None if none gets there; best[0] is empty).
 
@@ -113,11 +113,11 @@ def _best_steps(text: str, log_probs: Mapping[str, float], trace: bool = False,
     best: list[Step | None] = [Step(0, 0.0, "", 0)] + [None] * len(text)
     candidates: list[list[Candidate]] = [[] for _ in best]
     # sorted by start, so best[edge.start] is final when it is used
-    for edge in _edges(text, log_probs, longest):
+    for edge in edges(text, log_probs, longest):
         before = best[edge.start]
         if before is None:
             continue
-        score = _add(before.score, edge.log_prob)
+        score = add_score(before.score, edge.log_prob)
         if trace:
             candidates[edge.end].append(Candidate(edge.start, edge.piece, score))
         current = best[edge.end]
@@ -136,8 +136,8 @@ def _best_steps(text: str, log_probs: Mapping[str, float], trace: bool = False,
 def viterbi_table(text: str, log_probs: dict[str, float]) -> list[Step]:
     """The Viterbi pass written out: the best path to each position 1..len(text) some path reaches,
     with the candidates (best path to an earlier j, plus text[j:i]) it was chosen from."""
-    text, log_probs = _check_inputs(text, log_probs)
-    return [step for step in _best_steps(text, log_probs, trace=True)[1:] if step is not None]
+    text, log_probs = check_inputs(text, log_probs)
+    return [step for step in best_steps(text, log_probs, trace=True)[1:] if step is not None]
 
 
 def viterbi(text: str, log_probs: dict[str, float]) -> tuple[list[str], float]:
@@ -145,7 +145,7 @@ def viterbi(text: str, log_probs: dict[str, float]) -> tuple[list[str], float]:
 
     ValueError if no piece covers some character (a real model adds <unk> or byte pieces for that).
     """
-    text, log_probs = _check_inputs(text, log_probs)
+    text, log_probs = check_inputs(text, log_probs)
     return best_path(text, log_probs)
 
 
@@ -153,7 +153,7 @@ def best_path(text: str, log_probs: Mapping[str, float], longest: int | None = N
               ) -> tuple[list[str], float]:
     """`viterbi` without checking its inputs, for a caller that checked `log_probs` once and
     segments many words with it (`longest`: the length of its longest piece, if known)."""
-    best = _best_steps(text, log_probs, longest=longest)
+    best = best_steps(text, log_probs, longest=longest)
     pieces, end = [], len(text)
     while end > 0:
         step = best[end]
@@ -167,10 +167,10 @@ def segmentations(
 ) -> list[tuple[list[str], float]]:
     """Every segmentation of `text` with its score, best first (ties in path order): the brute
     force Viterbi avoids, so more than `limit` paths is a ValueError rather than a long wait."""
-    text, log_probs = _check_inputs(text, log_probs)
+    text, log_probs = check_inputs(text, log_probs)
     check_int(limit, "limit", low=1)
     starting: dict[int, list[Edge]] = {}
-    for edge in _edges(text, log_probs):
+    for edge in edges(text, log_probs):
         starting.setdefault(edge.start, []).append(edge)
     paths: list[tuple[list[str], float]] = []
 
@@ -182,20 +182,20 @@ def segmentations(
             paths.append((pieces, score))
             return
         for edge in starting.get(position, []):
-            walk(edge.end, pieces + [edge.piece], _add(score, edge.log_prob))
+            walk(edge.end, pieces + [edge.piece], add_score(score, edge.log_prob))
 
     walk(0, [], 0.0)
     if not paths:
-        _best_steps(text, log_probs)  # raises the error that names the character no piece covers
+        best_steps(text, log_probs)  # raises the error that names the character no piece covers
     return sorted(paths, key=lambda path: -path[1])
 
 
 def count_paths(text: str, log_probs: dict[str, float]) -> int:
     """How many segmentations of `text` the pieces allow: Viterbi's pass with "add up" in place of
     "keep the best" (paths to i = the sum, over edges ending at i, of the paths to their start)."""
-    text, log_probs = _check_inputs(text, log_probs)
+    text, log_probs = check_inputs(text, log_probs)
     paths = [1] + [0] * len(text)
-    for edge in _edges(text, log_probs):
+    for edge in edges(text, log_probs):
         paths[edge.end] += paths[edge.start]
     return paths[-1]
 

@@ -46,11 +46,11 @@ def _forward(text: str, log_probs: dict[str, float], alpha: float
     edges grouped by where they end (the backward step chooses among them)."""
     forward = [0.0] + [-math.inf] * len(text)
     ending: dict[int, list[unigram.Edge]] = {}
-    for edge in unigram._edges(text, log_probs):  # sorted by start: forward[start] is final
+    for edge in unigram.edges(text, log_probs):  # sorted by start: forward[start] is final
         forward[edge.end] = _log_add(forward[edge.end], forward[edge.start] + alpha * edge.log_prob)
         ending.setdefault(edge.end, []).append(edge)
     if forward[-1] == -math.inf:
-        unigram._best_steps(text, log_probs)  # raises the error naming the uncovered character
+        unigram.best_steps(text, log_probs)  # raises the error naming the uncovered character
     return forward, ending
 
 
@@ -61,7 +61,7 @@ def sample(text: str, log_probs: dict[str, float], alpha: float = 1.0,
     `seed`: an int, or a random.Random to draw several samples from one stream. alpha must be > 0
     (alpha = 0 would make every piece weigh 1 whatever its probability, which is rarely meant).
     """
-    text, log_probs = unigram._check_inputs(text, log_probs)
+    text, log_probs = unigram.check_inputs(text, log_probs)
     alpha, rng = _check_alpha(alpha), _rng(seed)
     return _draw(text, *_forward(text, log_probs, alpha), alpha, rng)
 
@@ -89,7 +89,7 @@ def samples(text: str, log_probs: dict[str, float], n: int, alpha: float = 1.0,
             seed: int = 0) -> list[list[str]]:
     """`n` segmentations drawn one after another from one random stream started at `seed`: the
     same as calling `sample` n times with one random.Random, with the forward pass done once."""
-    text, log_probs = unigram._check_inputs(text, log_probs)
+    text, log_probs = unigram.check_inputs(text, log_probs)
     check_int(n, "n", low=1)
     alpha, rng = _check_alpha(alpha), _rng(seed)
     forward, ending = _forward(text, log_probs, alpha)
@@ -114,13 +114,13 @@ def nbest(text: str, log_probs: dict[str, float], n: int) -> list[tuple[list[str
     Viterbi keeping the n best paths to each position instead of one. Ties keep the earlier start
     first, as `viterbi` does, so nbest(..., 1)[0] is the Viterbi path.
     """
-    text, log_probs = unigram._check_inputs(text, log_probs)
+    text, log_probs = unigram.check_inputs(text, log_probs)
     check_int(n, "n", low=1)
     best: list[list[tuple[float, tuple[str, ...]]]] = [[(0.0, ())]] + [[] for _ in text]
     ending = _forward(text, log_probs, 1.0)[1]
     for position in range(1, len(text) + 1):
         # every best path to an edge's start, extended by the edge; keep the n highest
-        found = [(unigram._add(score, e.log_prob), path + (e.piece,))
+        found = [(unigram.add_score(score, e.log_prob), path + (e.piece,))
                  for e in ending.get(position, []) for score, path in best[e.start]]
         best[position] = sorted(found, key=lambda item: -item[0])[:n]
     return [(list(path), score) for score, path in best[-1]]

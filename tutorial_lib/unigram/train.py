@@ -77,7 +77,12 @@ class UnigramResult:
     def encode(self, text: str) -> list[str]:
         """The Viterbi pieces of `text`, pre-tokenized as in training; a character the vocabulary
         lacks becomes byte pieces (byte_fallback)."""
-        return byte_fallback.encode_checked(words_of(check_str(text, "text")), self.log_probs)
+        return byte_fallback.encode_checked(words_of(check_str(text, "text")), self.log_probs,
+                                            self._bounds)
+
+    @functools.cached_property
+    def _bounds(self) -> tuple[float, int]:
+        return byte_fallback.table_bounds(self.log_probs)  # found once, used by every encode
 
     def decode(self, pieces: list[str]) -> str:
         """The text of `pieces` ("▁" back to spaces, the leading one of a line dropped); one line,

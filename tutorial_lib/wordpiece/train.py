@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from tutorial_lib._check_data import check_mapping_keys, check_str_list
-from tutorial_lib._checks import check_int, check_iterable, check_str
+from tutorial_lib._checks import check_int, check_int_list, check_iterable, check_str
 
 # the left-to-right pair replacement BPE uses: it only compares symbols, so pieces work too
 from tutorial_lib.bpe.merge import merge_unchecked
@@ -275,14 +275,28 @@ def hf_train(texts: list[str], vocab_size: int, **options: bool) -> WordPiece:
     return WordPiece(hf.get_vocab(), **options)
 
 
-def compare_with_hf(texts: Iterable[str], vocab_size: int, *, examples: int = 8,
-                    **options: bool) -> HFComparison:
-    """Train both rules on `texts` at `vocab_size` and measure how far apart they land."""
+def compare_with_hf(texts: Iterable[str], vocab_sizes: Iterable[int], *, examples: int = 8,
+                    **options: bool) -> list[HFComparison]:
+    """Train both rules on `texts` at each of `vocab_sizes` and measure how far apart they land.
+
+    Ours is trained once, at the largest size: training adds one piece at a time whatever its
+    target, so the vocabulary it has at a smaller size is the start of that one."""
     texts = check_str_list(list(check_iterable(texts, "texts")), "texts")
-    ours = train_wordpiece(texts, vocab_size, **options).model()
-    hf = hf_train(texts, vocab_size, **options)
-    a, b = set(ours.vocab), set(hf.vocab)
+    sizes = check_int_list(vocab_sizes, "vocab_sizes", low=1)
+    if not sizes:
+        raise ValueError("vocab_sizes must hold at least one size, got none")
+    largest = train_wordpiece(texts, max(sizes), **options)
     counts = count_words(texts, **options)
+    return [_compare(largest, size, hf_train(texts, size, **options), counts, examples)
+            for size in sizes]
+
+
+def _compare(largest: Trained, size: int, hf: WordPiece, counts: Counter, examples: int
+             ) -> HFComparison:
+    # ours at `size`: the first `size` pieces of the largest training ([UNK], the alphabet at least)
+    check_int(size, "each vocab size", low=1 + largest.alphabet_size)
+    ours = WordPiece(largest.vocab[:size], **largest.options)
+    a, b = set(ours.vocab), set(hf.vocab)
     same = total = ours_n = hf_n = 0
     differ = []
     for word, n in counts.most_common():
@@ -294,7 +308,7 @@ def compare_with_hf(texts: Iterable[str], vocab_size: int, *, examples: int = 8,
             same += n
         elif len(differ) < examples:
             differ.append((word, x, y))
-    return HFComparison(vocab_size, len(a), len(b), len(a & b), len(a & b) / len(a | b),
+    return HFComparison(size, len(a), len(b), len(a & b), len(a & b) / len(a | b),
                         same / total, ours_n / total, hf_n / total, differ)
 
 
@@ -309,26 +323,30 @@ class UnkRate:
     tokens_per_char: float
 
 
-def unk_rates(train_texts: Iterable[str], test_texts: Iterable[str], vocab_size: int
-              ) -> list[UnkRate]:
-    """[UNK] with and without `tokenize_chinese_chars` (train split / encode split): without it a
-    run of Han characters is one word, so one character the vocabulary lacks makes it all [UNK].
-    `unk_tokens`: the share of tokens that are [UNK]; `unk_chars`: of characters in [UNK] words.
+def unk_rates(train_texts: Iterable[str], tests: Mapping[str, Iterable[str]], vocab_size: int
+              ) -> dict[str, list[UnkRate]]:
+    """[UNK] with and without `tokenize_chinese_chars` (train split / encode split), for each test
+    text of `tests` (name -> lines): without it a run of Han characters is one word, so one
+    character the vocabulary lacks makes it all [UNK]. `unk_tokens`: the share of tokens that are
+    [UNK]; `unk_chars`: of characters in [UNK] words. One training per train split serves all.
     """
     train = check_str_list(list(check_iterable(train_texts, "train_texts")), "train_texts")
-    test = check_str_list(list(check_iterable(test_texts, "test_texts")), "test_texts")
-    rows = []
-    for train_split, encode_split in ((True, True), (True, False), (False, False)):
-        vocab = train_wordpiece(train, vocab_size, tokenize_chinese_chars=train_split).vocab
-        model = WordPiece(vocab, tokenize_chinese_chars=encode_split)
-        tokens = unk = chars = unk_chars = 0
-        for word, n in count_words(test, tokenize_chinese_chars=encode_split).items():
-            pieces = model.tokenize_word(word)
-            tokens += n * len(pieces)
-            chars += n * len(word)
-            if pieces == [model.unk_token]:
-                unk += n
-                unk_chars += n * len(word)
-        rows.append(UnkRate(train_split, encode_split, unk / tokens, unk_chars / chars,
-                            tokens / chars))
-    return rows
+    vocabs = {split: train_wordpiece(train, vocab_size, tokenize_chinese_chars=split).vocab
+              for split in (True, False)}  # one training per train split serves every test
+    rates: dict[str, list[UnkRate]] = {}
+    for name, test in check_mapping_keys(tests, "tests", str, "a dict of name -> lines").items():
+        test = list(check_iterable(test, f"tests[{name!r}]"))  # read three times below
+        rates[name] = []
+        for train_split, encode_split in ((True, True), (True, False), (False, False)):
+            model = WordPiece(vocabs[train_split], tokenize_chinese_chars=encode_split)
+            tokens = unk = chars = unk_chars = 0
+            for word, n in count_words(test, tokenize_chinese_chars=encode_split).items():
+                pieces = model.tokenize_word(word)
+                tokens += n * len(pieces)
+                chars += n * len(word)
+                if pieces == [model.unk_token]:
+                    unk += n
+                    unk_chars += n * len(word)
+            rates[name].append(UnkRate(train_split, encode_split, unk / tokens, unk_chars / chars,
+                                       tokens / chars))
+    return rates

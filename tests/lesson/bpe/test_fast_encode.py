@@ -38,14 +38,14 @@ def runs():
 
 
 def both_loops(tok, ids):
-    args = tok._pieces.pair_ranks, tok._pieces.merged
+    args = tok.piece_ids.pair_ranks, tok.piece_ids.merged
     return merge_by_scan(list(ids), *args), merge_with_heap(list(ids), *args)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(b"aaabbc"), max_size=300))
 def test_heap_and_scan_agree_on_runs(runs, word):
-    scan, heap = both_loops(runs, [runs._pieces.byte_ids[b] for b in word])
+    scan, heap = both_loops(runs, [runs.piece_ids.byte_ids[b] for b in word])
     assert heap == scan
 
 
@@ -53,7 +53,7 @@ def test_heap_and_scan_agree_on_runs(runs, word):
 @given(st.text(alphabet="abcdefghilnorstuwé的我们了是不人工智能", max_size=200))
 def test_heap_and_scan_agree_on_real_tokenizers(trained, tiktoken_and_ours, word):
     for tok in (trained, tiktoken_and_ours[1]):
-        scan, heap = both_loops(tok, [tok._pieces.byte_ids[b] for b in word.encode()])
+        scan, heap = both_loops(tok, [tok.piece_ids.byte_ids[b] for b in word.encode()])
         assert heap == scan
 
 
@@ -77,7 +77,7 @@ def test_long_words_give_tiktokens_ids(tiktoken_and_ours, alphabet):
 def test_apply_merges_rebuilds_the_longest_token_of_cl100k(tiktoken_and_ours):
     gpt4 = tiktoken_and_ours[1]
     # A token's own bytes merge back into the token; the longest of cl100k goes through the heap.
-    pieces = gpt4._pieces
+    pieces = gpt4.piece_ids
     longest = max(pieces.merged, key=lambda i: len(gpt4.vocab[i]))
     assert len(gpt4.vocab[longest]) > HEAP_ABOVE
     ids = [pieces.byte_ids[b] for b in gpt4.vocab[longest]]
@@ -92,7 +92,7 @@ def test_only_short_pieces_are_cached(trained):
     # pre-tokens "aa...a" and " bb...b", one too long
     text = "a" * CACHED_CHARS + " " + "b" * CACHED_CHARS
     ids = tok.encode_ordinary(text)
-    assert list(tok._pieces) == ["a" * CACHED_CHARS]
+    assert list(tok.piece_ids) == ["a" * CACHED_CHARS]
     assert tok.decode(ids) == text
     assert tok.encode_ordinary(text) == ids  # the long piece is merged again, the same way
 
@@ -102,7 +102,7 @@ def test_a_full_cache_starts_afresh(trained, monkeypatch):
     tok = Tokenizer(trained.vocab, trained.merges, pattern=trained.pattern)
     text = " ".join(f"w{i}" for i in range(100))
     assert tok.decode(tok.encode_ordinary(text)) == text
-    assert 0 < len(tok._pieces) <= 10
+    assert 0 < len(tok.piece_ids) <= 10
 
 
 # --------------------------------------------------------------------------------------- exact cuts
@@ -150,18 +150,18 @@ def test_cuts_only_where_no_merge_reaches_across(tokens, piece, segments):
 
 def test_most_han_boundaries_are_cut_under_cl100k(gpt4):
     piece = "我们的一天是不是很好"
-    assert len(gpt4._pieces.boundaries.segments(piece)) >= len(piece) - 1
+    assert len(gpt4.piece_ids.boundaries.segments(piece)) >= len(piece) - 1
 
 
 def test_a_long_han_piece_is_cached_by_segments(gpt4):
     tok = Tokenizer(gpt4.vocab, gpt4.merges, pattern=gpt4.pattern)
     piece = data.load_text("luxun")[:2000].replace("\n", "")[:40]
-    assert tok._pieces.merge(piece) == tuple(tok.encode_ordinary(piece))
-    assert len(tok._pieces) > 1  # the segments; the piece itself is longer than CACHED_CHARS
+    assert tok.piece_ids.merge(piece) == tuple(tok.encode_ordinary(piece))
+    assert len(tok.piece_ids) > 1  # the segments; the piece itself is longer than CACHED_CHARS
 
 
 def unsplit(tok, text):
-    return [i for piece in tok._regex.findall(text) for i in tok._pieces.merge(piece)]
+    return [i for piece in tok.compiled_pattern.findall(text) for i in tok.piece_ids.merge(piece)]
 
 
 ALPHABET = ("的一是了我不人在他有这个上们来到时大地为子中你说生国年着就那和要她出也得里后自以会"
@@ -181,9 +181,9 @@ def test_split_and_unsplit_encoding_agree(gpt4, byte_level, across, text, noise)
 def test_segments_merge_alone_as_they_merge_together(byte_level, across, piece):
     """Any str, not just a pre-token, and ASCII too: the cuts are a property of the merges alone."""
     for tok in (byte_level, across):
-        segments = tok._pieces.boundaries.segments(piece)
+        segments = tok.piece_ids.boundaries.segments(piece)
         assert "".join(segments) == piece
-        merge = tok._pieces.merge
+        merge = tok.piece_ids.merge
         assert tuple(i for segment in segments for i in merge(segment)) == merge(piece)
 
 
@@ -193,9 +193,9 @@ def test_segments_merge_alone_as_they_merge_together(byte_level, across, piece):
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(b"aaabbc"), max_size=300))
 def test_rank_order_gives_the_heaps_ids_on_runs(runs, word):
-    ids = [runs._pieces.byte_ids[b] for b in word]
-    lean = merge_in_rank_order(array("i", ids), runs._pieces.pair_ranks, runs._pieces.merged)
-    assert list(lean) == merge_with_heap(list(ids), runs._pieces.pair_ranks, runs._pieces.merged)
+    ids = [runs.piece_ids.byte_ids[b] for b in word]
+    lean = merge_in_rank_order(array("i", ids), runs.piece_ids.pair_ranks, runs.piece_ids.merged)
+    assert list(lean) == merge_with_heap(list(ids), runs.piece_ids.pair_ranks, runs.piece_ids.merged)
 
 
 @pytest.mark.parametrize("alphabet", ["abcdefghijklmnopqrstuvwxyz", "a", "的一是不了人我在有他这中大来上国个"])
@@ -203,8 +203,8 @@ def test_a_piece_beyond_lean_above_gives_tiktokens_ids(tiktoken_and_ours, alphab
     cl100k, gpt4 = tiktoken_and_ours
     rng = random.Random(len(alphabet))
     word = "".join(rng.choice(alphabet) for _ in range(LEAN_ABOVE // len(alphabet[0].encode()) + 1000))
-    assert len(gpt4._pieces.merge(word)) == len(cl100k.encode_ordinary(word))  # merged whole, no cuts
-    assert list(gpt4._pieces.merge(word)) == cl100k.encode_ordinary(word)
+    assert len(gpt4.piece_ids.merge(word)) == len(cl100k.encode_ordinary(word))  # merged whole, no cuts
+    assert list(gpt4.piece_ids.merge(word)) == cl100k.encode_ordinary(word)
 
 
 def test_merges_that_make_the_same_bytes_twice_go_to_the_heap(monkeypatch):
@@ -213,7 +213,7 @@ def test_merges_that_make_the_same_bytes_twice_go_to_the_heap(monkeypatch):
     merges = [(b"a", b"b"), (b"b", b"c"), (b"a", b"bc"), (b"abc", b"d"), (b"ab", b"c")]
     vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc", 259: b"abcd"}
     tok = Tokenizer(vocab, merges)
-    pieces = tok._pieces
+    pieces = tok.piece_ids
     ids = [pieces.byte_ids[b] for b in b"abcd"]
     assert merge_in_rank_order(array("i", ids), pieces.pair_ranks, pieces.merged) is None
     monkeypatch.setattr(fast_encode, "LEAN_ABOVE", 2)

@@ -236,17 +236,27 @@ def test_merge_replay_differs_from_longest_match(texts, trained):
 
 def test_unk_rates_with_and_without_the_chinese_split(texts):
     lines = texts["luxun"].splitlines()
-    rows = wt.unk_rates(lines[:2000], lines[2000:2600], 4000)
+    rows = wt.unk_rates(lines[:2000], {"held out": lines[2000:2600]}, 4000)["held out"]
     by = {(r.train_split, r.encode_split): r for r in rows}
     assert by[True, True].unk_chars < by[False, False].unk_chars < by[True, False].unk_chars
     assert by[True, True].unk_chars > 0  # held-out lines have characters the 2000 lines lack
 
 
 def test_compare_with_hf(texts):
-    result = wt.compare_with_hf([texts["tinystories"][:100_000]], 600)
+    [result] = wt.compare_with_hf([texts["tinystories"][:100_000]], [600])
     assert result.ours == result.hf == 600
     assert 0 < result.shared < 600 and 0 < result.jaccard < 1 and 0 < result.same_words < 1
     assert result.differ and all(ours != hf for _, ours, hf in result.differ)
+    with pytest.raises(ValueError, match="each vocab size must be"):
+        wt.compare_with_hf(["hug pug"], [3, 8])  # below [UNK] + the alphabet h p ##u ##g
+
+
+def test_a_smaller_vocabulary_is_the_start_of_a_larger_one(texts):
+    """What compare_with_hf relies on to train once for several sizes."""
+    lines = [texts["luxun"][:20_000], texts["tinystories"][:20_000]]
+    largest = wt.train_wordpiece(lines, 2400).vocab
+    for size in (1664, 2000):  # 1664: [UNK] and the alphabet, nothing merged yet
+        assert wt.train_wordpiece(lines, size).vocab == largest[:size]
 
 
 # --- bad input ----------------------------------------------------------------------------------
