@@ -156,7 +156,7 @@ def gpt2_files() -> tuple[Path, Path]:
     `formats.from_gpt2_files(*data.gpt2_files())` builds GPT-2's tokenizer from them.
     """
     for filename, digest in GPT2_FILES.items():
-        _checked_bytes(DATA_DIR / filename, digest, f"GPT-2 file {filename!r}")
+        checked_bytes(DATA_DIR / filename, digest, f"GPT-2 file {filename!r}")
     encoder_json, vocab_bpe = (DATA_DIR / filename for filename in GPT2_FILES)
     return encoder_json, vocab_bpe
 
@@ -164,25 +164,26 @@ def gpt2_files() -> tuple[Path, Path]:
 def course_tokenizer_path() -> Path:
     """Path of the packing chapters' tokenizer file, after checking its sha256."""
     filename, digest = COURSE_TOKENIZER
-    _checked_bytes(DATA_DIR / filename, digest, f"tokenizer file {filename!r}")
+    checked_bytes(DATA_DIR / filename, digest, f"tokenizer file {filename!r}")
     return DATA_DIR / filename
 
 
 def course_golden_path() -> Path:
     """Path of the course tokenizer's golden vectors file, after checking its sha256."""
     filename, digest = COURSE_GOLDEN
-    _checked_bytes(DATA_DIR / filename, digest, f"golden vectors file {filename!r}")
+    checked_bytes(DATA_DIR / filename, digest, f"golden vectors file {filename!r}")
     return DATA_DIR / filename
 
 
 def _corpus_bytes(name: str) -> bytes:
     check_choice(check_str(name, "name"), "name", sorted(CORPORA))
     corpus = CORPORA[name]
-    return _checked_bytes(corpus.path, corpus.sha256, f"corpus {name!r}")
+    return checked_bytes(corpus.path, corpus.sha256, f"corpus {name!r}")
 
 
-def _checked_bytes(path: Path, sha256: str, what: str) -> bytes:
-    """The bytes of `path` if their sha256 is the recorded one."""
+def checked_bytes(path: Path, sha256: str, what: str, fix: str = "restore it from data/ in git"
+                  ) -> bytes:
+    """The bytes of `path` if their sha256 is the recorded one; else a ValueError saying `fix`."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -194,8 +195,8 @@ def _checked_bytes(path: Path, sha256: str, what: str) -> bytes:
     # that were checked are the bytes the caller decodes, even if the file is replaced meanwhile.
     digest = hashlib.sha256(data).hexdigest()
     if digest != sha256:
-        raise ValueError(f"{what} at {path} was altered: sha256 {digest}, expected {sha256} "
-                         "(restore it from data/ in git)")
+        raise ValueError(f"{what} at {path} is not the file this course was written against: "
+                         f"sha256 {digest}, expected {sha256} ({fix})")
     return data
 
 
@@ -285,7 +286,7 @@ def file_sha256(path: str | os.PathLike) -> str:
     file (golden vectors in a tokenizer's manifest, a corpus file's digest, the shipped files).
 
     Bytes hashed while they are read or written for another use are not hashed again through this:
-    `_checked_bytes` hashes the bytes it hands on (read once, the checked bytes are the used ones),
+    `checked_bytes` hashes the bytes it hands on (read once, the checked bytes are the used ones),
     and the pipeline's `dataset_manifest.Checksum` hashes a dataset's bytes as they stream past.
     """
     digest = hashlib.sha256()

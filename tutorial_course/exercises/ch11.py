@@ -173,7 +173,7 @@ def _used(log_probs: dict[str, float], words: list[str]) -> dict[str, float]:
     score minus UNK_PENALTY (as byte fallback scores it), rounded by `_dyadic`: a small dict per
     case, in which every word has a segmentation."""
     used = {edge.piece for word in words for edge in unigram.lattice(word, log_probs)}
-    floor = min(log_probs.values()) - byte_fallback.UNK_PENALTY
+    floor, _ = byte_fallback.table_bounds(log_probs)
     table = {p: v for p, v in log_probs.items() if p in used}
     return _dyadic({**table, **{c: floor for w in words for c in w if c not in log_probs}})
 

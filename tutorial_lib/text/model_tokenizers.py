@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import hashlib
 import importlib
 import importlib.util
 import json
@@ -87,13 +86,8 @@ def file_path(name: str) -> Path:
 def read_checked(name: str) -> bytes:
     """The bytes of tokenizer `name`'s file, refused unless their sha256 is the recorded one."""
     path = file_path(name)
-    raw = path.read_bytes()
-    digest = hashlib.sha256(raw).hexdigest()
-    if digest != FILES[name].sha256:
-        raise ValueError(f"the {name} tokenizer file {path} is not the one this course was written "
-                         f"against: sha256 {digest}, expected {FILES[name].sha256} (reinstall "
-                         f"{FILES[name].distribution})")
-    return raw
+    return data.checked_bytes(path, FILES[name].sha256, f"the {name} tokenizer file",
+                              f"reinstall {FILES[name].distribution}")
 
 
 def check_entries(name: str, found: int) -> int:

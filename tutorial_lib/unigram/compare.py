@@ -21,10 +21,9 @@ from dataclasses import dataclass
 from tutorial_lib import data
 from tutorial_lib._check_data import check_number
 from tutorial_lib._checks import check_int, check_str
-from tutorial_lib.unigram import model as unigram
+from tutorial_lib.unigram import byte_fallback, model as unigram
 from tutorial_lib.unigram import sp_settings
 from tutorial_lib.unigram import train as unigram_train
-from tutorial_lib.unigram.byte_fallback import UNK_PENALTY
 from tutorial_lib.unigram.model import SP_UNDERLINE
 
 SENTENCEPIECE_OPTIONS = {"model_type": "unigram", "character_coverage": 1.0,
@@ -101,7 +100,7 @@ def compare(name: str, vocab_size: int = 4000) -> Comparison:
         tokens_ours, tokens_sp = tokens_ours + len(a), tokens_sp + len(b)
     text_bytes = sum(len(line.encode()) for line in held_out)
     held_text = "\n".join(held_out)
-    unknown = min(min(ours.log_probs.values()), min(table.values())) - UNK_PENALTY
+    unknown = min(byte_fallback.table_bounds(t)[0] for t in (ours.log_probs, table))
     (ll_ours, chars, _), (ll_sp, _, _) = (
         unigram_train.corpus_log_likelihood(held_text, t, unknown) for t in (ours.log_probs, table))
     return Comparison(

