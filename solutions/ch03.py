@@ -61,6 +61,11 @@ def chars_for_coverage_strictly_above(text: str, fraction: float) -> int:
     return len(counts)
 
 
+def chars_for_coverage_without_spaces(text: str, fraction: float) -> int:
+    """Leaves spaces and line breaks out, as if they were not characters of the text."""
+    return chars_for_coverage("".join(text.split()), fraction)
+
+
 def bytes_per_token_mean_of_lines(lines: list[str], encode) -> float:
     """Averages the per-line ratios, so a short line weighs as much as a long one."""
     ratios = [len(line.encode("utf-8")) / len(encode(line)) for line in lines if line]

@@ -26,6 +26,11 @@ def _coverage_cases(seed: int | None = None) -> list[Case]:
              ("aaab", 0.76), ("我", 0.3)]
     cases += [(_zipf_text(rng, rng.randint(20, 400)), rng.choice([0.5, 0.8, 0.9, 0.95, 0.99, 1.0]))
               for _ in range(20)]
+    # spaces and line breaks are characters too: a count that skips them gets these wrong
+    cases += [("人工 智能\n人工 智障\n人工\n", 0.5), ("好 好 好\n\n\n\n\n", 0.6)]
+    cases += [("\n".join(" ".join(_zipf_text(rng, rng.randint(2, 8)) for _ in range(rng.randint(1, 4)))
+                         for _ in range(rng.randint(2, 6))), rng.choice([0.5, 0.9, 1.0]))
+              for _ in range(4)]
     return [Case((text, fraction), characters.chars_for_coverage(text, fraction))
             for text, fraction in cases]
 
@@ -82,7 +87,7 @@ register(Exercise(
     points=2,
     title="练习 1：多少个不同的字覆盖文本的给定比例",
     concept="比例是相对“文本里的字数（含重复）”，不是相对“不同的字有多少种”："
-            "最常用的几个字就能覆盖文本的一大块。",
+            "最常用的几个字就能覆盖文本的一大块。文本里的每个字符都算，空格和换行也算。",
     recipe="先数每个字出现的次数（Counter），按次数从多到少排序，再一个个累加，"
            "直到累计次数 / 总字数 >= fraction，返回用到的字数。",
     make_cases=_coverage_cases,

@@ -17,6 +17,7 @@ def test_chapter_03_registers_exactly_these_exercises():
 
 @pytest.mark.parametrize("key, wrong", [
     ("03.chars_for_coverage", ch03.chars_for_coverage_strictly_above),  # a share reached exactly
+    ("03.chars_for_coverage", ch03.chars_for_coverage_without_spaces),  # "空格和换行也算"
     ("03.bytes_per_token", ch03.bytes_per_token_mean_of_lines),  # "不是每行比值的平均"
     ("03.count_cut_characters", ch03.count_cut_boundaries),  # "切成三段也只算一个"
 ])
