@@ -93,6 +93,9 @@ def _encode_cases(seed: int | None = None) -> list[Case]:
     cases = [("unaffable", toy, 100), ("unable", toy, 100), ("able", toy, 100),
              ("abc", toy, 100), ("xun", toy, 100), ("unable", toy, 6), ("unable", toy, 5),
              ("a", toy, 100), ("ba", toy, 100)]
+    # the limit counts characters, not UTF-8 bytes: 34 Han characters are 102 bytes
+    han = {p: i for i, p in enumerate(["[UNK]", "人", "人工", "##人", "##人工", "##工", "##智能"])}
+    cases += [("人工智能" * 8 + "人工", han, 100), ("人工" * 50, han, 100), ("人工" * 50 + "人", han, 100)]
     rng = draw(seed, SEED)
     letters = ["a", "b", "ab", "##a", "##b", "##ab", "##ba", "##aba"]
     for _ in range(15):
@@ -129,7 +132,7 @@ register(Exercise(
     title="练习 4：最长匹配编码一个词（BERT 的做法）",
     concept="从左往右，每个位置取词表里从这里开始的最长的一块；第一块之后的块要带 ## 去词表里找。"
             "只要某个位置一块都找不到，整个词就是一个 [UNK]（不是只把那一个字符换掉）；"
-            "词长超过 max_input_chars_per_word 也直接是 [UNK]。",
+            "词长（字符数，不是 UTF-8 字节数）超过 max_input_chars_per_word 也直接是 [UNK]。",
     recipe="if len(word) > max_input_chars_per_word: return ['[UNK]']；start = 0；"
            "当 start < len(word)：end 从 len(word) 往下试到 start + 1，piece = word[start:end]，"
            "start > 0 时在前面加 '##'，第一个在 vocab 里的就收下，start = end；"

@@ -138,8 +138,15 @@ def _no_limit(word, vocab, max_input_chars_per_word=100):
     return ch11.encode_word(word, vocab, 10**9)
 
 
+def _limit_in_bytes(word, vocab, max_input_chars_per_word=100):
+    """Measures the word in UTF-8 bytes: 34 Han characters (102 bytes) already count as too long."""
+    if len(word.encode("utf-8")) > max_input_chars_per_word:
+        return [UNK]
+    return ch11.encode_word(word, vocab, 10**9)
+
+
 @pytest.mark.parametrize("wrong", [ch11.WRONG_ANSWERS["encode_word"], _forgets_prefix,
-                                   _partial_unk, _off_by_one_limit, _no_limit])
+                                   _partial_unk, _off_by_one_limit, _no_limit, _limit_in_bytes])
 def test_encode_cases_reject_each_plausible_mistake(wrong):
     assert not check("11.encode_word", wrong).passed
     assert not check("11.encode_word", wrong, seed=7).passed
