@@ -28,9 +28,10 @@ def _coverage_cases(seed: int | None = None) -> list[Case]:
               for _ in range(20)]
     # spaces and line breaks are characters too: a count that skips them gets these wrong
     cases += [("人工 智能\n人工 智障\n人工\n", 0.5), ("好 好 好\n\n\n\n\n", 0.6)]
-    cases += [("\n".join(" ".join(_zipf_text(rng, rng.randint(2, 8)) for _ in range(rng.randint(1, 4)))
-                         for _ in range(rng.randint(2, 6))), rng.choice([0.5, 0.9, 1.0]))
-              for _ in range(4)]
+    for _ in range(4):  # lines of words
+        lines = [" ".join(_zipf_text(rng, rng.randint(2, 8)) for _ in range(rng.randint(1, 4)))
+                 for _ in range(rng.randint(2, 6))]
+        cases.append(("\n".join(lines), rng.choice([0.5, 0.9, 1.0])))
     return [Case((text, fraction), characters.chars_for_coverage(text, fraction))
             for text, fraction in cases]
 

@@ -95,7 +95,8 @@ def _encode_cases(seed: int | None = None) -> list[Case]:
              ("a", toy, 100), ("ba", toy, 100)]
     # the limit counts characters, not UTF-8 bytes: 34 Han characters are 102 bytes
     han = {p: i for i, p in enumerate(["[UNK]", "人", "人工", "##人", "##人工", "##工", "##智能"])}
-    cases += [("人工智能" * 8 + "人工", han, 100), ("人工" * 50, han, 100), ("人工" * 50 + "人", han, 100)]
+    cases += [(word, han, 100)
+              for word in ("人工智能" * 8 + "人工", "人工" * 50, "人工" * 50 + "人")]
     rng = draw(seed, SEED)
     letters = ["a", "b", "ab", "##a", "##b", "##ab", "##ba", "##aba"]
     for _ in range(15):

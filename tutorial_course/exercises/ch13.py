@@ -77,6 +77,8 @@ HAND = [
     ("NFKC_casefold", "NFKC", ["Straße", "阿Q", "中文"]),
     ("NFKC_casefold", "NFKC_casefold", ["\u01f0", "Straße", "ẞ", "ΣΑΣ", "ﬁ", "①"]),
     ("none", "NFKC_casefold", ["İ", "i", "Ⅻ"]),
+    # NFKC first: casefolding first leaves 𝐀 (mathematical bold) and ᴬ as A, and ϲ as ς
+    ("NFKC_casefold", "NFKC_casefold", ["用𝐀𝐈写作", "ᴬᴮᶜ", "ϲ", "Abc"]),
 ]
 
 # (the tokenizer's normalization, the form checked, corpus): wrong pairings and right ones
@@ -98,7 +100,6 @@ PAIRINGS = [
 PER_POOL = 2  # lines from each pool of a pairing (3 when the pairing's forms agree)
 
 
-@functools.lru_cache(maxsize=None)
 @functools.cache
 def _pools(ours: str, checked: str, name: str) -> tuple[list[str], list[str], list[str]]:
     """The lines of corpus `name` that the two forms write differently, the other lines that some
