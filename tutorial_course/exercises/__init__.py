@@ -54,7 +54,7 @@ from tutorial_lib._checks import check_choice
 
 TIME_LIMIT = 3.0  # seconds per case: ample for any sensible solution, short enough to wait for
 ERROR_CHARS = 300  # of an exception's message shown to the learner
-RECIPE_AFTER = 3  # from this many failures of one exercise on, the hint gives the recipe too
+RECIPE_AFTER = 5  # from this many failures of one exercise on, the hint gives the recipe too
 # characters of the encoded answer of one case (`wire`): what fits in one line of the sandbox's pipe
 VALUE_LIMIT = sandbox.LINE_LIMIT - 1024
 
@@ -271,8 +271,35 @@ def _judged(result: Any, case: Case) -> tuple[str, str]:
         return "wrong", _UNREADABLE
     if _agrees(got, case.expected):
         return "ok", ""
-    note = _type_note(got, case.expected) or _dict_note(got, case.expected)
+    note = (_type_note(got, case.expected) or _dict_note(got, case.expected)
+            or _difference_note(got, case.expected))
     return "wrong", f"期望：{show(case.expected)}\n得到：{show(got)}{note}"
+
+
+SPELL_LIMIT = 12  # characters spelled out with their code points around a difference
+
+
+def spelled(text: str) -> str:
+    """Each character of `text` with its code point: ö (U+00F6) and o + U+0308 print alike."""
+    return " ".join(f"{ch!r} U+{ord(ch):04X}" for ch in text)
+
+
+def _difference_note(got: Any, expected: Any) -> str:
+    """Where two texts or two byte strings first differ: the offset, and for text the characters
+    there with their code points (a repr does not show NFC from NFD, nor which byte is wrong)."""
+    if type(got) is not type(expected) or not isinstance(expected, (str, bytes)):
+        return ""
+    at = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b),
+              min(len(got), len(expected)))
+    if isinstance(expected, bytes):
+        def byte(data: bytes) -> str:
+            return f"0x{data[at]:02X}" if at < len(data) else f"没有（只有 {len(data)} 个字节）"
+        return f"\n第一个不同的字节在偏移 {at}：期望 {byte(expected)}，得到 {byte(got)}"
+    if expected.isascii() and got.isascii():
+        return ""
+    window = slice(at, at + SPELL_LIMIT)
+    return (f"\n从下标 {at} 起：期望 {spelled(expected[window]) or '（结束）'}；"
+            f"得到 {spelled(got[window]) or '（结束）'}")
 
 
 def _dict_note(got: Any, expected: Any) -> str:
@@ -285,7 +312,8 @@ def _dict_note(got: Any, expected: Any) -> str:
     notes = [f"少了 {len(missing)} 个键，比如 {show(missing[0])}" if missing else "",
              f"多了 {len(extra)} 个键，比如 {show(extra[0])}" if extra else "",
              f"{len(wrong)} 个键的值不对，比如 [{show(wrong[0])}]：期望 "
-             f"{show(expected[wrong[0]])}，得到 {show(got[wrong[0]])}" if wrong else ""]
+             f"{show(expected[wrong[0]])}，得到 {show(got[wrong[0]])}"
+             f"{_difference_note(got[wrong[0]], expected[wrong[0]])}" if wrong else ""]
     return "".join(f"\n{note}" for note in notes if note)
 
 
@@ -314,7 +342,15 @@ def _hint(exercise: Exercise) -> str:
 
 
 def _call_text(exercise: Exercise, case: Case) -> str:
-    return f"输入：{exercise.function_name}({', '.join(show(arg) for arg in case.args)})"
+    """The call that failed; short byte strings that are UTF-8 text are spelled out below it."""
+    text = f"输入：{exercise.function_name}({', '.join(show(arg) for arg in case.args)})"
+    for arg in case.args:
+        if isinstance(arg, bytes) and not arg.isascii() and len(arg) <= 4 * SPELL_LIMIT:
+            try:
+                text += f"\n其中 {show(arg)} 是 UTF-8 的 {spelled(arg.decode('utf-8'))}"
+            except UnicodeDecodeError:
+                text += f"\n其中 {show(arg)} 单独不是完整的 UTF-8"
+    return text
 
 
 def _failed(exercise: Exercise, verdict: str, headline: str, case: Case, detail: str) -> Feedback:
@@ -340,13 +376,14 @@ def cases_in_order(exercise: Exercise, seed: int | None = None) -> list[Case]:
 
 
 def check(key: str, fn: Callable, *, time_limit: float = TIME_LIMIT, seed: int | None = None,
-          block_library: bool = False) -> Feedback:
+          block_library: bool = True) -> Feedback:
     """Run `fn` on every case of exercise `key`, shortest input first, and explain the verdict in
     Chinese.
 
     seed None runs the public cases; an int runs that seed's hidden cases (`Exercise.cases`), which
-    a function that only knows the public answers fails. block_library=True makes the exercise's
-    `library_twins` refuse to run while `fn` does (`exercises.blocking`).
+    a function that only knows the public answers fails. The exercise's `library_twins` refuse to
+    run while `fn` does (`exercises.blocking`), as in grading: a function that only calls the
+    library's own answer hears so now, not when it is graded. block_library=False lets them run.
 
     Every case runs, so the message can say how many fail and show the shortest failing one; a case
     that runs past `time_limit` seconds (the call, and the encoding of what it returned with the
