@@ -46,7 +46,7 @@ from numbers import Number
 from typing import Any, Callable
 
 from tutorial_course import chapters
-from tutorial_course.exercises import blocking, sandbox, wire
+from tutorial_course.exercises import blocking, sandbox, spelling, wire
 from tutorial_course.exercises.feedback import ICONS, VERDICT_LOOK, Feedback  # noqa: F401 - re-exported
 from tutorial_course.exercises.wire import show  # noqa: F401 - re-exported
 from tutorial_lib._check_data import check_callable, check_number
@@ -253,7 +253,7 @@ def _judged(result: Any, case: Case) -> tuple[str, str]:
     """(outcome, what the learner should see) of one case from what `call_case` answered, outcome
     one of ok, stub, wrong; the answer is decoded and compared here, on plain values."""
     if isinstance(result, sandbox.Ended):
-        return "wrong", _ended_text(result)
+        return "wrong", result.explained()
     try:
         tag, *rest = result
         if tag == "value":
@@ -272,34 +272,8 @@ def _judged(result: Any, case: Case) -> tuple[str, str]:
     if _agrees(got, case.expected):
         return "ok", ""
     note = (_type_note(got, case.expected) or _dict_note(got, case.expected)
-            or _difference_note(got, case.expected))
+            or spelling.difference_note(got, case.expected))
     return "wrong", f"期望：{show(case.expected)}\n得到：{show(got)}{note}"
-
-
-SPELL_LIMIT = 12  # characters spelled out with their code points around a difference
-
-
-def spelled(text: str) -> str:
-    """Each character of `text` with its code point: ö (U+00F6) and o + U+0308 print alike."""
-    return " ".join(f"{ch!r} U+{ord(ch):04X}" for ch in text)
-
-
-def _difference_note(got: Any, expected: Any) -> str:
-    """Where two texts or two byte strings first differ: the offset, and for text the characters
-    there with their code points (a repr does not show NFC from NFD, nor which byte is wrong)."""
-    if type(got) is not type(expected) or not isinstance(expected, (str, bytes)):
-        return ""
-    at = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b),
-              min(len(got), len(expected)))
-    if isinstance(expected, bytes):
-        def byte(data: bytes) -> str:
-            return f"0x{data[at]:02X}" if at < len(data) else f"没有（只有 {len(data)} 个字节）"
-        return f"\n第一个不同的字节在偏移 {at}：期望 {byte(expected)}，得到 {byte(got)}"
-    if expected.isascii() and got.isascii():
-        return ""
-    window = slice(at, at + SPELL_LIMIT)
-    return (f"\n从下标 {at} 起：期望 {spelled(expected[window]) or '（结束）'}；"
-            f"得到 {spelled(got[window]) or '（结束）'}")
 
 
 def _dict_note(got: Any, expected: Any) -> str:
@@ -313,21 +287,8 @@ def _dict_note(got: Any, expected: Any) -> str:
              f"多了 {len(extra)} 个键，比如 {show(extra[0])}" if extra else "",
              f"{len(wrong)} 个键的值不对，比如 [{show(wrong[0])}]：期望 "
              f"{show(expected[wrong[0]])}，得到 {show(got[wrong[0]])}"
-             f"{_difference_note(got[wrong[0]], expected[wrong[0]])}" if wrong else ""]
+             f"{spelling.difference_note(got[wrong[0]], expected[wrong[0]])}" if wrong else ""]
     return "".join(f"\n{note}" for note in notes if note)
-
-
-def _ended_text(ended: sandbox.Ended) -> str:
-    """What the learner sees for a case whose process ended without an answer."""
-    if ended.signal_name:
-        cause = {"SIGKILL": "（常见原因：内存用得太多，被系统强制结束）",
-                 "SIGSEGV": "（常见原因：递归太深把栈用完了，或者 C 扩展出了错）"}
-        return (f"运行出错：运行你的函数的进程被信号 {ended.signal_name} 终止了"
-                f"{cause.get(ended.signal_name, '')}")
-    if ended.exit_code is not None:
-        return (f"运行出错：运行你的函数的进程直接退出了（退出码 {ended.exit_code}），"
-                "比如调用了 os._exit()：练习里的函数要用 return 交回结果。")
-    return "运行出错：运行你的函数的进程断开了和检查程序的联系（比如关掉了它的文件描述符）。"
 
 
 # --- the verdict ----------------------------------------------------------------------------------
@@ -343,14 +304,8 @@ def _hint(exercise: Exercise) -> str:
 
 def _call_text(exercise: Exercise, case: Case) -> str:
     """The call that failed; short byte strings that are UTF-8 text are spelled out below it."""
-    text = f"输入：{exercise.function_name}({', '.join(show(arg) for arg in case.args)})"
-    for arg in case.args:
-        if isinstance(arg, bytes) and not arg.isascii() and len(arg) <= 4 * SPELL_LIMIT:
-            try:
-                text += f"\n其中 {show(arg)} 是 UTF-8 的 {spelled(arg.decode('utf-8'))}"
-            except UnicodeDecodeError:
-                text += f"\n其中 {show(arg)} 单独不是完整的 UTF-8"
-    return text
+    return (f"输入：{exercise.function_name}({', '.join(show(arg) for arg in case.args)})"
+            f"{spelling.bytes_notes(case.args)}")
 
 
 def _failed(exercise: Exercise, verdict: str, headline: str, case: Case, detail: str) -> Feedback:

@@ -73,6 +73,18 @@ class Ended:
     exit_code: int | None = None  # the child exited (os._exit) with this code
     signal_name: str | None = None  # the child was killed by this signal, e.g. "SIGSEGV"
 
+    def explained(self) -> str:
+        """What the learner sees for a case whose process ended without an answer."""
+        if self.signal_name:
+            cause = {"SIGKILL": "（常见原因：内存用得太多，被系统强制结束）",
+                     "SIGSEGV": "（常见原因：递归太深把栈用完了，或者 C 扩展出了错）"}
+            return (f"运行出错：运行你的函数的进程被信号 {self.signal_name} 终止了"
+                    f"{cause.get(self.signal_name, '')}")
+        if self.exit_code is not None:
+            return (f"运行出错：运行你的函数的进程直接退出了（退出码 {self.exit_code}），"
+                    "比如调用了 os._exit()：练习里的函数要用 return 交回结果。")
+        return "运行出错：运行你的函数的进程断开了和检查程序的联系（比如关掉了它的文件描述符）。"
+
 
 def memory_allowance() -> int:
     """Bytes a child may map beyond what it inherited: half the machine's memory, at most
