@@ -65,6 +65,13 @@ def bar_chart(labels: Sequence[str], values: Sequence[float], *, title: str, yla
     return finish(fig, ax, title=title, ylabel=ylabel)
 
 
+def legend_beside(ax, *handles_and_labels: list) -> None:
+    """The legend right of the axes, never over a bar, a marker or a histogram's peak; the
+    artists' own labels, or `ax.legend`'s (handles, labels)."""
+    ax.legend(*handles_and_labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1),
+              frameon=False)
+
+
 def finish(fig, ax, *, title: str, xlabel: str | None = None, ylabel: str | None = None,
            legend: bool = False, grid: str | None = None):
     """What every figure ends with: title, axis labels, legend, dotted grid, tight layout."""
@@ -76,7 +83,7 @@ def finish(fig, ax, *, title: str, xlabel: str | None = None, ylabel: str | None
     if grid:
         ax.grid(True, which=grid, linestyle=":", linewidth=0.6)
     if legend:
-        ax.legend(fontsize=8)
+        legend_beside(ax)
     fig.tight_layout()
     return fig
 
@@ -97,11 +104,12 @@ def grouped_bar_chart(labels: Sequence[str], series: dict[str, Sequence[float]],
     labels = check_str_list(labels, "labels")
     series = _series(series, labels=labels)
     width = 0.8 / len(series)
-    fig, ax = plt.subplots(figsize=(max(6.5, 1.3 * len(labels)), 3.8))
+    # at most 10 inches: a wider figure is shrunk to the output area, its labels to a few pixels
+    fig, ax = plt.subplots(figsize=(min(10, max(6.5, 0.8 * len(labels))), 3.8))
     for j, (name, values) in enumerate(series.items()):
         xs = [i + (j - (len(series) - 1) / 2) * width for i in range(len(labels))]
         ax.bar_label(ax.bar(xs, values, width, label=name), fmt="%.2f", fontsize=7)
-    ax.set_xticks(range(len(labels)), labels, rotation=15)
+    ax.set_xticks(range(len(labels)), labels, rotation=15 if len(labels) < 8 else 35)
     ax.set_ylim(0, max(max(v) for v in series.values()) * 1.15)
     return finish(fig, ax, title=title, ylabel=ylabel, legend=True)
 

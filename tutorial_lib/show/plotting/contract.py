@@ -122,8 +122,11 @@ def offset_boxes(text: str, spans: Sequence[tuple[int, int]], partial: Sequence[
                                    linewidth=1.6 if partial[k] else 0.6,
                                    hatch="//" if partial[k] else None))
             if ids is not None:
+                # on a white patch: over a partial token's red hatching the digits were unreadable
                 ax.text((left + right) / 2, y - 0.35, str(ids[k]), ha="center", va="center",
-                        fontsize=6, color=palette.TOKEN_INK)
+                        fontsize=7, color=palette.TOKEN_INK,
+                        bbox={"boxstyle": "round,pad=0.1", "facecolor": "white",
+                              "edgecolor": "none", "alpha": 0.85})
     ax.set_xlim(-0.2, columns + 0.2)
     ax.set_ylim(tops[-1] + 0.2, 0.8)
     ax.set_axis_off()

@@ -17,7 +17,7 @@ from tutorial_lib._checks import check_int, check_int_list, check_sequence
 from tutorial_lib.packing.masks import PAD_DOC, mask_cells, runs
 from tutorial_lib.packing.megatron import byte_offsets
 from tutorial_lib.show.palette import BACKGROUND, BLOCKED, DOCUMENTS, GUIDE, LEAK, PADDING
-from tutorial_lib.show.plotting import finish, line_chart
+from tutorial_lib.show.plotting import finish, legend_beside, line_chart
 
 
 def mask_heatmaps(masks: dict[str, object], doc_ids: Sequence[int] | None = None, *, title: str,
@@ -72,7 +72,7 @@ def padding_curves(x: Sequence[float], series: dict[str, Sequence[float]], *, ti
         line.set_markerfacecolor("none")
         line.set_markersize(4 + 2 * k)
     ax.set_ylim(-4, 100)  # a line at 0 % stays whole instead of half under the axis
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    legend_beside(ax)  # again: the lines' new dashes and markers
     fig.tight_layout()
     return fig
 

@@ -28,9 +28,17 @@ def live(render: Callable[..., str], *controls: w.ValueWidget) -> w.HTML:
             # ipywidgets 8 puts a ToggleButtons' label above its buttons; the row class that
             # sliders and dropdowns carry puts it beside them, like theirs
             control.add_class("widget-inline-hbox")
+            # a check mark on the chosen button: in the dark theme its shade alone barely differs
+            control.observe(_mark_chosen, names="value")
+            _mark_chosen({"owner": control})
         control.observe(redraw, names="value")
     redraw()
     return view
+
+
+def _mark_chosen(change: dict) -> None:
+    buttons = change["owner"]
+    buttons.icons = ["check" if i == buttons.index else "" for i in range(len(buttons.options))]
 
 
 def rendered(render: Callable[..., str], *values: object) -> str:

@@ -72,8 +72,20 @@ def test_labelled_panels_draws_one_line_per_series_and_labels_every_point():
     fig = labelled_panels(panels, title="t", xlabel="x", ylabels=["y1", "y2"])
     left, right = fig.axes
     assert len(left.lines) == 2 and len(right.lines) == 1
-    assert [t.get_text() for t in left.texts] == ["256", "512", "1024"]  # gpt2 is in the legend
+    assert [t.get_text() for t in left.texts] == ["256", "512", "1024", "gpt2"]
     assert left.lines[0].get_color() == right.lines[0].get_color()
+
+
+def test_two_lone_points_on_one_spot_are_both_labelled_one_above_the_other():
+    """Qwen3.6 and DeepSeek-V4 once fell on the same spot, told apart by nothing but the legend."""
+    from tutorial_lib.show.plotting.evaluation import labelled_panels
+
+    fig = labelled_panels({"a": {"Qwen3.6": ([2.0], [4.0], ["Qwen3.6"]),
+                                 "DeepSeek-V4": ([2.0], [4.0], ["DeepSeek-V4"])}},
+                          title="t", xlabel="x", ylabels=["y"])
+    first, second = fig.axes[0].texts
+    assert (first.get_text(), second.get_text()) == ("Qwen3.6", "DeepSeek-V4")
+    assert first.xyann[1] > 0 > second.xyann[1]
 
 
 def test_labelled_panels_refuses_ragged_series():

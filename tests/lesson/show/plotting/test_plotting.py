@@ -6,7 +6,9 @@ import matplotlib
 import matplotlib.pyplot as plt
 import pytest
 
-from tutorial_lib.show.plotting import (bar_chart, bundled_font_path, grouped_bar_chart, setup_chinese)
+from tutorial_lib.show.plotting import (bar_chart, bundled_font_path, grouped_bar_chart, line_chart,
+                                        setup_chinese)
+from tutorial_lib.show.plotting.packing import length_histograms
 
 
 def glyph_warnings(title: str) -> list[str]:
@@ -104,4 +106,20 @@ def test_numpy_inputs_are_accepted():
 
     setup_chinese()
     fig = bar_chart(["a", "b"], np.array([0.5, 1.5]), title="t", ylabel="y")
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("draw", [
+    lambda: grouped_bar_chart(["a", "b"], {"x": [1.0, 9.0], "y": [9.0, 1.0]}, title="t", ylabel="y"),
+    lambda: line_chart([1, 2, 3], {"x": [1.0, 2.0, 9.0], "y": [9.0, 2.0, 1.0]}, title="t",
+                       xlabel="x", ylabel="y"),
+    lambda: length_histograms({"a": [1, 2, 2, 3], "b": [5, 50, 500]}, title="t", marks=[64]),
+])
+def test_a_legend_sits_beside_the_axes_never_over_the_data(draw):
+    """A legend inside the axes once hid the tallest bars, the last marker and a histogram's peak."""
+    setup_chinese()  # the histogram's axis labels are Chinese
+    fig = draw()
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    assert ax.get_legend().get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
     plt.close(fig)

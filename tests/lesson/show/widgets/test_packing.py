@@ -273,3 +273,12 @@ def test_toggle_buttons_have_their_label_beside_them_like_the_other_controls():
     toggles = [c for box in boxes for c in _controls(box) if isinstance(c, ipywidgets.ToggleButtons)]
     assert toggles  # the strategy explorer's row length, the mask explorer's mask
     assert all("widget-inline-hbox" in toggle._dom_classes for toggle in toggles)
+
+
+def test_the_chosen_toggle_button_carries_a_check_mark_and_only_it():
+    """In the dark theme the chosen button's shade barely differs from the others: the mark does."""
+    box = document_mask_explorer({"短": [3, 2, 4, 5]})
+    toggle = next(c for c in _controls(box) if isinstance(c, ipywidgets.ToggleButtons))
+    for option in [*toggle.options[::-1], toggle.options[0]]:
+        toggle.value = option
+        assert [icon == "check" for icon in toggle.icons] == [o == option for o in toggle.options]
