@@ -3,6 +3,23 @@
 import numpy as np
 
 from tutorial_lib.bpe import bpe_toy
+from tutorial_lib.bpe.tokenizer import Tokenizer
+
+
+def compression_curve(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
+                      sizes: list[int], held_out_texts: list[str]) -> list[float]:
+    # Every size is a prefix of the one run: the 256 bytes and the special tokens, then k merges.
+    base = len(vocab) - len(merges)
+    total_bytes = sum(len(text.encode("utf-8")) for text in held_out_texts)
+    curve = []
+    for size in sizes:
+        k = size - base
+        later = {a + b for a, b in merges[k:]}
+        small = Tokenizer({i: t for i, t in vocab.items() if t not in later}, merges[:k],
+                          pattern="gpt4")
+        tokens = sum(len(small.encode_ordinary(text)) for text in held_out_texts)
+        curve.append(total_bytes / tokens)
+    return curve
 
 
 def vocab_size(corpus: dict[str, int], num_merges: int) -> int:
@@ -28,6 +45,15 @@ def utilization(ids: list[int], vocab_size: int) -> float:
     return len(set(ids)) / vocab_size
 
 
+def _largest_for_every_size(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
+                            sizes: list[int], held_out_texts: list[str]) -> list[float]:
+    # Encodes with the whole run at every size: the curve comes out flat.
+    whole = Tokenizer(vocab, merges, pattern="gpt4")
+    total_bytes = sum(len(text.encode("utf-8")) for text in held_out_texts)
+    tokens = sum(len(whole.encode_ordinary(text)) for text in held_out_texts)
+    return [total_bytes / tokens for _ in sizes]
+
+
 def _straight_line(corpus: dict[str, int], num_merges: int) -> int:
     # Takes the number of merges asked for as the number learned: wrong once training runs out of
     # pairs.
@@ -50,6 +76,59 @@ def _a_block_more(vocab_size: int, d_model: int, tied: bool, bytes_per_param: in
 def _tokens_over_vocab(ids: list[int], vocab_size: int) -> float:
     # Counts every occurrence, not every distinct id.
     return len(ids) / vocab_size
+
+
+def _curve_with(vocab, merges, sizes, texts, *, cut, measure, pattern="gpt4") -> list[float]:
+    """The reference's loop with one step swapped: `cut(vocab, merges, size)` -> (vocab, merges) of
+    the small tokenizer, `measure(texts, encode)` -> the number for one size."""
+    curve = []
+    for size in sizes:
+        small = Tokenizer(*cut(vocab, merges, size), pattern=pattern)
+        curve.append(measure(texts, small.encode_ordinary))
+    return curve
+
+
+def _prefix(vocab, merges, size):
+    k = size - (len(vocab) - len(merges))
+    return vocab, merges[:k]
+
+
+def _bytes_over_tokens(texts, encode):
+    return sum(len(t.encode("utf-8")) for t in texts) / sum(len(encode(t)) for t in texts)
+
+
+def compression_curve_chars(vocab, merges, sizes, held_out_texts) -> list[float]:
+    """Characters per token, not UTF-8 bytes: a Chinese character is 3 bytes."""
+    return _curve_with(vocab, merges, sizes, held_out_texts, cut=_prefix, measure=lambda texts, enc:
+                       sum(map(len, texts)) / sum(len(enc(t)) for t in texts))
+
+
+def compression_curve_mean_of_texts(vocab, merges, sizes, held_out_texts) -> list[float]:
+    """Averages the per-text ratios, so a short text weighs as much as a long one."""
+    return _curve_with(vocab, merges, sizes, held_out_texts, cut=_prefix, measure=lambda texts, enc:
+                       sum(len(t.encode("utf-8")) / len(enc(t)) for t in texts) / len(texts))
+
+
+def compression_curve_by_id(vocab, merges, sizes, held_out_texts) -> list[float]:
+    """Cuts the vocabulary at id 256 + k, the first_merges slip: where a special token sits at
+    256, the last merge kept makes a token the cut dropped, and Tokenizer refuses it."""
+    def cut(vocab, merges, size):
+        k = size - (len(vocab) - len(merges))
+        return {i: t for i, t in vocab.items() if i < 256 + k}, merges[:k]
+    return _curve_with(vocab, merges, sizes, held_out_texts, cut=cut, measure=_bytes_over_tokens)
+
+
+def compression_curve_k_from_256(vocab, merges, sizes, held_out_texts) -> list[float]:
+    """Takes k = size - 256, forgetting that the special tokens are part of the size: one merge
+    too many at every size when there is a special token."""
+    return _curve_with(vocab, merges, sizes, held_out_texts, measure=_bytes_over_tokens,
+                       cut=lambda vocab, merges, size: (vocab, merges[:size - 256]))
+
+
+def compression_curve_gpt2_pattern(vocab, merges, sizes, held_out_texts) -> list[float]:
+    """Leaves Tokenizer's default pre-tokenizer, GPT-2's, where the run was trained with GPT-4's."""
+    return _curve_with(vocab, merges, sizes, held_out_texts, cut=_prefix,
+                       measure=_bytes_over_tokens, pattern="gpt2")
 
 
 def vocab_size_without_eow(corpus: dict[str, int], num_merges: int) -> int:
@@ -103,6 +182,7 @@ def utilization_over_tokens(ids: list[int], vocab_size: int) -> float:
 
 
 WRONG_ANSWERS = {
+    "compression_curve": _largest_for_every_size,
     "vocab_size": _straight_line,
     "first_merges": _first_entries,
     "embedding_bytes": _a_block_more,

@@ -4,7 +4,7 @@ import heapq
 from collections import defaultdict
 
 from tutorial_lib.bpe.merge import merge
-from tutorial_lib.bpe.trainer import count_pairs, descending_key, heap_entries
+from tutorial_lib.bpe.trainer import best_pair, count_pairs, descending_key, heap_entries
 from tutorial_lib.bpe.trainer import pop_best as library_pop_best
 
 
@@ -47,10 +47,9 @@ def _index(words):
     return where
 
 
-def train_incremental(words, freqs, vocab, num_merges, *, keyed=True, push_new=True):
+def train_incremental(words, freqs, vocab, num_merges, pair_counts, *, keyed=True, push_new=True):
     words, vocab = [list(ids) for ids in words], dict(vocab)
-    pair_counts = count_pairs(words, freqs)  # count, once
-    where = _index(words)  # index: pair -> the words that hold it
+    where = _index(words)  # index: pair -> the words that hold it; pair_counts came counted
     keys = [descending_key(token) for token in vocab.values()] if keyed else None
     heap = heap_entries(pair_counts, keys)  # lazy heap; ties to the greatest bytes (keyed)
     heapq.heapify(heap)
@@ -64,7 +63,7 @@ def train_incremental(words, freqs, vocab, num_merges, *, keyed=True, push_new=T
         if keyed:
             keys.append(descending_key(vocab[new_id]))
         new = set()
-        for i in sorted(where.pop(best)):  # update: only the words the index hands over
+        for i in sorted(where.pop(best)):  # update in place: only the words the index hands over
             old, freq = words[i], freqs[i]
             for p in zip(old, old[1:]):
                 pair_counts[p] -= freq
@@ -79,7 +78,7 @@ def train_incremental(words, freqs, vocab, num_merges, *, keyed=True, push_new=T
                     new.add(p)
         for entry in heap_entries({p: pair_counts[p] for p in new} if push_new else {}, keys):
             heapq.heappush(heap, entry)
-    return merges
+    return merges, pair_counts
 
 
 def _only_the_pair_itself(words, freqs, pair_counts, pair, new_id):
@@ -106,14 +105,28 @@ def _skip_stale(heap, pair_counts):
     return None, sorted(heap)
 
 
-def _ties_to_smallest_ids(words, freqs, vocab, num_merges):
+def _ties_to_smallest_ids(words, freqs, vocab, num_merges, pair_counts):
     # Exercise 2's heap, (-count, a, b): ties go to the smallest ids, not to the greatest bytes as in
     # train_bpe (chapter 05), so the merges part ways at the first tie at the top.
-    return train_incremental(words, freqs, vocab, num_merges, keyed=False)
+    return train_incremental(words, freqs, vocab, num_merges, pair_counts, keyed=False)
+
+
+def _recounts_with_count_pairs(words, freqs, vocab, num_merges, pair_counts):
+    # train_bpe_naive's loop: count_pairs after every merge, into counts of its own. The merges are
+    # right, but the handed counts, which the trainer was to keep up to date, are never written.
+    vocab, merges = dict(vocab), []
+    for new_id in range(len(vocab), len(vocab) + num_merges):
+        best = best_pair(count_pairs(words, freqs), vocab)
+        if best is None:
+            break
+        vocab[new_id] = vocab[best[0]] + vocab[best[1]]
+        merges.append((vocab[best[0]], vocab[best[1]]))
+        words = [merge(ids, best, new_id) for ids in words]
+    return merges, pair_counts
 
 
 WRONG_ANSWERS = {
     "update_pair_counts": _only_the_pair_itself,
     "pop_best": _skip_stale,
-    "train_incremental": _ties_to_smallest_ids,
+    "train_incremental": _recounts_with_count_pairs,
 }

@@ -14,11 +14,11 @@ def premium_summary(lang_counts: list[int], eng_counts: list[int]
     return median, p90, ratios[-1], sum(lang_counts) / sum(eng_counts)
 
 
-def bits_per_byte(mean_loss_nats: float, tokens: int, n_bytes: int) -> float:
+def bits_per_byte(log_probs: list[float], token_bytes: list[bytes]) -> float:
     import math
 
-    total_bits = mean_loss_nats * tokens / math.log(2)  # nats -> bits: 1 bit = ln 2 nats
-    return total_bits / n_bytes
+    total_bits = -sum(log_probs) / math.log(2)  # nats -> bits: 1 bit = ln 2 nats
+    return total_bits / sum(len(token) for token in token_bytes)  # UTF-8 bytes, not tokens
 
 
 def token_script(token: bytes) -> str:
@@ -59,9 +59,9 @@ def _mean_of_ratios(lang_counts: list[int], eng_counts: list[int]
     return median, p90, top, sum(ratios) / len(ratios)
 
 
-def _nats_per_byte(mean_loss_nats: float, tokens: int, n_bytes: int) -> float:
+def _nats_per_byte(log_probs: list[float], token_bytes: list[bytes]) -> float:
     """Forgets ln 2: nats per byte, not bits."""
-    return mean_loss_nats * tokens / n_bytes
+    return -sum(log_probs) / sum(len(token) for token in token_bytes)
 
 
 def _han_block_only(token: bytes) -> str:

@@ -50,27 +50,53 @@ def _byte_offsets(text: str, pieces: list[bytes]) -> tuple[list[tuple[int, int]]
 
 
 def golden_vector(tokenizer, category: str, x: str) -> dict | None:
-    from tutorial_lib.contract import golden, normalize, offsets
+    import unicodedata
 
-    belongs = next(c for c in golden.CATEGORIES if c.name == category).belongs
-    if not belongs(x):
+    from tutorial_lib.contract import golden
+
+    if not next(c for c in golden.CATEGORIES if c.name == category).belongs(x):
         return None  # not an input of this category
+    form = tokenizer.normalization
+
+    def N(text):  # exercise 1's normalization, in the tokenizer's own form
+        if form == "none":
+            return text
+        if form == "NFKC_casefold":
+            return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+        return unicodedata.normalize(form, text)
+
+    # N(x) piece by piece: from s, the shortest x[s:j] that normalizes apart from the rest;
+    # every character of N(x[s:j]) came from x[s:j]
+    normalized, came_from, s = "", [], 0
+    while s < len(x):
+        whole = N(x[s:])
+        j = next(j for j in range(s + 1, len(x) + 1) if N(x[s:j]) + N(x[j:]) == whole)
+        piece = N(x[s:j])
+        normalized += piece
+        came_from += [(s, j)] * len(piece)
+        s = j
     ids = tokenizer.encode_ordinary(x)
-    spans = offsets.encode_with_offsets(tokenizer, x).offsets  # in x, before normalization
-    return {"category": category, "input": x,
-            "normalized": normalize.normalize(x, tokenizer.normalization), "ids": ids,
-            "offsets": [list(span) for span in spans], "decoded": tokenizer.decode(ids)}
+    # exercise 2: each token's characters in N(x), which its bytes spell
+    spans, _ = token_offsets(normalized, [tokenizer.token_bytes(i) for i in ids])
+    return {"category": category, "input": x, "normalized": normalized, "ids": ids,
+            "offsets": [[came_from[a][0], came_from[b - 1][1]] for a, b in spans],
+            "decoded": tokenizer.decode(ids)}
 
 
-def _input_as_normalized(tokenizer, category: str, x: str) -> dict | None:
-    """Records the input itself as its normalized form: wrong wherever the tokenizer's form
-    changes it (full-width forms under NFKC, capitals under NFKC_casefold)."""
+def _offsets_in_the_normalized_text(tokenizer, category: str, x: str) -> dict | None:
+    """Stops after exercise 2: each token's span in N(x), not carried back to x. Right wherever
+    N(x) has one character for each of x's (ＡＢＣ under NFKC too), wrong once a character comes
+    from two (o + U+0308 -> ö) or two from one (… -> ..., ß -> ss)."""
     vector = golden_vector(tokenizer, category, x)
-    return None if vector is None else vector | {"normalized": x}
+    if vector is None:
+        return None
+    ids = vector["ids"]
+    spans, _ = token_offsets(vector["normalized"], [tokenizer.token_bytes(i) for i in ids])
+    return vector | {"offsets": [list(span) for span in spans]}
 
 
 WRONG_ANSWERS = {
     "invariant_failures": _compared_with_the_raw_text,
     "token_offsets": _byte_offsets,
-    "golden_vector": _input_as_normalized,
+    "golden_vector": _offsets_in_the_normalized_text,
 }

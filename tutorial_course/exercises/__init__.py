@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from numbers import Number
 from typing import Any, Callable
 
-from tutorial_course import chapters
+from tutorial_course import chapters, progress
 from tutorial_course.exercises import blocking, sandbox, spelling, wire
 from tutorial_course.exercises.feedback import ICONS, VERDICT_LOOK, Feedback  # noqa: F401 - re-exported
 from tutorial_course.exercises.wire import show  # noqa: F401 - re-exported
@@ -87,6 +87,8 @@ class Exercise:
     # dotted names of the tutorial_lib functions that compute the answer: refused with
     # check(..., block_library=True), so a learner cannot pass by calling them
     library_twins: tuple[str, ...] = ()
+    # explain(got, expected): what the learner reads for a wrong answer instead of 期望/得到, or ""
+    explain: Callable[[Any, Any], str] | None = None
 
     @property
     def function_name(self) -> str:
@@ -249,9 +251,10 @@ def call_case(fn: Callable, args: tuple) -> list:
 _UNREADABLE = "运行出错：检查程序读不懂运行你的函数的进程交回的结果。"
 
 
-def _judged(result: Any, case: Case) -> tuple[str, str]:
+def _judged(result: Any, case: Case, explain: Callable | None = None) -> tuple[str, str]:
     """(outcome, what the learner should see) of one case from what `call_case` answered, outcome
-    one of ok, stub, wrong; the answer is decoded and compared here, on plain values."""
+    one of ok, stub, wrong; the answer is decoded and compared here, on plain values, and a wrong
+    one explained by the exercise's `explain` where it has something to say."""
     if isinstance(result, sandbox.Ended):
         return "wrong", result.explained()
     try:
@@ -271,6 +274,8 @@ def _judged(result: Any, case: Case) -> tuple[str, str]:
         return "wrong", _UNREADABLE
     if _agrees(got, case.expected):
         return "ok", ""
+    if explain and (text := explain(got, case.expected)):
+        return "wrong", text
     note = (_type_note(got, case.expected) or _dict_note(got, case.expected)
             or spelling.difference_note(got, case.expected))
     return "wrong", f"期望：{show(case.expected)}\n得到：{show(got)}{note}"
@@ -355,7 +360,10 @@ def check(key: str, fn: Callable, *, time_limit: float = TIME_LIMIT, seed: int |
     arguments = [case.args for case in cases]
     block = blocking.prepare(exercise.library_twins) if block_library else None
     results = sandbox.run_each(lambda k: call_case(fn, arguments[k]), len(cases), seconds, block)
-    return judge(exercise, cases, results, seconds)
+    feedback = judge(exercise, cases, results, seconds)
+    if seed is None:  # self-study: remembered in the learner's workspace/, nowhere else
+        progress.record(key, feedback.verdict)
+    return feedback
 
 
 def judge(exercise: Exercise, cases: list[Case], results: list[Any], seconds: float) -> Feedback:
@@ -369,7 +377,7 @@ def judge(exercise: Exercise, cases: list[Case], results: list[Any], seconds: fl
             return _failed(exercise, "超时",
                            f"第 {number}/{len(cases)} 个用例运行了 {seconds:g} 秒还没结束，"
                            "可能是死循环（比如循环里的下标或条件一直没变）。", case, "")
-        outcome, detail = _judged(result, case)
+        outcome, detail = _judged(result, case, exercise.explain)
         stubs += outcome == "stub"
         if outcome != "ok":
             failures.append((case, detail))

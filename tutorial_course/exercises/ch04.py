@@ -1,7 +1,7 @@
-"""Chapter 04 exercises: vocabulary size from merges, every smaller vocabulary cut from one run,
-embedding bytes with the vocabulary padded, utilization of a vocabulary on a text; the oracles are
-`bpe_toy.train`, separate `trainer.train_tokenizer` runs, `embedding.embedding_bytes`,
-`measure.utilization`."""
+"""Chapter 04 exercises: held-out compression at every size of one run, vocabulary size from
+merges, every smaller vocabulary cut from one run, embedding bytes with the vocabulary padded,
+utilization of a vocabulary on a text; the oracles are `vocab_size.measure_sizes`, `bpe_toy.train`,
+separate `trainer.train_tokenizer` runs, `embedding.embedding_bytes`, `measure.utilization`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from collections import Counter
 
 from tutorial_course.exercises import Case, Exercise, draw, register
 from tutorial_lib import data
-from tutorial_lib.bpe import bpe_toy, embedding
+from tutorial_lib.bpe import bpe_toy, embedding, vocab_size
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.bpe.trainer import train_tokenizer
 from tutorial_lib.text import measure
@@ -126,6 +126,49 @@ def _first_merges_cases(seed: int | None = None) -> list[Case]:
     return cases
 
 
+# (training lines, special tokens, merges asked for, held-out texts, sizes): small runs to follow by
+# hand; one has texts of very different lengths, one sizes out of order, two a special token at 256
+_HAND_CURVES = (
+    (("aaabdaaabac",), (), 4, ("aaab", "abac"), (256, 257, 258, 259, 260)),
+    (("aaabdaaabac",), (), 4, ("aaabdaaabac", "c"), (260, 256, 258)),
+    (("ab ab ab cd",), ("<|endoftext|>",), 3, ("ab cd", "ab"), (257, 258, 259, 260)),
+    (("人工智能，人工智能。",), ("<|endoftext|>",), 6, ("人工智能", "智能"), (257, 260, 263)),
+)
+# (corpus, special tokens, training items, held-out items): the public training slices are those of
+# `_runs`, so one cached run serves both exercises; the held-out part is the items right after it
+_REAL_CURVES = (("luxun", (), 200, 40), ("tinystories", ("<|endoftext|>",), 150, 20))
+
+
+def _items(name: str) -> list[str]:
+    if name == "tinystories":
+        return data.tinystories_documents()
+    return [line for line in data.load_text(name).splitlines() if line.strip()]
+
+
+def _curve_case(run: Tokenizer, texts: list[str], sizes: list[int]) -> Case:
+    points = vocab_size.measure_sizes(run, texts, sizes)
+    return Case((_shown_first(run.vocab), list(run.merges), sizes, texts),
+                [p.compression.bytes_per_token for p in points])
+
+
+def _curve_cases(seed: int | None = None) -> list[Case]:
+    """Each run trained once; every size is a prefix of it, measured by the library on text the
+    run never saw (other slices, and other sizes, for hidden cases)."""
+    rng = None if seed is None else draw(seed, 4)
+    cases = [_curve_case(_trained(lines, specials, merges), list(texts), list(sizes))
+             for lines, specials, merges, texts, sizes in _HAND_CURVES]
+    for name, specials, n, m in _REAL_CURVES:
+        items = _items(name)
+        start = 0 if rng is None else rng.randrange(len(items) - n - m)
+        run = _trained(tuple(items[start:start + n]), specials, 300)
+        low, high = vocab_size.size_range(run)
+        sizes = [low, low + 10, low + 50, low + 150, high]
+        if rng is not None:
+            sizes = rng.sample(range(low, high + 1), 5)
+        cases.append(_curve_case(run, items[start + n:start + n + m], sizes))
+    return cases
+
+
 def _used_share(ids: list[int], size: int) -> float:
     return measure.utilization(Counter(ids), range(size)).used_share
 
@@ -140,9 +183,29 @@ def _utilization_cases(seed: int | None = None) -> list[Case]:
 
 
 register(Exercise(
+    key="04.compression_curve",
+    points=3,
+    title="练习 1：一次训练，量出整条压缩率曲线",
+    concept="更小的词表不用重新训练：大小为 size 的词表 = 256 个字节 + 特殊 token + 这次训练的前 k "
+            "次合并，k = size − (len(vocab) − len(merges))，分词器只用 merges[:k]。每个大小都在全部"
+            "留出文本上量：字节是 UTF-8 字节（一个汉字 3 个），比值是“总字节数 / 总 token 数”，"
+            "不是每段比值的平均；每段单独编码，预切分和训练时一样用 pattern=\"gpt4\"。",
+    recipe="base = len(vocab) − len(merges)；total = 各段 len(text.encode('utf-8')) 之和；"
+           "对 sizes 里的每个 size：k = size − base，later = {a + b for a, b in merges[k:]}，"
+           "small = Tokenizer({i: t for i, t in vocab.items() if t not in later}, merges[:k], "
+           "pattern=\"gpt4\")，tokens = 各段 len(small.encode_ordinary(text)) 之和，"
+           "把 total / tokens 依次放进返回的 list。",
+    make_cases=_curve_cases,
+    library_twins=("tutorial_lib.bpe.vocab_size.measure_sizes",
+                   "tutorial_lib.bpe.vocab_size.at_size",
+                   "tutorial_lib.bpe.vocab_size.first_merges",
+                   "tutorial_lib.text.measure.compression"),
+))
+
+register(Exercise(
     key="04.vocab_size",
     points=1,
-    title="练习 1：合并之后词表有多大",
+    title="练习 2：合并之后词表有多大",
     concept="字符级 BPE 的词表 = 语料里出现的不同字符 + 词尾标记 </w> + 真正学到的合并。"
             "合并次数只是上限：每个词都合成一个符号以后就没有可合并的相邻对了，训练会提前停下。",
     recipe="先数不同字符：len(set(''.join(corpus)))，再加 1（</w>）；"
@@ -154,7 +217,7 @@ register(Exercise(
 register(Exercise(
     key="04.first_merges",
     points=2,
-    title="练习 2：训练一次，截出每个更小的词表",
+    title="练习 3：训练一次，截出每个更小的词表",
     concept="BPE 的训练是贪心的：第 k 次合并只看前 k−1 次合并留下的计数。所以一次长训练的前 k "
             "次合并，就是单独训练 k 次合并会学到的全部合并；小词表 = 256 个字节 + 特殊 token + "
             "前 k 次合并产生的 token，id 不变。检查器拿你的结果和单独训练出的小词表比较。",
@@ -170,7 +233,7 @@ register(Exercise(
 register(Exercise(
     key="04.embedding_bytes",
     points=2,
-    title="练习 3：词表占多少字节（含填充）",
+    title="练习 4：词表占多少字节（含填充）",
     concept="按 token id 索引的参数有两块：输入嵌入 V×d，和输出层（LM head）d×V。"
             "两者共用一份（tied）时只算一次，不共用（untied）时算两次；再乘以每个参数的字节数。"
             "训练框架还会把 V 向上补到 multiple 的倍数（本来就是倍数时不变），补出的行也占显存。"
@@ -186,7 +249,7 @@ register(Exercise(
 register(Exercise(
     key="04.utilization",
     points=1,
-    title="练习 4：一段文本用到了词表的多少",
+    title="练习 5：一段文本用到了词表的多少",
     concept="词表利用率 = 这段文本里至少出现过一次的不同 id 的个数 / 词表大小。"
             "同一个 id 出现多少次都只算一次；分母是词表大小，不是 token 数。",
     recipe="len(set(ids)) / vocab_size（ids 都在 0..vocab_size-1 之内）；ids 为空时结果是 0.0。",

@@ -7,6 +7,9 @@ chosen by `draw`). For WordPiece the Lu Xun words keep runs of Han characters to
 (`tokenize_chinese_chars=False`), so a word can be long and hold a character the vocabulary lacks.
 For Unigram a small model is trained on the slice and applied to the pre-tokens of the lines after
 it (a Lu Xun line is one pre-token); each case carries only the pieces its text can use.
+
+The two training exercises (WordPiece's loop, one Unigram pruning round) live in
+`unigram_wordpiece`, imported here so that they register with the chapter.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import random
 from collections.abc import Iterable
 
 from tutorial_course.exercises import Case, Exercise, draw, register
+from tutorial_course.exercises import unigram_wordpiece  # noqa: F401 - registers exercises 3 and 5
 from tutorial_lib import data
 from tutorial_lib.unigram import byte_fallback
 from tutorial_lib.unigram import model as unigram
@@ -114,7 +118,7 @@ def _encode_cases(seed: int | None = None) -> list[Case]:
 register(Exercise(
     key="11.wordpiece_score",
     points=2,
-    title="练习 3：WordPiece 先合并哪一对",
+    title="练习 4：WordPiece 先合并哪一对",
     concept="WordPiece 不是挑出现次数最多的一对，而是挑 freq(ab) / (freq(a) × freq(b)) 最大的一对："
             "两个部分单独出现得越少、一起出现得越多，分数越高。词先拆成首字符和带 ## 的后续字符"
             "（hug → h ##u ##g），所有频率都按词频加权，一个词里出现两次的符号算两次。",
@@ -130,7 +134,7 @@ register(Exercise(
 register(Exercise(
     key="11.encode_word",
     points=3,
-    title="练习 4：最长匹配编码一个词（BERT 的做法）",
+    title="练习 6：最长匹配编码一个词（BERT 的做法）",
     concept="从左往右，每个位置取词表里从这里开始的最长的一块；第一块之后的块要带 ## 去词表里找。"
             "只要某个位置一块都找不到，整个词就是一个 [UNK]（不是只把那一个字符换掉）；"
             "词长（字符数，不是 UTF-8 字节数）超过 max_input_chars_per_word 也直接是 [UNK]。",

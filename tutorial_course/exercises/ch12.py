@@ -1,12 +1,13 @@
 """Chapter 12 exercises: the token premium of a language as a distribution, bits per byte from a
-training log's numbers, and the script of one vocabulary entry; the oracles are
+model's log-probabilities of each token, and the script of one vocabulary entry; the oracles are
 `evaluate.Premium`, `bits_per_byte.from_loss` and `model_tokenizers.token_script`, the modules the
 chapter teaches.
 
 The real cases: token counts of slices of the FLORES-200 devtest sentences under cl100k and the
-course tokenizer (`course_tokenizer.load`); the mean trigram loss, tokens and bytes of held-out
-TinyStories and Lu Xun lines from `bits_per_byte.evaluate_tokenizer`; vocabulary entries drawn
-from cl100k, Qwen2.5 and DeepSeek-V4. The hidden cases cut other slices and draw other entries.
+course tokenizer (`course_tokenizer.load`); what the chapter's bigram model (`bits_per_byte`,
+order 2) gives each token of held-out TinyStories and Lu Xun lines, each text under two
+tokenizers; vocabulary entries drawn from cl100k, Qwen2.5 and DeepSeek-V4. The hidden cases cut
+other slices and draw other entries.
 """
 
 from __future__ import annotations
@@ -110,50 +111,92 @@ def _lines(name: str) -> list[str]:
     return [line for line in data.load_text(name).splitlines() if line.strip()]
 
 
-# (tokenizer, corpus): byte-level BPEs of 4096 to 151,643 entries, on English and on Chinese
-BPB_RUNS = [(COURSE, "tinystories"), (COURSE, "luxun"), ("gpt2", "tinystories"),
-            ("gpt2", "luxun"), ("cl100k", "tinystories"), ("cl100k", "luxun"),
+# (tokenizer, corpus): the same held-out lines under two tokenizers, in English and in Chinese
+BPB_RUNS = [(COURSE, "tinystories"), ("gpt2", "tinystories"), ("cl100k", "luxun"),
             ("Qwen2.5", "luxun")]
+TRAIN_LINES = 300  # the bigram model's training lines
+HELD_OUT_BYTES = 800  # the lines after them are scored until they hold this many bytes
+
+
+def _held_out(lines: list[str]) -> list[str]:
+    taken: list[str] = []
+    while sum(len(line.encode("utf-8")) for line in taken) < HELD_OUT_BYTES:
+        taken.append(lines[len(taken)])
+    return taken
 
 
 @functools.lru_cache(maxsize=None)
-def _loss(name: str, corpus: str, start: int) -> tuple[float, int, int]:
-    """(mean loss per token in nats, tokens, bytes) of a trigram model trained on 300 lines of
-    `corpus` from `start`, scored on the 40 lines after them.
+def _scored(name: str, corpus: str, start: int) -> tuple[list[float], list[bytes], float]:
+    """What the chapter's bigram model says about held-out lines of `corpus` under tokenizer
+    `name`: the natural log of each token's probability, the bytes each token covers, and the
+    library's bits per byte. The model is trained on TRAIN_LINES lines from `start` and scores the
+    lines after them (`bits_per_byte.evaluate_tokenizer`, order 2, as in the notebook's §4)."""
+    lines = _lines(corpus)[start:]
+    held_out = _held_out(lines[TRAIN_LINES:])
+    segmenter = _segmenter(name)
+    result = bits_per_byte.evaluate_tokenizer(segmenter, lines[:TRAIN_LINES], held_out, order=2)
+    log_probs = [-bits * math.log(2) for bits in result.nll_bits.tolist()]  # log2 p -> ln p
+    token_bytes = [token for line in held_out for token in segmenter.tokens(line)]
+    return log_probs, token_bytes, result.bits_per_byte
 
-    The loss is rounded to 12 significant digits, as a log prints it: its last bits come from
-    the C library's log2, which may differ between machines, and the public cases must not."""
-    lines = _lines(corpus)[start:start + 340]
-    result = bits_per_byte.evaluate_tokenizer(_segmenter(name), lines[:300], lines[300:], order=3)
-    return float(f"{result.nats_per_token:.12g}"), result.tokens, result.bytes
+
+# what a random text is made of: tokens of ASCII, accented and Han characters and an emoji, and
+# a Han character split between two tokens (bytes that are no character on their own); joined,
+# the tokens are always whole UTF-8 text
+POOL = [(b"a",), (b" the",), (b".",), (b"\n",), ("é".encode(),), ("中".encode(),),
+        ("国人".encode(),), ("，".encode(),), ("😀".encode(),), (b"\xe4\xb8", b"\xad")]
 
 
 def _bpb_cases(seed: int | None = None) -> list[Case]:
-    """Toys (one bit per byte, a loss of 0, as many tokens as bytes), random ones, then what a
-    trigram model's log says on held-out TinyStories and Lu Xun lines for a few tokenizers."""
-    runs = [(math.log(2), 1, 1), (math.log(2), 8, 8), (2.0, 10, 20), (3.5, 100, 400),
-            (0.0, 3, 7), (1.0, 1, 3), (5.25, 1000, 3000), (1.683, 145_595, 145_595)]
+    """Toys worked by hand, random ones, then a bigram model's log-probabilities on held-out
+    TinyStories and Lu Xun lines, each text under two tokenizers."""
+    half, quarter, eighth = math.log(1 / 2), math.log(1 / 4), math.log(1 / 8)
+    runs = [
+        ([half], [b"a"]),  # one bit, one byte
+        ([half, quarter], [b"a", b"bc"]),  # 3 bits over 3 bytes, not over 2 tokens
+        ([eighth], ["中".encode()]),  # 3 bits over 3 bytes: one character
+        ([quarter, quarter], [b"\xe4\xb8", b"\xad"]),  # 中 in two tokens: 4 bits over 3 bytes
+        ([0.0, 0.0], [b"ab", b"c"]),  # a model that is sure: 0 bits
+        ([half] * 4, [b"The", b" cat", b" sat", b"."]),  # 4 bits over 12 bytes
+        ([math.log(1 / 256)] * 3, [b"a", b"b", b"c"]),  # uniform over 256 bytes: 8 bits each
+        ([math.log(1 / 16), half], ["你好".encode(), "，".encode()]),  # 5 bits over 9 bytes
+    ]
     rng = draw(seed, SEED + 2)
     for _ in range(10):
-        tokens = rng.randint(1, 50_000)
-        runs.append((round(rng.uniform(0.1, 9.0), 4), tokens, int(tokens * rng.uniform(1, 5))))
-    starts = draw(seed, SEED + 3)
-    for name, corpus in BPB_RUNS:
-        start = 0 if seed is None else starts.randrange(len(_lines(corpus)) - 340)
-        runs.append(_loss(name, corpus, start))
-    return [Case(run, bits_per_byte.from_loss(*run)) for run in runs]
+        tokens = [token for _ in range(rng.randint(1, 10)) for token in rng.choice(POOL)]
+        runs.append(([math.log(rng.uniform(0.001, 1.0)) for _ in tokens], tokens))
+    starts = _starts(seed)
+    runs += [_scored(name, corpus, starts[corpus])[:2] for name, corpus in BPB_RUNS]
+    return [Case(run, _expected(*run)) for run in runs]
+
+
+def _starts(seed: int | None) -> dict[str, int]:
+    """The line where each corpus's training lines start, shared by its two tokenizers: the
+    first line for the public cases, a random one for hidden cases."""
+    rng = draw(seed, SEED + 3)
+    return {corpus: 0 if seed is None else rng.randrange(len(_lines(corpus)) - 2 * TRAIN_LINES)
+            for corpus in ("tinystories", "luxun")}
+
+
+def _expected(log_probs: list[float], token_bytes: list[bytes]) -> float:
+    """The library's bits per byte from its loss per token, as a training log has it (0.0 - the
+    sum: a model that is sure of every token has 0.0 bits, not -0.0)."""
+    return bits_per_byte.from_loss((0.0 - math.fsum(log_probs)) / len(log_probs), len(log_probs),
+                                   sum(map(len, token_bytes)))
 
 
 register(Exercise(
     key="12.bits_per_byte",
     points=2,
-    title="练习 3：从训练日志算每字节比特（bits per byte）",
-    concept="训练日志里的损失是每个 token 的平均负对数似然，用自然对数，单位是 nats。两个分词器"
-            "把同一段文本切成的 token 数不同，每 token 的损失不能直接比：先还原成整段文本的"
-            "总信息量，总 nats = 平均损失 × token 数；换成比特要除以 ln 2（1 比特 = ln 2 ≈ 0.693 "
-            "nats）；再除以文本的 UTF-8 字节数，就是每字节比特（bits per byte，bpb），所有"
-            "分词器共用这个单位。",
-    recipe="import math；返回 mean_loss_nats * tokens / math.log(2) / n_bytes。",
+    title="练习 3：从每个 token 的对数概率算每字节比特（bits per byte）",
+    concept="语言模型对第 i 个 token 给出概率 p_i，log_probs[i] 是它的自然对数 ln p_i（0 或负数，"
+            "和训练里 log_softmax 给的一样）。整段文本的信息量是 -Σ ln p_i，单位 nats（负号把"
+            "负的对数变成正的损失）；换成比特要除以 ln 2（1 比特 = ln 2 ≈ 0.693 nats）。"
+            "token_bytes[i] 是第 i 个 token 覆盖的 UTF-8 字节（一个汉字的字节可以分在两个 "
+            "token 里，每个 token 只算自己的字节）。每字节比特 = 总比特 ÷ 总字节数：除以字节数，"
+            "不是 token 数（那是每 token 的比特），也不是字符数（一个汉字 3 个字节）。",
+    recipe="import math；total_bits = -sum(log_probs) / math.log(2)；n_bytes = sum(len(b) for b "
+           "in token_bytes)；返回 total_bits / n_bytes。",
     make_cases=_bpb_cases,
     library_twins=("tutorial_lib.evaluation.bits_per_byte.from_loss",),
 ))
@@ -212,10 +255,11 @@ register(Exercise(
             "是的话，去掉其中所有空白字符（ch.isspace() 为真的，不只开头的空格：' the' 和 "
             "'a b' 都算拉丁字母），剩下的字符逐个按这个顺序归类，先符合哪条就是哪类："
             "汉字（Unicode 文字属性 Han，包括 〇 和扩展区的字，不只 U+4E00–U+9FFF）是 'han'；"
-            "十进制数字（Unicode 类别 Nd，全角数字也算）是 'digit'；拉丁字母（类别以 L 开头、"
-            "文字属性是 Latin，带重音的、全角的也算）是 'latin'；标点和符号（类别以 P 或 S 开头："
-            "，。$ + 😀）是 'punctuation'；其余（别的文字的字母、组合附加符号、² ½ 这样不是 Nd "
-            "的数字、控制字符和看不见的格式字符）是 'other'。一个字符都不剩是 'whitespace'；"
+            "十进制数字（Unicode 类别 Nd，全角数字也算）是 'digit'；拉丁字母（类别以 L 开头，"
+            "即字母，并且文字属性是 Latin：带重音的、全角的也算；Ⅻ 这样的罗马数字文字属性"
+            "也是 Latin，但类别是 Nl，不算）是 'latin'；标点和符号（类别以 P 或 S 开头："
+            "，。$ + 😀）是 'punctuation'；其余（别的文字的字母、组合附加符号、² ½ Ⅻ 这样不是 "
+            "Nd 的数字、控制字符和看不见的格式字符）是 'other'。一个字符都不剩是 'whitespace'；"
             "剩下的都属同一类就是那一类，不止一类就是 'mixed'（'阿Q'）。",
     recipe="import unicodedata, regex。try: text = token.decode('utf-8')，except "
            "UnicodeDecodeError: return 'partial'。kinds = set()；对 text 的每个 ch：ch.isspace() "

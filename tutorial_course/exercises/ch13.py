@@ -1,7 +1,8 @@
 """Chapter 13 exercises: the invariant decode(encode(x)) == N(x) checked for a tokenizer and a
 normalization form, each token's character span from its bytes, and one golden vector of a
-category; the oracles are `normalize.normalize`, `offsets.encode_with_offsets` and
-`golden.vector`, the modules the chapter teaches.
+category, which the learner builds from the first two (N, and the spans in N(x) carried back to
+x); the oracles are `normalize.normalize`, `offsets.encode_with_offsets` and `golden.vector`, the
+modules the chapter teaches.
 
 The tokenizers are the course tokenizer (trained without normalization) rebuilt with each of
 `normalize.FORMS` and shared by all cases (`SharedTokenizer`), and, for the offsets, GPT-2's,
@@ -264,43 +265,83 @@ def _vector(tokenizer: Tokenizer, name: str, x: str) -> dict | None:
     return golden.vector(tokenizer, name, x) if belongs(x) else None
 
 
+# (category, input) by hand, besides each category's own inputs: the smallest composition (o and
+# U+0308 make one ö), a mark with no letter before it, full-width letters, one … that NFKC makes
+# three dots, a ligature, ß that case folding makes two letters, a control token's text that
+# encode_ordinary keeps as text, and section 3's sentence (鲁 cut into two tokens, then ： and …)
+VECTOR_HAND = [("combining_marks", "o\u0308"), ("combining_marks", "\u0301e"),
+               ("compatibility", "ＡＢＣ"), ("compatibility", "好…"), ("compatibility", "ﬁ"),
+               ("compatibility", "Ｓｔｒａßｅ"),
+               ("repeated_whitespace", "The end.<|endoftext|>  Once"),
+               ("no_space_scripts", "鲁迅写道：“希望本是无所谓有的……”")]
+
+
+@functools.lru_cache(maxsize=None)
+def _changed_lines(name: str, form: str) -> tuple[str, ...]:
+    """The lines of category `name` that `form` changes, or all of them if it changes none."""
+    inside, apply = _lines_by_belonging(name)[0], normalizer(form) or str
+    return tuple(x for x in inside if apply(x) != x) or inside
+
+
+def _distinct(runs: list[tuple[str, str, str]]) -> list[Case]:
+    """A case for each (form, category, input), but none whose input and vector an earlier case
+    already has (a form that leaves the input as another form does teaches nothing new)."""
+    found: list[Case] = []
+    for form, name, x in runs:
+        expected = _vector(course_with(form), name, x)
+        if not any(c.args[1:] == (name, x) and c.expected == expected for c in found):
+            found.append(Case((course_with(form), name, x), expected))
+    return found
+
+
 def _vector_cases(seed: int | None = None) -> list[Case]:
-    """Each category's own inputs, an input of the next category that does not belong, and lines
-    of the corpora (one that belongs where the corpora have one, one that does not), each under
-    a normalization form drawn in turn."""
+    """Each category's own inputs and the hand inputs under every form, an input of the next
+    category that does not belong; then lines of the corpora: under each form one of the
+    category's lines that the form changes (if any), and one line that does not belong."""
     rng = draw(seed, SEED + 2)
-    runs = []
+    hand = [(c.name, x) for c in VECTOR_CATEGORIES for x in c.inputs] + VECTOR_HAND
+    runs = [(form, name, x) for name, x in hand for form in FORMS]
     for k, category in enumerate(VECTOR_CATEGORIES):
-        inputs = list(category.inputs)
         following = VECTOR_CATEGORIES[(k + 1) % len(VECTOR_CATEGORIES)].inputs
-        inputs += [x for x in following if not category.belongs(x)][:1]
+        runs += [(FORMS[k % len(FORMS)], category.name, x)
+                 for x in following if not category.belongs(x)][:1]
+    for category in VECTOR_CATEGORIES:
         inside, outside = _lines_by_belonging(category.name)
-        inputs += ([rng.choice(inside)] if inside else []) + [rng.choice(outside)]
-        runs += [(rng.choice(FORMS), category.name, x) for x in inputs]
-    return [Case((course_with(form), name, x), _vector(course_with(form), name, x))
-            for form, name, x in runs]
+        runs += [(form, category.name, rng.choice(_changed_lines(category.name, form)))
+                 for form in FORMS if inside]
+        runs.append((rng.choice(FORMS), category.name, rng.choice(outside)))
+    return _distinct(runs)
 
 
 register(Exercise(
     key="13.golden_vector",
     points=2,
-    title="练习 3：给一类黄金向量（golden vectors）写一条向量",
-    concept="黄金向量把分词器在一类棘手输入上的行为记下来，以后分词器一变就能看出哪一类坏了。"
-            "一个类别（golden.CATEGORIES 里的一项）有名字、说明和判定函数 belongs(x)：只有 "
-            "belongs(x) 为真的输入才记进这一类，别的输入返回 None。属于这一类的输入记一个 dict，"
-            "六个键：'category'（类别名）、'input'（输入原样）、'normalized'（用分词器自己的"
-            "规范化形式 tokenizer.normalization 得到的 N(x)）、'ids'（encode_ordinary(x)）、"
-            "'offsets'（每个 token 在原始输入里的字符区间：规范化之前的位置，所以 NFKC 把 '…' "
-            "变成 '...' 以后三个 '.' 的区间都是 '…' 的那一个；写成 [start, end] 列表，和文件里的 "
-            "JSON 一样）、'decoded'（decode(ids)，契约要求它等于 normalized）。",
-    recipe="from tutorial_lib.contract import golden, normalize, offsets。belongs = next(c "
-           "for c in golden.CATEGORIES if c.name == category).belongs；not belongs(x) 就返回 "
-           "None。否则 ids = tokenizer.encode_ordinary(x)；spans = "
-           "offsets.encode_with_offsets(tokenizer, x).offsets（对原始的 x 算，不是对 N(x)）；返回 "
-           "{'category': category, 'input': x, 'normalized': normalize.normalize(x, "
-           "tokenizer.normalization), 'ids': ids, 'offsets': [list(s) for s in spans], "
-           "'decoded': tokenizer.decode(ids)}。",
+    title="练习 3：用练习 1 的 N 和练习 2 的偏移写一条黄金向量",
+    concept="黄金向量的一条记录：x 属于这一类（golden.CATEGORIES 里这一类的 belongs(x) 为真）才记，"
+            "否则返回 None；记的是 dict，六个键：'category'、'input'（x 原样）、'normalized'"
+            "（N(x)，N 是分词器自己的形式 tokenizer.normalization，写法同练习 1）、'ids'"
+            "（encode_ordinary(x)：文本里的 <|endoftext|> 也只是文字）、'offsets'、'decoded'"
+            "（decode(ids)）。'offsets' 是每个 token 在原始 x 里的字符区间，写成 [start, end] "
+            "列表。token 切的是 N(x)，所以分两步：先用练习 2 的 token_offsets(N(x), 各 token 的"
+            "字节) 得到它在 N(x) 里的字符区间 [a, b)，再换成 x 里的区间：N(x) 的每个字符来自 x "
+            "的一段，从 s = 0 起找最短的 x[s:j]，使 N(x[s:j]) + N(x[j:]) == N(x[s:])（这一段和"
+            "后面的分开规范化，结果不变），N(x[s:j]) 的每个字符都来自 [s, j)，再从 j 接着找。"
+            "'o' + U+0308 在 NFC 下合成一个 'ö'，它来自 [0, 2)；NFKC 把 '…' 变成三个 '.'，"
+            "三个都来自 '…' 那一格。屏幕上 'o' + U+0308 和 'ö' 看起来一样，分不清时用 "
+            "[f'U+{ord(c):04X}' for c in x] 看码点。",
+    recipe="N(text) 同练习 1（form = tokenizer.normalization）。对齐：normalized, came_from, s "
+           "= '', [], 0；while s < len(x)：whole = N(x[s:])；j = next(j for j in range(s + 1, "
+           "len(x) + 1) if N(x[s:j]) + N(x[j:]) == whole)；piece = N(x[s:j])；normalized += "
+           "piece；came_from += [(s, j)] * len(piece)；s = j。然后 ids = "
+           "tokenizer.encode_ordinary(x)；spans, _ = token_offsets(normalized, "
+           "[tokenizer.token_bytes(i) for i in ids])；offsets = [[came_from[a][0], "
+           "came_from[b - 1][1]] for a, b in spans]；返回 {'category': category, 'input': x, "
+           "'normalized': normalized, 'ids': ids, 'offsets': offsets, 'decoded': "
+           "tokenizer.decode(ids)}。",
     make_cases=_vector_cases,
-    library_twins=("tutorial_lib.contract.golden.vector",
-                   "tutorial_lib.contract.golden.vectors"),
+    library_twins=("tutorial_lib.contract.golden.vector", "tutorial_lib.contract.golden.vectors",
+                   "tutorial_lib.contract.offsets.encode_with_offsets",
+                   "tutorial_lib.contract.offsets.offset_rows",
+                   "tutorial_lib.contract.normalize_cuts.normalize_aligned",
+                   "tutorial_lib.contract.normalize.normalize"),
 ))

@@ -6,6 +6,7 @@ which byte is wrong; b'\\xe2\\x85\\xab' does not look like the Ⅻ it encodes.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from tutorial_course.exercises.wire import show
@@ -37,10 +38,14 @@ def difference_note(got: Any, expected: Any) -> str:
 
 
 def bytes_notes(args: tuple) -> str:
-    """A line under the failing call for each short non-ASCII byte string among `args`: the
-    characters it encodes, or that it is not whole UTF-8 on its own."""
+    """A line under the failing call for each short argument whose repr misleads: a non-ASCII
+    byte string (the characters it encodes, or that it is not whole UTF-8 on its own), and a text
+    that NFC changes ('o' + U+0308 prints as the 'ö' it is not)."""
     notes = ""
     for arg in args:
+        if (isinstance(arg, str) and len(arg) <= SPELL_LIMIT
+                and not unicodedata.is_normalized("NFC", arg)):
+            notes += f"\n其中 {show(arg)} 是 {spelled(arg)}"
         if isinstance(arg, bytes) and not arg.isascii() and len(arg) <= 4 * SPELL_LIMIT:
             try:
                 notes += f"\n其中 {show(arg)} 是 UTF-8 的 {spelled(arg.decode('utf-8'))}"

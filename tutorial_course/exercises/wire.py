@@ -10,7 +10,10 @@ dict, set, frozenset, collections.Counter / OrderedDict / defaultdict (of a buil
 numpy.ndarray and numpy scalars (their dtype, shape and raw bytes; not of object, structured or
 date dtypes), each recursively. Anything else, a subclass included, becomes a `Described`: its
 type name and its short repr (`show`), equal to nothing but itself, so the checker still says
-"类型不对：期望 dict，你返回了 MyDict" but no such object can pass for an expected value.
+"类型不对：期望 dict，你返回了 MyDict" but no such object can pass for an expected value. The one
+exception is an object the checker itself handed the function to record what the function did
+with it (a type in `RECORDERS`, such as ch06's PairCounts, which counts its writes): it is sent as
+the plain value its recorder gives, which a function could have returned as well.
 
 The expected values never need encoding: they stay in the judging process (some are the exercise
 modules' own types, such as ch04's ExactInt and ch09's _Bools, compared there as before).
@@ -29,7 +32,7 @@ import re
 import reprlib
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Callable
 
 # the defaultdict factories that can be rebuilt on the judging side, by name
 FACTORIES = {f.__name__: f for f in (int, float, str, bytes, list, tuple, dict, set, frozenset)}
@@ -37,6 +40,8 @@ _MAPPINGS = {"dict": dict, "Counter": collections.Counter, "OrderedDict": collec
 _SEQUENCES = {"tuple": tuple, "set": set, "frozenset": frozenset}
 _INT_BITS = 10_000  # an int longer than this (about 3000 digits) goes as hex, which has no limit
 _NUMPY_KINDS = "biufcSU"  # bool, ints, unsigned, floats, complex, bytes and str: plain data
+# exact type -> what an instance is sent as (a plain value): filled in by the exercise modules
+RECORDERS: dict[type, Callable[[Any], Any]] = {}
 
 
 class _Repr(reprlib.Repr):
@@ -145,6 +150,11 @@ def _encode(value: Any) -> Any:
     if kind is collections.defaultdict and value.default_factory in FACTORIES.values():
         pairs = [[_encode(k), _encode(v)] for k, v in dict.items(value)]
         return {"defaultdict": [value.default_factory.__name__, pairs]}
+    if kind in RECORDERS:
+        try:
+            return _encode(RECORDERS[kind](value))
+        except Exception:  # the function left the object in a state its recorder cannot read
+            return describe(value)
     encoded = _numpy(value)
     return describe(value) if encoded is None else encoded
 

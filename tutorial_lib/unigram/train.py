@@ -226,6 +226,19 @@ def _losses(model: _Model, alternatives: unigram_lattice.Passes) -> tuple[np.nda
     return np.where(free, 0.0, loss), free
 
 
+def _pieces_lattice(model: _Model) -> unigram_lattice.CorpusLattice:
+    """Each piece's own text cut into the other pieces: where its uses go if it is removed."""
+    return unigram_lattice.build(model.pieces, [1] * len(model.pieces), model.pieces,
+                                 skip_whole=True)
+
+
+def _alternatives(model: _Model, pieces_lattice: unigram_lattice.CorpusLattice
+                  ) -> unigram_lattice.Passes:
+    """The pieces' lattice with only the pieces still alive, on both sides."""
+    mask = model.alive[pieces_lattice.piece] & model.alive[pieces_lattice.word]
+    return unigram_lattice.Passes(pieces_lattice, mask)
+
+
 def _prune(model: _Model, alternatives: unigram_lattice.Passes, target: int,
            shrinking_factor: float, round_: int) -> PruneRound:
     before = int(model.alive.sum())
@@ -266,8 +279,7 @@ def train_unigram(text: str, vocab_size: int, *, seed_size: int = 100_000,
         raise ValueError(f"vocab_size must be at least the number of distinct characters of the "
                          f"text ({alphabet}, all kept as pieces), got {vocab_size}")
     model = _Model(words, seed_vocabulary(words, seed_size, max_piece_length))
-    pieces_lattice = unigram_lattice.build(model.pieces, [1] * len(model.pieces), model.pieces,
-                                           skip_whole=True)
+    pieces_lattice = _pieces_lattice(model)
     result = UnigramResult({}, seed_size=len(model.pieces), counts=counts)
     round_ = 0
     while True:
@@ -276,10 +288,8 @@ def train_unigram(text: str, vocab_size: int, *, seed_size: int = 100_000,
             result.em_steps.append(EMStep(round_, step, int(model.alive.sum()), likelihood))
         if model.alive.sum() <= vocab_size:
             break
-        mask = model.alive[pieces_lattice.piece] & model.alive[pieces_lattice.word]
-        alternatives = unigram_lattice.Passes(pieces_lattice, mask)
-        result.prune_rounds.append(_prune(model, alternatives, vocab_size, shrinking_factor,
-                                          round_))
+        result.prune_rounds.append(_prune(model, _alternatives(model, pieces_lattice),
+                                          vocab_size, shrinking_factor, round_))
         round_ += 1
     _lift_starved(model)
     result.log_probs = model.log_probs_dict()
@@ -311,6 +321,28 @@ def em_step(words: dict[str, int], log_probs: dict[str, float], counts: str = "e
             ) -> tuple[dict[str, float], dict[str, float], float]:
     """One EM step by itself: (new log-probs, the counts of the E-step, the log-likelihood under
     `log_probs`). `words` maps pre-tokens to counts; `log_probs` must contain every character."""
+    model = _model_of(words, log_probs)
+    check_choice(counts, "counts", ("expected", "viterbi"))
+    expected, likelihood = model.em_step(counts)
+    return model.log_probs_dict(), dict(zip(model.pieces, map(float, expected))), likelihood
+
+
+def prune_step(words: dict[str, int], log_probs: dict[str, float], vocab_size: int,
+               shrinking_factor: float = 0.75) -> PruneRound:
+    """One pruning round by itself, on a vocabulary that `em_step` or training left: the pieces
+    `train_unigram` would remove from `log_probs`, each with its loss (`_losses`), cheapest first,
+    down to max(vocab_size, shrinking_factor x size); single characters always stay."""
+    model = _model_of(words, log_probs)
+    vocab_size = check_int(vocab_size, "vocab_size", low=1)
+    shrinking_factor = check_number(shrinking_factor, "shrinking_factor", low=0, high=1,
+                                    low_open=True, high_open=True)
+    return _prune(model, _alternatives(model, _pieces_lattice(model)), vocab_size,
+                  shrinking_factor, 0)
+
+
+def _model_of(words: dict[str, int], log_probs: dict[str, float]) -> _Model:
+    """The training state of `words` (pre-token -> count) with exactly these log-probs, which
+    must contain every character of the words."""
     check_non_empty_dict(words, "words", "pre-token -> count")
     for word, count in words.items():
         check_str(word, "a key of words", non_empty=True)
@@ -320,11 +352,9 @@ def em_step(words: dict[str, int], log_probs: dict[str, float], counts: str = "e
     if missing:
         raise ValueError(f"log_probs must contain every single character of the words (a Unigram "
                          f"vocabulary always keeps them), missing {missing[:10]!r}")
-    check_choice(counts, "counts", ("expected", "viterbi"))
     model = _Model(words, {p: float(np.exp(v)) for p, v in table.items()})
     model.log_probs = np.array(list(table.values()), dtype=np.float64)
-    expected, likelihood = model.em_step(counts)
-    return model.log_probs_dict(), dict(zip(model.pieces, map(float, expected))), likelihood
+    return model
 
 
 def corpus_log_likelihood(text: str, log_probs: dict[str, float],

@@ -6,10 +6,11 @@ import pytest
 from solutions import ch04
 from tutorial_course import exercises
 from tutorial_course.exercises import check
-from tutorial_course.exercises.ch04 import ExactInt
+from tutorial_course.exercises.ch04 import _REAL_CURVES, ExactInt, _items
 from tutorial_lib.bpe import embedding, vocab_size
 
-KEYS = ["04.embedding_bytes", "04.first_merges", "04.utilization", "04.vocab_size"]
+KEYS = ["04.compression_curve", "04.embedding_bytes", "04.first_merges", "04.utilization",
+        "04.vocab_size"]
 
 
 def test_chapter_04_registers_exactly_these_exercises():
@@ -17,6 +18,11 @@ def test_chapter_04_registers_exactly_these_exercises():
 
 
 @pytest.mark.parametrize("key, wrong", [
+    ("04.compression_curve", ch04.compression_curve_chars),  # a Chinese character is 3 bytes
+    ("04.compression_curve", ch04.compression_curve_mean_of_texts),
+    ("04.compression_curve", ch04.compression_curve_by_id),  # special tokens sit at 256
+    ("04.compression_curve", ch04.compression_curve_k_from_256),
+    ("04.compression_curve", ch04.compression_curve_gpt2_pattern),
     ("04.vocab_size", ch04.vocab_size_without_eow),
     ("04.first_merges", ch04.first_merges_by_id),  # special tokens sit at 256
     ("04.first_merges", ch04.first_merges_last_k),
@@ -78,3 +84,38 @@ def test_first_merges_cases_are_separate_runs_equal_to_the_library_cut():
     assert any(case.args[2] == 0 for case in cases)
     assert any(len(case.expected) > 256 + case.args[2] for case in cases), "a special token"
     assert any(len(case.args[0]) > 500 for case in cases), "a real corpus"
+
+
+def test_compression_curve_cases_hold_what_each_mistake_gets_wrong():
+    """Sizes below the largest (one tokenizer for all), Chinese text (characters), texts whose own
+    ratios differ (a mean of ratios), a special token at 256 (a cut by id, k = size - 256), sizes
+    out of order, and the two real corpora."""
+    cases = exercises.REGISTRY["04.compression_curve"].make_cases()
+    assert all(min(c.args[2]) < len(c.args[0]) for c in cases)
+    assert any(sum(map(len, c.args[3])) < sum(len(t.encode()) for t in c.args[3]) for c in cases)
+    assert any(ch04.compression_curve_mean_of_texts(*c.args) != c.expected for c in cases)
+    assert any(len(c.args[0]) > 256 + len(c.args[1]) for c in cases), "a special token"
+    assert any(c.args[2] != sorted(c.args[2]) for c in cases)
+    assert sum(len(c.args[0]) > 500 for c in cases) == len(_REAL_CURVES)
+
+
+@pytest.mark.parametrize("seed", [None, 3])
+def test_a_curve_cut_from_one_run_is_the_curve_of_separate_runs(seed):
+    """The prefix property behind the exercise, on the real cases: the texts are the items right
+    after the run's training slice, and each size's expected value is what a run trained for that
+    size alone measures on them."""
+    from tutorial_lib.bpe.trainer import train_tokenizer
+    from tutorial_lib.text import measure
+
+    cases = [c for c in exercises.REGISTRY["04.compression_curve"].make_cases(seed)
+             if len(c.args[0]) > 500]
+    for case, (name, specials, n, m) in zip(cases, _REAL_CURVES):
+        vocab, merges, sizes, texts = case.args
+        items = _items(name)
+        start = next(s for s in range(len(items)) if items[s + n:s + n + m] == texts)
+        assert [t.decode() for i, t in vocab.items() if 256 <= i < 256 + len(specials)] == list(
+            specials)
+        for size, expected in zip(sizes, case.expected):
+            alone = train_tokenizer(items[start:start + n], size, special_tokens=specials,
+                                    pattern="gpt4")
+            assert measure.compression(alone.encode_ordinary, texts).bytes_per_token == expected

@@ -4,15 +4,19 @@ slip through, and their expected values are the library's."""
 
 import math
 
+import numpy as np
 import pytest
 
 from solutions import ch11
 from tutorial_course import exercises
 from tutorial_course.exercises import check
+from tutorial_course.exercises.unigram_wordpiece import library_prune
+from tutorial_lib import data
 from tutorial_lib.unigram import model as unigram, train as unigram_train
 from tutorial_lib.wordpiece import model as wordpiece, train as wordpiece_train
 
-KEYS = ["11.encode_word", "11.expected_counts", "11.viterbi", "11.wordpiece_score"]
+KEYS = ["11.encode_word", "11.expected_counts", "11.prune_round", "11.viterbi",
+        "11.wordpiece_merges", "11.wordpiece_score"]
 UNK, PREFIX = "[UNK]", "##"
 
 
@@ -355,7 +359,8 @@ def _summed_the_other_way(words, log_probs):
         for s, e, p in sorted(edges, reverse=True):
             beta[s] = _log_add(beta[s], log_probs[p] + beta[e])
         for s, e, p in reversed(edges):
-            counts[p] = counts.get(p, 0.0) + math.exp(beta[e] + log_probs[p] + alpha[s] - beta[0]) * n
+            counts[p] = (counts.get(p, 0.0)
+                         + math.exp(beta[e] + log_probs[p] + alpha[s] - beta[0]) * n)
     return {p: counts.get(p, 0.0) for p in log_probs}
 
 
@@ -404,3 +409,261 @@ def test_a_failing_dict_case_names_the_wrong_key():
     assert "少了 1 个键，比如 'xy'" in message
     message = check("11.expected_counts", ch11.WRONG_ANSWERS["expected_counts"]).message
     assert "个键的值不对，比如 [" in message and "期望" in message
+
+
+# --- 11.wordpiece_merges --------------------------------------------------------------------------
+
+def _loop(word_counts, k, rank, join=lambda a, b: a + b.removeprefix(PREFIX), weight=None,
+          stale=False):
+    """WordPiece's loop with one hole: another ranking (rank(pair, count, freq) -> sort key, the
+    smallest merged), another join, other word weights, or symbol frequencies never updated."""
+    weight = weight or (lambda n: n)
+    words = [([w[0]] + [PREFIX + c for c in w[1:]], weight(n)) for w, n in word_counts.items()]
+    merges, fixed = [], None
+    while len(merges) < k:
+        freq, pairs = {}, {}
+        for symbols, n in words:
+            for s in symbols:
+                freq[s] = freq.get(s, 0) + n
+            for pair in zip(symbols, symbols[1:]):
+                pairs[pair] = pairs.get(pair, 0) + n
+        if not pairs:
+            break
+        if stale:  # the first counts, and each new piece's count when it was made
+            fixed = fixed or dict(freq)
+            freq = {s: fixed.setdefault(s, f) for s, f in freq.items()}
+        a, b = min(pairs, key=lambda p: rank(p, pairs[p], freq))
+        merges.append((a, b))
+        words = [(_merge_symbols(symbols, a, b, join(a, b)), n) for symbols, n in words]
+    return merges
+
+
+def _merge_symbols(symbols, a, b, piece):
+    out, i = [], 0
+    while i < len(symbols):
+        if symbols[i:i + 2] == [a, b]:
+            out.append(piece)
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return out
+
+
+def _score(pair, count, freq):
+    return count / (freq[pair[0]] * freq[pair[1]])
+
+
+def _ranked(pair, count, freq):
+    return (-_score(pair, count, freq), -count, pair)
+
+
+def _ties_the_other_way(word_counts, k):
+    """max(pairs, key=(score, count, pair)): on a full tie the larger pair wins."""
+    return _loop(word_counts, k, lambda p, c, f: tuple(-x for x in (_score(p, c, f), c))
+                 + (tuple(-ord(ch) for ch in "\x00".join(p)),))
+
+
+def _lower_count_on_ties(word_counts, k):
+    return _loop(word_counts, k, lambda p, c, f: (-_score(p, c, f), c, p))
+
+
+def _stale_frequencies(word_counts, k):
+    """Never lowers freq(a), freq(b) after merging them (a new piece keeps its first count)."""
+    return _loop(word_counts, k, _ranked, stale=True)
+
+
+def _first_ranking_only(word_counts, k):
+    """Ranks the pairs once, before any merge, and returns the k best."""
+    freq, pairs = ch11._counts(word_counts)
+    return sorted(pairs, key=lambda p: _ranked(p, pairs[p], freq))[:k]
+
+
+def _keeps_the_prefix(word_counts, k):
+    """Joins h + ##u into h##u, so the pieces made later are misnamed."""
+    return _loop(word_counts, k, _ranked, join=lambda a, b: a + b)
+
+
+def _unweighted_loop(word_counts, k):
+    return _loop(word_counts, k, _ranked, weight=lambda n: 1)
+
+
+def test_the_merges_reference_is_one_more_loop_than_the_library():
+    assert _loop({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, 12, _ranked) == \
+        cases("11.wordpiece_merges")[1].expected
+
+
+@pytest.mark.parametrize("wrong", [ch11.WRONG_ANSWERS["wordpiece_merges"], _ties_the_other_way,
+                                   _lower_count_on_ties, _stale_frequencies, _first_ranking_only,
+                                   _keeps_the_prefix, _unweighted_loop])
+def test_merges_cases_reject_each_plausible_mistake(wrong):
+    assert not check("11.wordpiece_merges", wrong).passed
+    assert not check("11.wordpiece_merges", wrong, seed=7).passed
+
+
+@pytest.mark.parametrize("seed", [None, 3])
+def test_merges_cases_are_the_trainer_and_its_text_is_the_table(seed):
+    found = cases("11.wordpiece_merges", seed)
+    for case in found:
+        table, k = case.args
+        text = [" ".join([w] * n) for w, n in table.items()]
+        assert wordpiece_train.count_words(text, tokenize_chinese_chars=False) == table
+        alphabet = {s for w in table for s in wordpiece_train.split_word(w)}
+        trained = wordpiece_train.train_wordpiece(text, 1 + len(alphabet) + 2 * k,
+                                                  tokenize_chinese_chars=False)
+        assert case.expected == [m.pair for m in trained.merges[:k]]  # a longer run starts alike
+    assert any(len(c.expected) < c.args[1] for c in found)  # a table that runs out of pairs
+    real = [c for c in found if len(c.args[0]) > 100]
+    assert len(real) == 2 and any(any("\u4e00" <= ch <= "\u9fff" for ch in w) and len(w) > 3
+                                  for c in real for w in c.args[0])
+    assert cases("11.wordpiece_merges")[0].expected == [("##g", "##s"), ("p", "##u"),
+                                                        ("h", "##u"), ("b", "##u")]
+
+
+def test_merges_hidden_cases_cut_other_real_text():
+    public = [c.args[0] for c in cases("11.wordpiece_merges") if len(c.args[0]) > 100]
+    assert public != [c.args[0] for c in cases("11.wordpiece_merges", 3) if len(c.args[0]) > 100]
+
+
+# --- 11.prune_round -------------------------------------------------------------------------------
+
+def _pruned(words, log_probs, vocab_size, shrinking_factor, *, share="words", alt="viterbi",
+            order="library", keep="vocabulary", singles=False, weight=None):
+    """The reference's pruning round with one hole (the keywords name it); the defaults are right,
+    and the loss is added up from the last piece of the alternative back, as the library does."""
+    weight = weight or (lambda n: n)
+    freq, users = dict.fromkeys(log_probs, 0), dict.fromkeys(log_probs, 0)
+    for word, n in words.items():
+        pieces = unigram.viterbi(word, log_probs)[0]  # float32 sums: exact on these log-probs
+        for piece in pieces:
+            freq[piece] += weight(n)
+        for piece in set(pieces):
+            users[piece] += weight(n)
+    total, n_words = sum(freq.values()), sum(weight(n) for n in words.values())
+    loss = dict.fromkeys(log_probs, 0.0)
+    for piece in (p for p in log_probs if len(p) > 1 and freq[p] > 0):
+        f = freq[piece]
+        others = {p: v for p, v in log_probs.items() if p != piece}
+        pieces = list(piece) if alt == "characters" else unigram.viterbi(piece, others)[0]
+        terms = [math.log(freq[m] + f) - math.log(total + f * (len(pieces) - 1))
+                 for m in reversed(pieces)]
+        cost = math.log(f) - math.log(total) - sum(terms)
+        loss[piece] = cost * {"words": users[piece] / n_words, "uses": f / total, "none": 1}[share]
+    longer = [p for p in log_probs if singles or len(p) > 1]
+    key = {"library": lambda p: (freq[p] > 0, loss[p], p), "loss only": lambda p: (loss[p], p),
+           "string reversed": lambda p: (freq[p] > 0, loss[p], [-ord(c) for c in p])}[order]
+    size = len(log_probs)
+    cut = {"vocabulary": size - max(vocab_size, int(size * shrinking_factor)),
+           "longer pieces": min(len(longer) - int(len(longer) * shrinking_factor),
+                                size - vocab_size),
+           "factor only": size - int(size * shrinking_factor),
+           "rounded": size - max(vocab_size, round(size * shrinking_factor))}[keep]
+    return {p: loss[p] for p in sorted(longer, key=key)[:max(cut, 0)]}
+
+
+def _cuts_single_characters(*args):
+    """Counts the unused single characters as free pieces too."""
+    return _pruned(*args, singles=True)
+
+
+def _share_per_use(*args):
+    """Weighs the loss by the piece's share of all uses, not of the words that use it."""
+    return _pruned(*args, share="uses")
+
+
+def _no_share(*args):
+    return _pruned(*args, share="none")
+
+
+def _alternative_of_characters(*args):
+    """Moves a removed piece's uses to its characters, not to its second-best segmentation."""
+    return _pruned(*args, alt="characters")
+
+
+def _free_pieces_not_first(*args):
+    """Sorts by loss alone: a piece with a negative loss goes before the unused ones."""
+    return _pruned(*args, order="loss only")
+
+
+def _ties_by_reversed_string(*args):
+    return _pruned(*args, order="string reversed")
+
+
+def _share_of_the_longer_pieces(*args):
+    """Cuts 25% of the longer pieces, not the vocabulary down to 75%."""
+    return _pruned(*args, keep="longer pieces")
+
+
+def _ignores_vocab_size(*args):
+    return _pruned(*args, keep="factor only")
+
+
+def _rounds_the_share(*args):
+    return _pruned(*args, keep="rounded")
+
+
+def _pieces_counted_once(*args):
+    """Ignores how often each word occurs."""
+    return _pruned(*args, weight=lambda n: 1)
+
+
+def test_a_right_round_adding_the_loss_in_another_order_passes():
+    assert check("11.prune_round", _pruned).passed
+    assert check("11.prune_round", _pruned, seed=7).passed
+
+
+@pytest.mark.parametrize("wrong", [ch11.WRONG_ANSWERS["prune_round"], _cuts_single_characters,
+                                   _share_per_use, _no_share, _alternative_of_characters,
+                                   _free_pieces_not_first, _ties_by_reversed_string,
+                                   _share_of_the_longer_pieces, _ignores_vocab_size,
+                                   _rounds_the_share, _pieces_counted_once])
+def test_pruning_cases_reject_each_plausible_mistake(wrong):
+    """On the public cases (the hidden ones are the same hand cases and other draws of the same
+    kinds: test_hidden_cases.py holds the typical mistake to them for every seed)."""
+    assert not check("11.prune_round", wrong).passed
+
+
+def test_the_pruning_oracle_is_the_round_train_unigram_runs():
+    """Rebuilt by the public em_step (in the trainer's piece order), the state where training stands
+    at its first pruning gives library_prune exactly the pieces train_unigram removes there."""
+    text = "\n".join(line for line in data.load_text("tinystories").splitlines()[:60] if line)
+    words = dict(unigram_train.count_words(text))
+    scores = unigram_train.seed_vocabulary(words, 200, 6)
+    values = np.array(list(scores.values()))
+    log_probs = dict(zip(scores, map(float, np.log(values / values.sum()))))
+    for _ in range(2):
+        updated = unigram_train.em_step(words, log_probs)[0]
+        log_probs = {p: updated[p] for p in scores}
+    for size in (150, 60):
+        trained = unigram_train.train_unigram(text, size, seed_size=200, max_piece_length=6)
+        first = trained.prune_rounds[0]
+        assert first.before == len(log_probs)
+        assert library_prune(words, log_probs, size, 0.75) == dict(first.removed)
+
+
+@pytest.mark.parametrize("seed", [None, 3])
+def test_pruning_cases_cover_free_pieces_costly_pieces_and_both_cuts(seed):
+    found = cases("11.prune_round", seed)
+    for case in found:
+        words, log_probs, size, factor = case.args
+        assert exercises.same_value(case.expected, library_prune(words, log_probs, size, factor))
+        assert all(v * 1024 == int(v * 1024) for v in log_probs.values())  # sums are exact
+        assert {c for w in words for c in w} <= set(log_probs)
+        assert all(len(p) > 1 for p in case.expected)
+        keep = max(size, int(len(log_probs) * factor))
+        assert len(case.expected) == min(len(log_probs) - keep,
+                                         sum(len(p) > 1 for p in log_probs))
+    real = found[-3:]
+    assert [len(c.args[1]) > 200 for c in real] == [True] * 3
+    stories, luxun, first = real
+    assert stories.args[2] < int(len(stories.args[1]) * stories.args[3])  # the factor cuts
+    assert luxun.args[2] > int(len(luxun.args[1]) * luxun.args[3])  # the target cuts
+    assert all(v > 0 for c in (stories, luxun) for v in c.expected.values())
+    assert len(first.expected) > 20 and all(v == 0 for v in first.expected.values())
+    costly = [v for c in found for v in c.expected.values() if v != 0]
+    assert len(costly) > 100
+
+
+def test_pruning_hidden_cases_cut_other_real_text():
+    public = [c.args[0] for c in cases("11.prune_round")[-3:]]
+    assert public != [c.args[0] for c in cases("11.prune_round", 3)[-3:]]

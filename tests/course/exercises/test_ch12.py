@@ -12,7 +12,7 @@ from solutions import ch12
 from tutorial_lib import data
 from tutorial_course import exercises
 from tutorial_course.exercises import check
-from tutorial_course.exercises.ch12 import COURSE, FLORES_SLICES, VOCABULARIES
+from tutorial_course.exercises.ch12 import BPB_RUNS, FLORES_SLICES, TRAIN_LINES, VOCABULARIES
 from tutorial_lib.evaluation import bits_per_byte
 from tutorial_lib.text import model_tokenizers
 from tutorial_lib.evaluation.evaluate import Premium
@@ -121,58 +121,115 @@ def test_premium_hidden_cases_cut_other_slices():
 
 # --- 12.bits_per_byte -----------------------------------------------------------------------------
 
-def _forgets_tokens(mean_loss_nats, tokens, n_bytes):
-    """The loss of one token over all the bytes."""
-    return mean_loss_nats / math.log(2) / n_bytes
+def _total_bits(log_probs):
+    return -sum(log_probs) / math.log(2)
 
 
-def _log10(mean_loss_nats, tokens, n_bytes):
-    """Converts with log 10 instead of log 2."""
-    return mean_loss_nats * tokens / math.log(10) / n_bytes
+def _n_bytes(token_bytes):
+    return sum(map(len, token_bytes))
 
 
-def _times_ln2(mean_loss_nats, tokens, n_bytes):
-    return mean_loss_nats * tokens * math.log(2) / n_bytes
+def _per_token(log_probs, token_bytes):
+    """Divides by the tokens: bits per token."""
+    return _total_bits(log_probs) / len(token_bytes)
 
 
-def _bits_per_token(mean_loss_nats, tokens, n_bytes):
-    return mean_loss_nats / math.log(2)
+def _per_character(log_probs, token_bytes):
+    """Counts characters, not UTF-8 bytes: the tokens' bytes joined, decoded, len."""
+    return _total_bits(log_probs) / len(b"".join(token_bytes).decode("utf-8"))
 
 
-def _bytes_over_tokens(mean_loss_nats, tokens, n_bytes):
-    """Multiplies by bytes per token instead of dividing."""
-    return mean_loss_nats / math.log(2) * n_bytes / tokens
+def _characters_of_each_token(log_probs, token_bytes):
+    """Counts each token's characters, a piece of a character as one (errors='replace')."""
+    chars = sum(len(token.decode("utf-8", errors="replace")) for token in token_bytes)
+    return _total_bits(log_probs) / chars
 
 
-def _per_token_first(mean_loss_nats, tokens, n_bytes):
+def _no_minus_sign(log_probs, token_bytes):
+    """Sums the log-probabilities as they are: a negative number of bits."""
+    return sum(log_probs) / math.log(2) / _n_bytes(token_bytes)
+
+
+def _abs_of_each(log_probs, token_bytes):
+    """Right, with the sign taken off each log-probability instead of the sum."""
+    return sum(abs(lp) for lp in log_probs) / math.log(2) / _n_bytes(token_bytes)
+
+
+def _times_ln2(log_probs, token_bytes):
+    """Multiplies by ln 2 where it should divide."""
+    return -sum(log_probs) * math.log(2) / _n_bytes(token_bytes)
+
+
+def _log10(log_probs, token_bytes):
+    """Converts with ln 10 instead of ln 2."""
+    return -sum(log_probs) / math.log(10) / _n_bytes(token_bytes)
+
+
+def _mean_of_ratios(log_probs, token_bytes):
+    """The mean over tokens of each token's bits over its bytes: every token weighs the same."""
+    return sum(-lp / math.log(2) / len(t) for lp, t in zip(log_probs, token_bytes)) / len(log_probs)
+
+
+def _per_token_first(log_probs, token_bytes):
     """Right, the other way round: bits per token over bytes per token."""
-    return (mean_loss_nats / math.log(2)) / (n_bytes / tokens)
+    tokens = len(log_probs)
+    return (_total_bits(log_probs) / tokens) / (_n_bytes(token_bytes) / tokens)
 
 
-def test_bits_per_token_over_bytes_per_token_passes():
-    assert check("12.bits_per_byte", _per_token_first).passed
-    assert check("12.bits_per_byte", _per_token_first, seed=7).passed
+def _bpb_with_numpy(log_probs, token_bytes):
+    """Right, with numpy: a numpy float is a number."""
+    return -np.sum(log_probs) / np.log(2) / sum(len(t) for t in token_bytes)
+
+
+def test_right_answers_written_otherwise_pass():
+    for right in (_per_token_first, _bpb_with_numpy, _abs_of_each):
+        assert check("12.bits_per_byte", right).passed, right.__name__
+        assert check("12.bits_per_byte", right, seed=7).passed, right.__name__
+
+
+def test_the_bpb_toys_are_worked_by_hand():
+    found = cases("12.bits_per_byte")
+    assert [c.expected for c in found[:8]] == pytest.approx(
+        [1.0, 1.0, 1.0, 4 / 3, 0.0, 1 / 3, 8.0, 5 / 9], rel=1e-12)
+    assert found[3].args[1] == [b"\xe4\xb8", b"\xad"]  # one character in two tokens
 
 
 @pytest.mark.parametrize("seed", [None, 3])
-def test_bpb_cases_are_the_library_and_real_runs_are_trigram_logs(seed):
+def test_bpb_cases_are_the_library_and_real_runs_are_the_chapters_bigram_model(seed):
     found = cases("12.bits_per_byte", seed)
     for case in found:
-        assert case.expected == bits_per_byte.from_loss(*case.args)
-    assert found[0].expected == 1.0
-    real = found[-7:]
-    luxun = [line for line in data.load_text("luxun").splitlines() if line.strip()]
-    if seed is None:  # the course tokenizer on Lu Xun: the run it says it is
-        run = bits_per_byte.evaluate_tokenizer(
-            exercises.ch12._segmenter(COURSE), luxun[:300], luxun[300:340], order=3)
-        assert real[1].args[1:] == (run.tokens, run.bytes)
-        assert real[1].expected == pytest.approx(run.bits_per_byte, rel=1e-11)
-    assert all(1 < c.expected < 5 and c.args[1] > 1000 for c in real)
+        log_probs, token_bytes = case.args
+        assert len(log_probs) == len(token_bytes)
+        b"".join(token_bytes).decode("utf-8")  # the tokens of a text: whole characters
+        assert case.expected == bits_per_byte.from_loss(
+            -math.fsum(log_probs) / len(log_probs), len(log_probs), _n_bytes(token_bytes))
+    real = found[-len(BPB_RUNS):]
+    starts = exercises.ch12._starts(seed)
+    for (name, corpus), case in zip(BPB_RUNS, real):  # the run it says it is, the library's bpb
+        log_probs, token_bytes, library = exercises.ch12._scored(name, corpus, starts[corpus])
+        assert case.args == (log_probs, token_bytes)
+        assert case.expected == pytest.approx(library, rel=1e-12)
+        assert 1 < case.expected < 5 and 100 < len(log_probs) < 1000
+    texts = [b"".join(c.args[1]) for c in real]  # the same text under two tokenizers
+    assert texts[0] == texts[1] and texts[2] == texts[3]
+    assert len(texts[2].decode()) < len(texts[2]) / 2  # Lu Xun: mostly 3-byte characters
+    cl100k, qwen = real[2:]  # on Lu Xun: far apart per token, close per byte
+    assert _per_token(*qwen.args) / _per_token(*cl100k.args) > 1.2
+    assert abs(qwen.expected / cl100k.expected - 1) < 0.1
+
+
+def test_bpb_real_cases_score_the_lines_after_the_training_lines():
+    lines = [line for line in data.load_text("luxun").splitlines() if line.strip()]
+    scored = b"".join(cases("12.bits_per_byte")[-1].args[1])
+    sizes = [len("".join(lines[TRAIN_LINES:TRAIN_LINES + k]).encode()) for k in range(1, 20)]
+    k = next(k for k, size in enumerate(sizes, 1) if size >= exercises.ch12.HELD_OUT_BYTES)
+    assert scored == "".join(lines[TRAIN_LINES:TRAIN_LINES + k]).encode()
 
 
 def test_bpb_hidden_cases_score_other_lines():
-    public = {c.args for c in cases("12.bits_per_byte")[-7:]}
-    assert not public & {c.args for c in cases("12.bits_per_byte", 3)[-7:]}
+    public = [c.args for c in cases("12.bits_per_byte")[-len(BPB_RUNS):]]
+    hidden = [c.args for c in cases("12.bits_per_byte", 3)[-len(BPB_RUNS):]]
+    assert all(a != b for a, b in zip(public, hidden))
 
 
 # --- 12.token_script ------------------------------------------------------------------------------
@@ -304,8 +361,8 @@ PLAUSIBLE_MISTAKES = [
         _with_p90(_rank_of_n), _middle_without_averaging, _english_over_lang, _median_of_counts)
 ] + [
     ("12.bits_per_byte", wrong) for wrong in (
-        ch12.WRONG_ANSWERS["bits_per_byte"], _forgets_tokens, _log10, _times_ln2,
-        _bits_per_token, _bytes_over_tokens)
+        ch12.WRONG_ANSWERS["bits_per_byte"], _per_token, _per_character,
+        _characters_of_each_token, _no_minus_sign, _times_ln2, _log10, _mean_of_ratios)
 ] + [
     ("12.token_script", wrong) for wrong in (
         ch12.WRONG_ANSWERS["token_script"], _leading_space_only, _whitespace_counted,

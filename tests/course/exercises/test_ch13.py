@@ -3,17 +3,22 @@ typical wrong answer fails, stub is 未完成): the cases hold the holes a plaus
 slip through, and their expected values are the library's."""
 
 import copy
+import inspect
 import pickle
+import textwrap
 import unicodedata
 
 import pytest
 
 from solutions import ch13
 from tutorial_course import exercises
+from tutorial_course.classroom import grade
 from tutorial_course.exercises import check
-from tutorial_course.exercises.ch13 import (HAND, OFFSET_SLICES, OFFSET_TEXTS, PAIRINGS, VECTOR_CATEGORIES, corpus_lines, course_with)
+from tutorial_course.exercises.ch13 import (HAND, OFFSET_SLICES, OFFSET_TEXTS, PAIRINGS,
+                                            VECTOR_CATEGORIES, VECTOR_HAND, corpus_lines,
+                                            course_with)
 from tutorial_lib.bpe import course_tokenizer
-from tutorial_lib.contract import golden, offsets
+from tutorial_lib.contract import golden, normalize_cuts, offsets
 from tutorial_lib.contract.normalize import FORMS, normalize
 
 KEYS = ["13.golden_vector", "13.invariant_failures", "13.token_offsets"]
@@ -75,7 +80,8 @@ def _lower_for_casefold(text, form):
 
 
 def _casefold_first(text, form):
-    """NFKC(casefold(x)), one NFKC after the fold: 𝐀 is no capital to casefold until NFKC makes it A."""
+    """NFKC(casefold(x)), one NFKC after the fold: 𝐀 is no capital to casefold until NFKC makes
+    it A."""
     if form == "NFKC_casefold":
         return unicodedata.normalize("NFKC", text.casefold())
     return normalize(text, form)
@@ -295,6 +301,31 @@ def test_offset_hidden_cases_cut_other_slices():
 
 # --- 13.golden_vector -----------------------------------------------------------------------------
 
+def _n(text, form):
+    """Exercise 1's N, as a learner writes it."""
+    if form == "none":
+        return text
+    if form == "NFKC_casefold":
+        return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+    return unicodedata.normalize(form, text)
+
+
+def _aligned(x, form):
+    """The reference's N(x), and the span of x each of its characters came from."""
+    normalized, came_from, s = "", [], 0
+    while s < len(x):
+        j = next(j for j in range(s + 1, len(x) + 1)
+                 if _n(x[s:j], form) + _n(x[j:], form) == _n(x[s:], form))
+        normalized += _n(x[s:j], form)
+        came_from += [(s, j)] * len(_n(x[s:j], form))
+        s = j
+    return normalized, came_from
+
+
+def _pieces(tokenizer, ids):
+    return [tokenizer.token_bytes(i) for i in ids]
+
+
 def _vector_with(**fields):
     """The reference with some fields computed another way (each a function of tokenizer, x)."""
     def vector(tokenizer, category, x):
@@ -302,26 +333,75 @@ def _vector_with(**fields):
         if found is None:
             return None
         return found | {key: f(tokenizer, x) for key, f in fields.items()}
-    vector.__name__ = "_".join(fields)
+    vector.__name__ = "_".join(fields) + "_" + "_".join(f.__name__ for f in fields.values())
     return vector
+
+
+def _record(tokenizer, category, x):
+    """The reference's record for any x, whether it belongs to the category or not."""
+    ids = tokenizer.encode_ordinary(x)
+    return {"category": category, "input": x,
+            "normalized": _aligned(x, tokenizer.normalization)[0], "ids": ids,
+            "offsets": _carried(tokenizer, x), "decoded": tokenizer.decode(ids)}
 
 
 def _every_input_recorded(tokenizer, category, x):
     """Never None: an input of another category is recorded under this one."""
-    ids = tokenizer.encode_ordinary(x)
-    return {"category": category, "input": x, "normalized": normalize(x, tokenizer.normalization),
-            "ids": ids, "offsets": [list(s) for s in offsets.encode_with_offsets(tokenizer, x)[1]],
+    return _record(tokenizer, category, x)
+
+
+def _offsets_in_bytes(tokenizer, x):
+    """Each token's UTF-8 bytes in N(x), [b, e), not its characters."""
+    spans, byte = [], 0
+    for piece in _pieces(tokenizer, tokenizer.encode_ordinary(x)):
+        spans.append([byte, byte + len(piece)])
+        byte += len(piece)
+    return spans
+
+
+def _offsets_of_the_raw_text(tokenizer, x):
+    """token_offsets(x, pieces): the pieces of N(x) laid on the bytes of x, as if nothing had
+    been normalized (wrong, or an IndexError, once N(x) is longer than x in UTF-8)."""
+    spans, _ = ch13.token_offsets(x, _pieces(tokenizer, tokenizer.encode_ordinary(x)))
+    return [list(span) for span in spans]
+
+
+def _end_after_the_last_start(tokenizer, x):
+    """end = the start of the last character's span + 1: one character of x for each of N(x),
+    which cuts off the U+0308 that made ö with o."""
+    normalized, came_from = _aligned(x, tokenizer.normalization)
+    spans, _ = ch13.token_offsets(normalized, _pieces(tokenizer, tokenizer.encode_ordinary(x)))
+    return [[came_from[a][0], came_from[b - 1][0] + 1] for a, b in spans]
+
+
+def _each_character_alone(tokenizer, category, x):
+    """N applied to each character of x on its own: o and U+0308 stay two characters under NFC
+    (so do 'normalized' and the offsets), a span per character of x."""
+    if ch13.golden_vector(tokenizer, category, x) is None:
+        return None
+    form, ids = tokenizer.normalization, tokenizer.encode_ordinary(x)
+    normalized = "".join(_n(ch, form) for ch in x)
+    came_from = [(i, i + 1) for i, ch in enumerate(x) for _ in _n(ch, form)]
+    spans, _ = ch13.token_offsets(normalized, _pieces(tokenizer, ids))
+    return {"category": category, "input": x, "normalized": normalized, "ids": ids,
+            "offsets": [[came_from[a][0], came_from[b - 1][1]] for a, b in spans],
             "decoded": tokenizer.decode(ids)}
 
 
-def _spans_in_the_normalized_text(tokenizer, x):
-    """Offsets of N(x), not of x: they no longer point at the characters the user gave."""
-    normalized = normalize(x, tokenizer.normalization)
-    return [list(s) for s in offsets.encode_with_offsets(tokenizer, normalized).offsets]
+def _carried(tokenizer, x):
+    """Right: the spans in N(x) of exercise 2, carried back to x by `_aligned`."""
+    normalized, came_from = _aligned(x, tokenizer.normalization)
+    spans, _ = ch13.token_offsets(normalized, _pieces(tokenizer, tokenizer.encode_ordinary(x)))
+    return [[came_from[a][0], came_from[b - 1][1]] for a, b in spans]
 
 
 def _spans_as_tuples(tokenizer, x):
-    return list(offsets.encode_with_offsets(tokenizer, x).offsets)
+    return [tuple(span) for span in _carried(tokenizer, x)]
+
+
+def _input_as_normalized(tokenizer, x):
+    """N(x) recorded as x itself: wrong wherever the tokenizer's form changes it."""
+    return x
 
 
 def _always_nfkc(tokenizer, x):
@@ -332,16 +412,60 @@ def _decoded_is_the_input(tokenizer, x):
     return x
 
 
-def _ids_with_specials(tokenizer, x):
-    """Right: encode with nothing allowed gives encode_ordinary's ids on text without a control
-    token, which is every input of these categories."""
+def _ids_with_every_special_allowed(tokenizer, x):
+    """The text <|endoftext|> read as the special token (id 256): not what encode_ordinary
+    gives, and not what the record holds."""
+    return tokenizer.encode(x, allowed_special="all")
+
+
+def _ids_of_plain_encode(tokenizer, x):
+    """encode(x): the same ids on most text, a ValueError on text that spells a special token."""
     return tokenizer.encode(x)
 
 
-def test_a_vector_with_encode_instead_of_encode_ordinary_passes():
-    right = _vector_with(ids=_ids_with_specials)
-    assert check("13.golden_vector", right).passed
-    assert check("13.golden_vector", right, seed=7).passed
+def test_the_reference_carries_the_spans_back_as_the_library_does():
+    by_args = {(c.args[0].normalization, c.args[2]): c.expected
+               for c in cases("13.golden_vector") if c.expected}
+    assert by_args["NFC", "o\u0308"]["normalized"] == "\u00f6"
+    # ö is two bytes, two tokens of the course tokenizer: both come from o and U+0308
+    assert by_args["NFC", "o\u0308"]["offsets"] == [[0, 2], [0, 2]]
+    assert by_args["none", "o\u0308"]["offsets"] == [[0, 1], [1, 2], [1, 2]]  # U+0308: 2 bytes
+    dots = by_args["NFKC", "好…"]
+    assert dots["normalized"] == "好..." and dots["offsets"][-1] == [1, 2]
+    assert {tuple(s) for s in dots["offsets"][1:]} == {(1, 2)}  # every dot from the one …
+    folded = by_args["NFKC_casefold", "Ｓｔｒａßｅ"]
+    assert folded["normalized"] == "strasse" and [4, 5] in folded["offsets"]
+    wide = by_args["NFKC", "ＡＢＣ"]  # one character from each: the spans in N(x) are right
+    in_n = ch13.token_offsets("ABC", _pieces(course_with("NFKC"), wide["ids"]))[0]
+    assert wide["normalized"] == "ABC" and wide["offsets"] == [list(span) for span in in_n]
+    plain = by_args["none", "The end.<|endoftext|>  Once"]
+    assert course_tokenizer.load().special_tokens["<|endoftext|>"] not in plain["ids"]
+
+
+def test_the_taught_alignment_is_the_librarys_beyond_the_drawn_lines():
+    """The rule the prompt teaches (shortest x[s:j] that normalizes apart from the rest) gives
+    normalize_aligned's spans on lines of every category that each form rewrites, not only on
+    the lines a draw happens to pick."""
+    compared = 0
+    for form in FORMS[1:]:
+        for category in VECTOR_CATEGORIES:
+            for x in exercises.ch13._changed_lines(category.name, form)[:60]:
+                assert _aligned(x, form) == tuple(normalize_cuts.normalize_aligned(x, form)), x
+                compared += 1
+    assert compared > 900
+
+
+def test_plain_encode_fails_on_the_text_that_spells_a_control_token():
+    feedback = check("13.golden_vector", _vector_with(ids=_ids_of_plain_encode))
+    assert not feedback.passed and "The end.<|endoftext|>  Once" in feedback.message
+    assert "ValueError" in feedback.message and "encode_ordinary" in feedback.message
+
+
+def test_a_wrong_composition_is_shown_with_its_code_points():
+    """'ö' (U+00F6) and 'o' + U+0308 print alike: the message spells out both."""
+    message = check("13.golden_vector", _each_character_alone).message
+    assert "'normalized'" in message
+    assert "期望 'ö' U+00F6" in message and "得到 'o' U+006F '\u0308' U+0308" in message
 
 
 @pytest.mark.parametrize("seed", [None, 3])
@@ -363,16 +487,46 @@ def test_vector_cases_are_golden_vectors_of_every_ordinary_category(seed):
         mine = [c for c in found if c.args[1] == category.name]
         assert set(category.inputs) <= {c.args[2] for c in mine}
         assert any(c.expected is None for c in mine)
+    hand = [(c.name, x) for c in VECTOR_CATEGORIES for x in c.inputs] + VECTOR_HAND
+    for name, x in hand:  # under every form that records something new
+        vectors = [golden.vector(course_with(f), name, x) for f in FORMS]
+        shown = [c.expected for c in found if c.args[1:] == (name, x)]
+        assert len(shown) == len({repr(v) for v in vectors}) and all(v in shown for v in vectors)
     assert {c.args[0].normalization for c in found} == set(FORMS)
     vectors = [c.expected for c in found if c.expected]
-    assert sum(v["normalized"] != v["input"] for v in vectors) >= 5  # N changed the input
-    assert any(len(v["normalized"]) != len(v["input"]) for v in vectors)  # and its length
+    assert sum(v["normalized"] != v["input"] for v in vectors) >= 20  # N changed the input
+    assert sum(len(v["normalized"]) != len(v["input"]) for v in vectors) >= 10  # and its length
+    real = [c for c in found if c.args[1:] not in hand and c.expected]
+    for form in FORMS[1:]:  # real lines the form rewrites
+        assert sum(c.args[0].normalization == form and c.expected["normalized"] != c.args[2]
+                   for c in real) >= 4, form
 
 
 def test_vector_hidden_cases_draw_other_lines():
     public = {c.args[1:] for c in cases("13.golden_vector")}
     hidden = {c.args[1:] for c in cases("13.golden_vector", 3)}
-    assert len(hidden - public) >= 9
+    assert len(hidden - public) >= 20
+
+
+def _notebook_functions(*functions):
+    """The functions defined again from their source in one namespace, as a notebook defines
+    them in __main__: golden_vector finds token_offsets as a global there."""
+    namespace = {"__name__": "student_notebook"}
+    for fn in functions:
+        exec(textwrap.dedent(inspect.getsource(fn)), namespace)
+    return namespace
+
+
+def test_a_golden_vector_calling_the_learners_token_offsets_passes_where_it_is_graded():
+    namespace = _notebook_functions(ch13.token_offsets, ch13.golden_vector)
+    fn = namespace["golden_vector"]
+    assert check("13.golden_vector", fn).passed  # self-study: a forked child of the kernel
+    verdicts = [a["verdict"] for a in grade.run_grading("13.golden_vector", fn, [None, 7])]
+    assert verdicts == ["通过", "通过"]  # grading: another interpreter, through cloudpickle
+    alone = _notebook_functions(ch13.golden_vector)["golden_vector"]
+    feedback = check("13.golden_vector", alone)
+    assert not feedback.passed and "NameError" in feedback.message
+    assert "token_offsets" in feedback.message
 
 
 # --- all of them: each plausible mistake fails; graded as the classroom grades them ---------------
@@ -381,8 +535,8 @@ PLAUSIBLE_MISTAKES = [
     ("13.invariant_failures", wrong) for wrong in (
         ch13.WRONG_ANSWERS["invariant_failures"], _with_form(_nfc_for_nfkc),
         _with_form(_nfkc_for_nfc), _with_form(_no_second_nfkc), _with_form(_lower_for_casefold),
-        _with_form(_casefold_alone), _with_form(_casefold_first), _normalizes_the_decoded_text, _compares_ids,
-        _returns_the_texts)
+        _with_form(_casefold_alone), _with_form(_casefold_first), _normalizes_the_decoded_text,
+        _compares_ids, _returns_the_texts)
 ] + [
     ("13.token_offsets", wrong) for wrong in (
         ch13.WRONG_ANSWERS["token_offsets"], _end_at_a_whole_character, _last_character_as_end,
@@ -390,9 +544,13 @@ PLAUSIBLE_MISTAKES = [
         _found_in_the_text, _with_flags(_starts_inside_only), _with_flags(_ends_inside_only))
 ] + [
     ("13.golden_vector", wrong) for wrong in (
-        ch13.WRONG_ANSWERS["golden_vector"], _every_input_recorded,
-        _vector_with(offsets=_spans_in_the_normalized_text), _vector_with(offsets=_spans_as_tuples),
-        _vector_with(normalized=_always_nfkc), _vector_with(decoded=_decoded_is_the_input))
+        ch13.WRONG_ANSWERS["golden_vector"], _vector_with(offsets=_offsets_in_bytes),
+        _vector_with(offsets=_offsets_of_the_raw_text),
+        _vector_with(offsets=_end_after_the_last_start), _each_character_alone,
+        _vector_with(ids=_ids_with_every_special_allowed), _vector_with(ids=_ids_of_plain_encode),
+        _vector_with(normalized=_input_as_normalized), _every_input_recorded,
+        _vector_with(offsets=_spans_as_tuples), _vector_with(normalized=_always_nfkc),
+        _vector_with(decoded=_decoded_is_the_input))
 ]
 
 

@@ -21,6 +21,7 @@ from tutorial_course.exercises.ch05 import reference_tokenizer
 from tutorial_course.exercises.ch07 import _pad_expected
 from tutorial_course.exercises.ch09 import TOLERANCE
 from tutorial_course.exercises.ch13 import byte_level_tokenizer
+from tutorial_course.exercises.unigram_wordpiece import library_merges, library_prune
 from tutorial_lib.packing import attention, batch, gpt_samples, masks, megatron, strategies
 from tutorial_lib.evaluation import bits_per_byte, evaluate
 from tutorial_lib.text import model_tokenizers
@@ -50,8 +51,16 @@ def _first_merges(vocab, merges, k):
     return cut.vocab
 
 
-def _train_incremental(words, freqs, vocab, merges_left):
+def _compression_curve(vocab, merges, sizes, texts):
+    learned = {a + b for a, b in merges}
+    specials = [t.decode() for i, t in sorted(vocab.items()) if i >= 256 and t not in learned]
+    run = Tokenizer(vocab, merges, specials, GPT4_PATTERN)
+    return [p.compression.bytes_per_token for p in vocab_size.measure_sizes(run, texts, sizes)]
+
+
+def _train_incremental(words, freqs, vocab, merges_left, pair_counts):
     index, merges = trainer.PairIndex.build(words, freqs, vocab), []
+    index.counts = pair_counts  # the counts handed over, kept up to date by PairIndex.merge
     for new_id in range(len(vocab), len(vocab) + merges_left):
         best = trainer.pop_best(index.heap, index.counts)
         if best is None:
@@ -60,7 +69,7 @@ def _train_incremental(words, freqs, vocab, merges_left):
         vocab[new_id] = left + right
         merges.append((left, right))
         index.merge(best, new_id, left + right)
-    return merges
+    return merges, pair_counts
 
 
 def _parse_header(raw):
@@ -103,6 +112,7 @@ CHEATS = {
     "03.chars_for_coverage": characters.chars_for_coverage,
     "03.bytes_per_token": lambda lines, enc: measure.compression(enc, lines).bytes_per_token,
     "03.count_cut_characters": lambda tokens: measure.cut_characters(tokens)[0],
+    "04.compression_curve": _compression_curve,
     "04.first_merges": _first_merges,
     "04.embedding_bytes": embedding.embedding_bytes,
     "04.utilization": lambda ids, size: measure.utilization(Counter(ids), range(size)).used_share,
@@ -144,9 +154,12 @@ CHEATS = {
         word, vocab, max_input_chars_per_word=n),
     "11.viterbi": lambda text, log_probs: unigram.viterbi(text, log_probs)[0],
     "11.expected_counts": lambda words, log_probs: unigram_train.em_step(words, log_probs)[1],
+    "11.wordpiece_merges": library_merges,
+    "11.prune_round": library_prune,
     "12.premium_summary": lambda lang, eng: _summary(evaluate.Premium.from_counts("", "", lang,
                                                                                   eng)),
-    "12.bits_per_byte": bits_per_byte.from_loss,
+    "12.bits_per_byte": lambda log_probs, token_bytes: bits_per_byte.from_loss(
+        (0.0 - sum(log_probs)) / len(log_probs), len(log_probs), sum(map(len, token_bytes))),
     "12.token_script": model_tokenizers.token_script,
     "13.invariant_failures": lambda tokenizer, texts, form: [
         i for i, x in enumerate(texts)

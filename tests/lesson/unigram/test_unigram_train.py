@@ -155,3 +155,17 @@ def test_corpus_log_likelihood_sums_every_segmentation():
     floor = min(TOY.values()) - 10
     assert missing == 1 and with_unknown == pytest.approx(
         brute_log_likelihood({"▁人工你": 1}, {**TOY, "你": floor}), rel=1e-6)
+
+
+def test_one_pruning_round_by_itself_keeps_characters_and_cuts_the_cheapest_first():
+    """Half of TOY's ten pieces go: the three no best path uses (loss 0, by string), then the two
+    cheapest; the five characters stay, whatever their scores."""
+    words = dict(unigram_train.count_words("人工智能 人工智能 人工智能\n人工 人工\n智能 能人"))
+    pruned = unigram_train.prune_step(words, TOY, 1, 0.5)
+    assert (pruned.before, pruned.after) == (10, 5)
+    assert [piece for piece, _ in pruned.removed] == ["▁人", "人工", "人工智能", "智能", "▁人工"]
+    losses = [loss for _, loss in pruned.removed]
+    assert losses[:3] == [0.0, 0.0, 0.0] and 0 < losses[3] < losses[4]
+    assert unigram_train.prune_step(words, TOY, 8, 0.5).after == 8  # never below vocab_size
+    with pytest.raises(ValueError, match="shrinking_factor"):
+        unigram_train.prune_step(words, TOY, 1, 1.5)
