@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # A fixed hash seed so that re-executed notebooks produce the same outputs on every machine.
 export PYTHONHASHSEED := 0
 
-.PHONY: install kernel lab workspace reset update submit test notebooks bench interop classroom clean
+.PHONY: install kernel lab workspace reset update submit progress test notebooks bench interop classroom clean
 
 # install, kernel and lab are tutorial_course/setup_course.py's commands, so a machine without make
 # (Windows) runs the same steps with `python -m tutorial_course.setup_course install|kernel|lab`.
@@ -43,6 +43,10 @@ update:
 submit:
 	@test -n "$(STUDENT)" -a -n "$(NB)" || { echo 'usage: make submit STUDENT=ID NB="02 03"'; exit 2; }
 	$(PYTHON) -m tutorial_course.workspace submit --student $(STUDENT) $(NB)
+
+# Which exercises the learner's checks in workspace/ passed, failed or did not try yet, per chapter.
+progress: $(STAMP)
+	$(BIN)/python -m tutorial_course.exercises
 
 # ruff first (the three packages: lines within 100 columns, no unused names; pyproject.toml says so).
 # Two pytest workers, one per core; loadscope keeps each notebook (and each test module) on one worker.

@@ -97,7 +97,7 @@ CHAPTERS = [
         "词表 = 初始符号 + 合并次数的直线及其失效处；英文与中文的压缩率随词表增大的边际收益，"
         "留出文本上的词表"
         "利用率与罕见 token（含 cl100k），领域错配，词嵌入参数量与显存，"
-        "常被引用的“嵌入占比”表的复核",
+        "常被引用的“嵌入占比”表的复核；亲手用一次训练的合并表前缀量出留出文本上的整条压缩率曲线",
         ("bpe.vocab_size", "bpe.embedding"),
         ("vocab_size_explorer",),
     ),
@@ -123,7 +123,8 @@ CHAPTERS = [
         PARTS[1],
         "从逐次重数、预切分聚合、倒排索引增量更新到惰性堆，每一步在英文和中文上实测；"
         "一次合并要改多少计数、"
-        "为什么中文不同；与 Hugging Face tokenizers 并排；亲手写一次增量更新",
+        "为什么中文不同；与 Hugging Face tokenizers 并排；亲手写增量更新、惰性堆，再拼成增量训练器"
+        "（检查器数它改写计数的次数，逐次重数的训练器通不过）",
         ("bpe.trainer", "bpe.merge", "bpe.corpus", "bpe.trainer_stages"),
         ("merge_work_explorer", "merge_work_html"),
     ),
@@ -198,6 +199,7 @@ CHAPTERS = [
         "与 BERT 为什么在每个汉字两边加空格，与 Hugging Face 的 id 逐一相同；SentencePiece "
         "在中文上的设置逐项实测（unigram 与 bpe、character_coverage、byte_fallback、数字拆分、"
         "nmt_nfkc、add_dummy_prefix、按文字切分）；“可逆”检验；亲手写 Viterbi、E 步的期望计数、"
+        "一轮剪枝、WordPiece 的训练循环、"
         "WordPiece 的打分和最长匹配编码",
         ("wordpiece.model", "wordpiece.train", "unigram.sp_settings", "unigram.train",
          "unigram.lattice", "unigram.sample", "unigram.byte_fallback", "unigram.compare"),
@@ -213,10 +215,11 @@ CHAPTERS = [
         "DeepSeek 和课程 BPE 的 token 溢价分布（中位数、P90、最大值）与它对成本和上下文的意义；"
         "中英混合比例训练的 BPE 与 Unigram、词表按文字的构成与固定配额的代价；bits per byte "
         "与每 token 损失的对照；SuperBPE 的超词在中文上是否省 token；按领域的压缩表；"
-        "大词表的嵌入参数；亲手写溢价统计、token 的文字分类和每字节比特",
+        "大词表的嵌入参数；选分词器和语言看溢价分布与一句话的切分；亲手写溢价统计、token 的文字"
+        "分类，从每个 token 的对数概率算每字节比特",
         ("evaluation.evaluate", "evaluation.mixes", "evaluation.bits_per_byte",
          "evaluation.superbpe"),
-        (),
+        ("premium_explorer",),
     ),
     Chapter(
         "13",
@@ -231,7 +234,7 @@ CHAPTERS = [
         "合并被拒、翻转一个字节被校验抓住、摘要该写在哪；解码错误策略与流式解码的 U+FFFD；"
         "把分词器带出去：导出成 tokenizer.json（tokenizers、transformers 载入后 id 相同，摘要往返"
         "不变）和 tiktoken 的 Encoding，导入 GPT-2、DeepSeek-V4、Qwen2.5，Qwen3.6 为什么被拒，"
-        "流水线的 tiktoken 引擎；亲手写不变量检查、偏移和一条黄金向量",
+        "流水线的 tiktoken 引擎；亲手写不变量检查、偏移，再用这两样拼出一条黄金向量",
         ("contract.normalize", "contract.normalize_cuts", "contract.normalization_effect",
          "contract.offsets", "contract.golden", "contract.stream_decode"),
         ("golden_explorer",),
