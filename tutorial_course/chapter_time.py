@@ -44,15 +44,16 @@ class Estimate:
     exercises: float
     guesses_and_widgets: float
     optional_cells: int  # cells in 选读 parts, not counted
+    optional_exercises: tuple[str, ...]  # the exercises those parts hold (graded all the same)
 
     @property
     def minutes(self) -> float:
         return self.reading + self.code + self.exercises + self.guesses_and_widgets
 
 
-def core_cells(nb: dict) -> tuple[list[dict], int]:
-    """The cells of the core path, and how many cells the 选读 parts hold."""
-    core, skipped, optional_level = [], 0, None
+def core_cells(nb: dict) -> tuple[list[dict], list[dict]]:
+    """The cells of the core path, and the cells of the 选读 parts."""
+    core, skipped, optional_level = [], [], None
     for cell in nb["cells"]:
         source = "".join(cell["source"])
         heading = _HEADING.search(source) if cell["cell_type"] == "markdown" else None
@@ -61,7 +62,7 @@ def core_cells(nb: dict) -> tuple[list[dict], int]:
         if heading and optional_level is None and "选读" in heading.group(2):
             optional_level = len(heading.group(1))
         if optional_level:
-            skipped += 1
+            skipped.append(cell)
         else:
             core.append(cell)
     return core, skipped
@@ -90,7 +91,9 @@ def estimate(path: Path, points: dict[str, int]) -> Estimate:
             code += len(lines) / CODE_LINES_PER_MINUTE
         if any(_WIDGET in output.get("data", {}) for output in cell.get("outputs", [])):
             other += WIDGET_MINUTES
-    return Estimate(reading, code, exercises, other, skipped)
+    optional = tuple(key for cell in skipped if cell["cell_type"] == "code"
+                     for key in _CHECK.findall("".join(cell["source"])))
+    return Estimate(reading, code, exercises, other, len(skipped), optional)
 
 
 def estimates() -> dict[str, Estimate]:
@@ -106,11 +109,12 @@ def main(argv: list[str]) -> int:
     if argv:
         print("usage: python -m tutorial_course.chapter_time", file=sys.stderr)
         return 2
-    print("章  合计  阅读  代码  练习  猜测/控件  选读单元")
+    print("章  合计  阅读  代码  练习  猜测/控件  选读单元  选读里的练习")
     for number, e in estimates().items():
         flag = "" if e.minutes <= SITTING else f"  超出 {e.minutes - SITTING:.0f} 分钟"
         print(f"{number}  {e.minutes:4.0f}  {e.reading:4.0f}  {e.code:4.0f}  {e.exercises:4.0f}"
-              f"  {e.guesses_and_widgets:9.0f}  {e.optional_cells:8d}{flag}")
+              f"  {e.guesses_and_widgets:9.0f}  {e.optional_cells:8d}  "
+              f"{' '.join(e.optional_exercises) or '—'}{flag}")
     return 0
 
 
