@@ -94,6 +94,12 @@ def check_non_empty_dict(value: object, name: str, entries: str) -> dict:
     return value
 
 
+def check_dict_of(value: object, name: str, entries: str, check: Callable, **bounds) -> dict:
+    """`check_non_empty_dict`, then each value as `check(value, "name[key]", **bounds)` gives it."""
+    check_non_empty_dict(value, name, entries)
+    return {key: check(item, f"{name}[{key!r}]", **bounds) for key, item in value.items()}
+
+
 def check_mapping_keys(value: object, name: str, types: type, allowed: str) -> dict:
     """A dict whose keys are all of `types`; returns a copy."""
     check_type(value, name, dict, "a dict")

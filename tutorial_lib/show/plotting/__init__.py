@@ -15,8 +15,8 @@ import matplotlib
 import matplotlib.pyplot as plt
 from matplotlib import font_manager
 
-from tutorial_lib._check_data import (check_bool, check_non_empty_dict, check_number,
-                                      check_number_list, check_same_length, check_str_list)
+from tutorial_lib._check_data import (check_bool, check_dict_of, check_number, check_number_list,
+                                      check_same_length, check_str_list)
 from tutorial_lib.show import palette
 
 SYSTEM_CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei",
@@ -90,9 +90,7 @@ def finish(fig, ax, *, title: str, xlabel: str | None = None, ylabel: str | None
 
 def _series(series: object, **axis: Sequence) -> dict[str, list[float]]:
     """`series` checked as a non-empty dict of name -> numbers as long as `axis` (labels or x)."""
-    check_non_empty_dict(series, "series", "name -> values")
-    series = {name: check_number_list(values, f"series[{name!r}]")
-              for name, values in series.items()}
+    series = check_dict_of(series, "series", "name -> values", check_number_list)
     for name, values in series.items():
         check_same_length(**axis, **{f"series[{name!r}]": values})
     return series

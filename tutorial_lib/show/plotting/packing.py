@@ -11,8 +11,8 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from tutorial_lib._check_data import (check_non_empty_dict, check_number_list, check_same_length,
-                                      check_str_list)
+from tutorial_lib._check_data import (check_dict_of, check_non_empty_dict, check_number_list,
+                                      check_same_length, check_str_list)
 from tutorial_lib._checks import check_int, check_int_list, check_sequence
 from tutorial_lib.packing.masks import PAD_DOC, mask_cells, runs
 from tutorial_lib.packing.megatron import byte_offsets
@@ -80,9 +80,7 @@ def padding_curves(x: Sequence[float], series: dict[str, Sequence[float]], *, ti
 def length_histograms(lengths: dict[str, Sequence[int]], *, title: str, marks: Sequence[int] = ()):
     """One histogram of document lengths per corpus, dashed lines at `marks` (row lengths); log
     axes, else many short documents flatten the rest and the few over a row's length vanish."""
-    check_non_empty_dict(lengths, "lengths", "name -> lengths")
-    lengths = {name: check_int_list(values, f"lengths[{name!r}]", low=1)
-               for name, values in lengths.items()}
+    lengths = check_dict_of(lengths, "lengths", "name -> lengths", check_int_list, low=1)
     marks = check_int_list(marks, "marks", low=1)
     longest = max(max(values, default=1) for values in lengths.values())
     bins = np.geomspace(1, max(longest, *marks, 2) * 1.2, 40)

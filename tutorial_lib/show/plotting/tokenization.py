@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Arc
 from matplotlib.ticker import NullFormatter
 
-from tutorial_lib._check_data import (check_bool, check_non_empty_dict, check_number,
+from tutorial_lib._check_data import (check_bool, check_dict_of, check_non_empty_dict, check_number,
                                       check_number_list, check_same_length, check_str_list)
 from tutorial_lib._checks import (check_choice, check_int, check_int_list, check_sequence,
                                   check_str, check_type)
@@ -65,9 +65,7 @@ def zipf_plot(series: dict[str, Sequence[int]], *, title: str,
               reference_exponent: float | None = 1.0):
     """Frequency against rank on log-log axes, a line per series; Zipf's law (frequency ~ 1/rank^a)
     is a line of slope -a, drawn through the first series' top count for `reference_exponent`."""
-    check_non_empty_dict(series, "series", "name -> frequencies")
-    series = {name: check_int_list(freqs, f"series[{name!r}]", low=1)
-              for name, freqs in series.items()}
+    series = check_dict_of(series, "series", "name -> frequencies", check_int_list, low=1)
     for name, freqs in series.items():
         if not freqs or freqs != sorted(freqs, reverse=True):
             raise ValueError(f"series[{name!r}] must be a non-empty list of counts from the most "

@@ -8,7 +8,7 @@ from typing import Sequence
 
 import ipywidgets as w
 
-from tutorial_lib._check_data import check_has, check_non_empty_dict
+from tutorial_lib._check_data import check_dict_of, check_has, check_non_empty_dict
 from tutorial_lib._checks import check_int, check_int_list, check_sequence, check_type
 from tutorial_lib.packing import batch, masks
 from tutorial_lib.packing.masks import BLOCKED, LEAK, PAD_DOC
@@ -46,9 +46,8 @@ def batch_grid_html(lengths: list[int], batching: batch.Batching, *, max_batches
 def bucketing_explorer(lengths_by_corpus: dict[str, list[int]], *, batch_size: int = 16,
                        bucket_width: int = 32) -> w.VBox:
     """Pick corpus, batching, batch size, bucket width: the padding share and the first batches."""
-    check_non_empty_dict(lengths_by_corpus, "lengths_by_corpus", "corpus name -> token lengths")
-    corpora = {name: check_int_list(lengths, f"lengths_by_corpus[{name!r}]", low=0)
-               for name, lengths in lengths_by_corpus.items()}
+    corpora = check_dict_of(lengths_by_corpus, "lengths_by_corpus", "corpus name -> token lengths",
+                            check_int_list, low=0)
     corpus = w.Dropdown(options=list(corpora), description="语料")
     how = w.Dropdown(options=list(BATCHINGS), value="按长度分桶", description="分批方式")
     size = w.IntSlider(value=check_int(batch_size, "batch_size", low=1, high=128), min=1, max=128,
@@ -100,9 +99,8 @@ def packed_rows_html(result: PackResult, max_rows: int = 12) -> str:
 def packing_explorer(lengths_by_corpus: dict[str, Sequence[int]],
                      seq_lens: Sequence[int] = (512, 2048, 4096), max_rows: int = 12) -> w.VBox:
     """Pick a strategy, a row length and a corpus: the first rows packed (packed_rows_html)."""
-    check_non_empty_dict(lengths_by_corpus, "lengths_by_corpus", "corpus name -> document lengths")
-    corpora = {name: check_int_list(lengths, f"lengths_by_corpus[{name!r}]", low=1)
-               for name, lengths in lengths_by_corpus.items()}
+    corpora = check_dict_of(lengths_by_corpus, "lengths_by_corpus",
+                            "corpus name -> document lengths", check_int_list, low=1)
     seq_lens = [check_int(n, "seq_lens[]", low=1)
                 for n in check_sequence(seq_lens, "seq_lens", "a list of int")]
     strategy = w.Dropdown(options=list(STRATEGIES), value="bfd", description="策略")
@@ -136,9 +134,8 @@ def document_mask_explorer(lengths: dict[str, Sequence[int]], initial_length: in
                            max_length: int = 48) -> w.VBox:
     """Pick a corpus, a row length and a mask: the row of whole documents (`whole_documents`) as
     a mask grid, with its doc_ids, position ids, cu_seqlens and cross-document share."""
-    check_non_empty_dict(lengths, "lengths", "corpus name -> document lengths")
-    corpora = {name: check_int_list(values, f"lengths[{name!r}]", low=1)
-               for name, values in lengths.items()}
+    corpora = check_dict_of(lengths, "lengths", "corpus name -> document lengths", check_int_list,
+                            low=1)
     max_length = check_int(max_length, "max_length", low=2)
     corpus = w.Dropdown(options=list(corpora), description="语料")
     kind = w.ToggleButtons(options=list(MASK_KINDS), value="文档掩码", description="掩码")
