@@ -308,9 +308,9 @@ def _hint(exercise: Exercise) -> str:
 
 
 def _call_text(exercise: Exercise, case: Case) -> str:
-    """The call that failed; short byte strings that are UTF-8 text are spelled out below it."""
+    """The call that failed; arguments whose repr misleads are spelled out below it."""
     return (f"输入：{exercise.function_name}({', '.join(show(arg) for arg in case.args)})"
-            f"{spelling.bytes_notes(case.args)}")
+            f"{spelling.misleading_notes(case.args)}")
 
 
 def _failed(exercise: Exercise, verdict: str, headline: str, case: Case, detail: str) -> Feedback:

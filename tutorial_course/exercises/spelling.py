@@ -37,7 +37,7 @@ def difference_note(got: Any, expected: Any) -> str:
             f"得到 {spelled(got[window]) or '（结束）'}")
 
 
-def bytes_notes(args: tuple) -> str:
+def misleading_notes(args: tuple) -> str:
     """A line under the failing call for each short argument whose repr misleads: a non-ASCII
     byte string (the characters it encodes, or that it is not whole UTF-8 on its own), and a text
     that NFC changes ('o' + U+0308 prints as the 'ö' it is not)."""
