@@ -21,6 +21,7 @@ import tempfile
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -231,13 +232,24 @@ def compare_settings(train_texts: Sequence[str], test_texts: Sequence[str] | Map
     changes = {k: check_options(v, f"variants[{k!r}]") for k, v in variants.items()}
     lines = _clean_lines(train_texts, "train_texts")
     tests = _tests(test_texts)
-    results = []
-    for name, change in changes.items():
-        model = train(lines, {**base, **change}, name=name)
+
+    def one(name: str) -> SettingResult:
+        model = train(lines, {**base, **changes[name]}, name=name)
         rows = tuple(measure(model, t, test=k) for k, t in tests.items())
-        results.append(SettingResult(name, dict(change), model.processor.get_piece_size(),
-                                     alphabet_size(model), rows, model))
-    return results
+        return SettingResult(name, dict(changes[name]), model.processor.get_piece_size(),
+                             alphabet_size(model), rows, model)
+
+    # The variants are independent trainings, and SentencePiece lets go of Python while it trains,
+    # so two threads train two variants at once; each training is still single-threaded, hence
+    # reproducible. Its random generator is one global, so variants with their own seeds go one
+    # by one.
+    seeds = {merged.get("seed", BASE_OPTIONS["seed"]) for merged in
+             ({**base, **change} for change in changes.values())}
+    pool = ThreadPoolExecutor(max_workers=2 if len(seeds) == 1 else 1)
+    try:
+        return list(pool.map(one, changes))
+    finally:
+        pool.shutdown(cancel_futures=True)  # after Ctrl-C, no variant still waiting starts
 
 
 def apply(model: Model, strings: Sequence[str]) -> list[Segmentation]:
