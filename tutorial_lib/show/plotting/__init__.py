@@ -19,6 +19,8 @@ from tutorial_lib._check_data import (check_bool, check_dict_of, check_number, c
                                       check_same_length, check_str_list)
 from tutorial_lib.show import palette
 
+# at most 10 inches wide: a wider figure is shrunk to the output area, its labels to a few pixels
+MAX_WIDTH = 10
 SYSTEM_CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei",
                     "WenQuanYi Zen Hei", "Microsoft YaHei", "SimHei", "PingFang SC", "Heiti SC",
                     "Hiragino Sans GB")
@@ -72,6 +74,20 @@ def legend_beside(ax, *handles_and_labels: list) -> None:
               frameon=False)
 
 
+def legend_below(fig, ax) -> None:
+    """The legend under the axes, one entry a line, for labels too long to sit beside them (a
+    legend beside took half the figure's width from the axes): the figure grows by the legend's
+    height, so the axes keep their size. Call it after `finish`."""
+    legend = fig.legend(*ax.get_legend_handles_labels(), fontsize=8, loc="lower left",
+                        bbox_to_anchor=(0, 0), frameon=False)
+    height = legend.get_window_extent(fig.canvas.get_renderer()).height / fig.dpi
+    width, before = fig.get_size_inches()
+    fig.set_size_inches(width, before + height)
+    fig.tight_layout(rect=(0, height / (before + height), 1, 1))
+    x0 = ax.get_position().x0  # the legend starts where the axes do
+    legend.set_bbox_to_anchor((x0 - 0.01, 0), transform=fig.transFigure)
+
+
 def finish(fig, ax, *, title: str, xlabel: str | None = None, ylabel: str | None = None,
            legend: bool = False, grid: str | None = None):
     """What every figure ends with: title, axis labels, legend, dotted grid, tight layout."""
@@ -102,14 +118,37 @@ def grouped_bar_chart(labels: Sequence[str], series: dict[str, Sequence[float]],
     labels = check_str_list(labels, "labels")
     series = _series(series, labels=labels)
     width = 0.8 / len(series)
-    # at most 10 inches: a wider figure is shrunk to the output area, its labels to a few pixels
-    fig, ax = plt.subplots(figsize=(min(10, max(6.5, 0.8 * len(labels))), 3.8))
+    fig, ax = plt.subplots(figsize=(min(MAX_WIDTH, max(6.5, 0.8 * len(labels))), 3.8))
+    values_on_top = []
     for j, (name, values) in enumerate(series.items()):
         xs = [i + (j - (len(series) - 1) / 2) * width for i in range(len(labels))]
-        ax.bar_label(ax.bar(xs, values, width, label=name), fmt="%.2f", fontsize=7)
+        values_on_top += ax.bar_label(ax.bar(xs, values, width, label=name), fmt="%.2f",
+                                      fontsize=7)
     ax.set_xticks(range(len(labels)), labels, rotation=15 if len(labels) < 8 else 35)
     ax.set_ylim(0, max(max(v) for v in series.values()) * 1.15)
-    return finish(fig, ax, title=title, ylabel=ylabel, legend=True)
+    finish(fig, ax, title=title, ylabel=ylabel, legend=True)
+    return _keep_apart(fig, ax, values_on_top)
+
+
+def _overlapping(fig, texts, gap: float) -> bool:
+    """Whether two of `texts` (drawn, non-empty) come closer than `gap` pixels on the canvas."""
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer).padded(gap / 2) for t in texts if t.get_text()]
+    return any(a.overlaps(b) for k, a in enumerate(boxes) for b in boxes[k + 1:])
+
+
+def _keep_apart(fig, ax, values_on_top: list):
+    """Tick labels that run into each other slant from their tick (right-aligned); values on
+    neighbouring bars that touch get a wider figure, up to `MAX_WIDTH`, until a few pixels part
+    them. A figure whose labels are all apart is left as it is."""
+    if _overlapping(fig, ax.get_xticklabels(), gap=0):
+        plt.setp(ax.get_xticklabels(), ha="right", rotation_mode="anchor")
+        fig.tight_layout()
+    if _overlapping(fig, values_on_top, gap=3):  # closer than that, two values read as one
+        while _overlapping(fig, values_on_top, gap=5) and fig.get_figwidth() < MAX_WIDTH:
+            fig.set_figwidth(min(MAX_WIDTH, fig.get_figwidth() + 0.5))
+            fig.tight_layout()
+    return fig
 
 
 def line_chart(x: Sequence[float], series: dict[str, Sequence[float]], *, title: str, xlabel: str,

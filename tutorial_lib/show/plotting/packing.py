@@ -17,7 +17,7 @@ from tutorial_lib._checks import check_int, check_int_list, check_sequence
 from tutorial_lib.packing.masks import PAD_DOC, mask_cells, runs
 from tutorial_lib.packing.megatron import byte_offsets
 from tutorial_lib.show.palette import BACKGROUND, BLOCKED, DOCUMENTS, GUIDE, LEAK, PADDING
-from tutorial_lib.show.plotting import finish, legend_beside, line_chart
+from tutorial_lib.show.plotting import finish, legend_below, legend_beside, line_chart
 
 
 def mask_heatmaps(masks: dict[str, object], doc_ids: Sequence[int] | None = None, *, title: str,
@@ -110,8 +110,9 @@ def timing_plot(series: dict[str, tuple[Sequence[int], Sequence[float]]], *, tit
         ax.plot(sizes, seconds, marker="o", label=name)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    return finish(fig, ax, title=title, xlabel="文档数（对数坐标）", ylabel="秒（对数坐标）",
-                  legend=True, grid="both")
+    finish(fig, ax, title=title, xlabel="文档数（对数坐标）", ylabel="秒（对数坐标）", grid="both")
+    legend_below(fig, ax)  # a method's name can be long: beside the axes it squeezed them
+    return fig
 
 def bin_layout(lengths: Sequence[int], itemsize: int, *, title: str):
     """The first sequences of a `.bin` as byte ranges, each with its `.idx` pointer below."""

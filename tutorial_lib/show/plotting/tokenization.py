@@ -8,6 +8,7 @@ from typing import Sequence
 import matplotlib.pyplot as plt
 from matplotlib.patches import Arc
 from matplotlib.ticker import NullFormatter
+from matplotlib.transforms import Bbox
 
 from tutorial_lib._check_data import (check_bool, check_dict_of, check_non_empty_dict, check_number,
                                       check_number_list, check_same_length, check_str_list)
@@ -104,13 +105,44 @@ def tradeoff_scatter(labels: Sequence[str], vocab_sizes: Sequence[int], lengths:
         points = [(x, y) for x, y, f in zip(vocab_sizes, lengths, flags) if f == flag]
         if points:
             ax.scatter(*zip(*points), color=color, zorder=3, label=name if flag else None)
-    for label, x, y in zip(labels, vocab_sizes, lengths):
-        ax.annotate(label, (x, y), textcoords="offset points", xytext=(6, 4), fontsize=8)
     ax.set_xscale("log")
-    ax.margins(x=0.12)
+    ax.margins(x=0.16)  # room for the rightmost point's label
     ax.set_ylim(0, max(lengths, default=1) * 1.12)
-    return finish(fig, ax, title=title, xlabel=xlabel, ylabel=ylabel, legend=any(flags),
-                  grid="major")
+    finish(fig, ax, title=title, xlabel=xlabel, ylabel=ylabel, legend=any(flags), grid="major")
+    _label_points(fig, ax, labels, vocab_sizes, lengths)
+    return fig
+
+
+# where a point's label may go, in the order tried: offset (points), horizontal, vertical alignment
+LABEL_SPOTS = ((6, 4, "left", "bottom"), (6, -4, "left", "top"), (0, 7, "center", "bottom"),
+               (0, -7, "center", "top"), (-6, 4, "right", "bottom"), (-6, -4, "right", "top"))
+
+
+def _label_points(fig, ax, labels: list[str], xs: list, ys: list) -> None:
+    """Each point's label at the first of `LABEL_SPOTS` where it stays inside the axes and covers
+    no point and no label placed before it (two points at the same height once had their labels
+    run into each other); at the first spot if none is free."""
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    dots = [Bbox.from_bounds(px - 5, py - 5, 10, 10) for px, py in ax.transData.transform(
+        list(zip(xs, ys)))]
+    taken = []
+    for label, x, y in zip(labels, xs, ys):
+        for dx, dy, ha, va in LABEL_SPOTS:
+            text = ax.annotate(label, (x, y), textcoords="offset points", xytext=(dx, dy), ha=ha,
+                               va=va, fontsize=8)
+            box = text.get_window_extent(renderer).padded(-1, -2)  # the ink, not the line
+            inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and \
+                box.y1 <= frame.y1
+            if inside and not any(box.overlaps(other) for other in dots + taken):
+                break
+            text.remove()
+        else:  # no free spot: the first one
+            dx, dy, ha, va = LABEL_SPOTS[0]
+            text = ax.annotate(label, (x, y), textcoords="offset points", xytext=(dx, dy), ha=ha,
+                               va=va, fontsize=8)
+            box = text.get_window_extent(renderer).padded(-1, -2)
+        taken.append(box)
 
 
 def coverage_plot(curve: Sequence[float], marks: dict[float, int], *, title: str):

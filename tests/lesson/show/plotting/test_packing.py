@@ -168,6 +168,22 @@ def test_timing_plot_is_log_log_with_one_line_per_method():
     plt.close(fig)
 
 
+def test_a_long_method_name_goes_under_the_axes_and_leaves_their_width():
+    """Chapter 08's timing plot: beside the axes, a legend with a long name took half the figure."""
+    series = {"bfd": ([10, 100], [0.01, 0.1])}
+    scan = "strategies.ffd_scan（朴素扫描；做完练习 5 换成你的）"
+    short = timing_plot(series, title="时间")
+    long = timing_plot({scan: ([10, 100], [0.1, 10.0]), **series}, title="时间")
+    width = {name: fig.axes[0].get_window_extent(fig.canvas.get_renderer()).width
+             for name, fig in [("short", short), ("long", long)]}
+    assert width["long"] >= width["short"] * 0.95
+    renderer = long.canvas.get_renderer()
+    legend, axes = long.legends[0].get_window_extent(renderer), long.axes[0].get_tightbbox(renderer)
+    assert legend.y1 <= axes.y0 and [t.get_text() for t in long.legends[0].get_texts()][1] == "bfd"
+    plt.close(short)
+    plt.close(long)
+
+
 def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="at least one"):
         length_histograms({}, title="x")

@@ -1,5 +1,6 @@
 """Chinese labels on any machine, and the charts both halves draw (bad data refused)."""
 
+import math
 import warnings
 
 import matplotlib
@@ -76,6 +77,45 @@ def test_grouped_bar_chart():
 # --- bad data: a clear error naming the argument, never a half-drawn figure -----------------------
 
 NAN = float("nan")
+
+
+def _touching(fig, texts) -> bool:
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in texts if t.get_text()]
+    return any(a.overlaps(b) for k, a in enumerate(boxes) for b in boxes[k + 1:])
+
+
+def test_long_names_and_close_values_are_kept_apart():
+    """Chapter 03's chart: eight long tokenizer names ran into each other under the axis, and the
+    values on the two bars of a group touched."""
+    setup_chinese()
+    names = ["字节 BPE·GPT-2 切分", "字节 BPE·单字切分", "SentencePiece BPE",
+             "SentencePiece Unigram", "cl100k", "Qwen2.5", "Qwen3.6", "DeepSeek-V4"]
+    fig = grouped_bar_chart(names, {
+        "鲁迅·留出部分": [1.33, 1.02, 1.32, 1.27, 0.78, 1.32, 1.43, 1.44],
+        "FLORES zho_Hans": [1.04, 0.97, 1.04, 1.03, 0.85, 1.56, 1.72, 1.70]},
+        title="每 token 字符数", ylabel="字符/token")
+    ax, renderer = fig.axes[0], fig.canvas.get_renderer()
+    ticks = ax.get_xticklabels()
+    # slanted, each ending at its own tick: parallel strips, apart if the ticks are far enough
+    assert {(t.get_ha(), t.get_rotation_mode()) for t in ticks} == {("right", "anchor")}
+    tick_xs = ax.transData.transform([(x, 0) for x in range(len(names))])[:, 0]
+    line = ticks[0].get_fontsize() * fig.dpi / 72 * 1.2
+    assert all(0 <= t.get_window_extent(renderer).x1 - x < line for t, x in zip(ticks, tick_xs))
+    assert (tick_xs[1] - tick_xs[0]) * math.sin(math.radians(ticks[0].get_rotation())) > line
+    assert not _touching(fig, ax.texts)  # the values on the bars
+    assert 6.5 < fig.get_figwidth() <= 10
+    plt.close(fig)
+
+
+def test_a_chart_whose_labels_are_apart_is_left_as_it_is():
+    setup_chinese()
+    fig = grouped_bar_chart(["甲", "乙", "丙"],
+                            {"鲁迅": [1.0, 1.3, 0.8], "FLORES": [1.1, 1.0, 0.9]}, title="t",
+                            ylabel="y")
+    assert fig.get_figwidth() == 6.5
+    assert {t.get_ha() for t in fig.axes[0].get_xticklabels()} == {"center"}
+    plt.close(fig)
 
 
 @pytest.mark.parametrize(

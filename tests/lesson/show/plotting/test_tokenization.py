@@ -115,6 +115,25 @@ def test_tradeoff_scatter():
     plt.close(fig)
 
 
+def test_tradeoff_scatter_labels_cover_no_other_label_and_no_point():
+    """Chapter 01: two word-level points at the same height had their labels run into each
+    other; each label now takes the first free spot around its point."""
+    names = ["字符", "词", "词（min_freq=3）", "BPE 256", "BPE 500", "BPE 1000", "BPE 2000",
+             "BPE 4000"]
+    fig = tradeoff_scatter(names, [28, 4345, 1327, 256, 500, 1000, 2000, 4000],
+                           [15830, 3141, 3141, 15830, 7140, 5507, 4662, 4196], title="取舍",
+                           flagged=[False, True, True] + [False] * 5,
+                           flag_label="有 OOV（会产生 <unk>）")
+    ax, renderer = fig.axes[0], fig.canvas.get_renderer()
+    assert [t.get_text() for t in ax.texts] == names
+    boxes = [t.get_window_extent(renderer).padded(-1, -2) for t in ax.texts]  # the ink
+    assert not any(a.overlaps(b) for k, a in enumerate(boxes) for b in boxes[k + 1:])
+    dots = ax.transData.transform(list(zip([28, 4345, 1327, 256, 500, 1000, 2000, 4000],
+                                           [15830, 3141, 3141, 15830, 7140, 5507, 4662, 4196])))
+    assert not any(box.count_contains(dots) for box in boxes)
+    plt.close(fig)
+
+
 def test_coverage_plot_marks_each_level():
     curve = [0.5, 0.8, 0.95, 1.0]
     with warnings.catch_warnings(record=True) as caught:
