@@ -60,11 +60,12 @@ notebooks: $(STAMP)
 	  --ExecutePreprocessor.record_timing=False notebooks/*.ipynb
 	$(BIN)/python tools/stable_widget_ids.py notebooks/*.ipynb
 
-# The nbgrader course for an instructor (README 给老师): `make classroom OUT=../course`, or only some
-# chapters with CHAPTERS="00 02".
+# The nbgrader course for an instructor (docs/teachers.md): `make classroom OUT=../course`, or only
+# some chapters with CHAPTERS="00 02"; SEED=N sets the hidden cases' seed (default: the one OUT
+# already uses); FORCE=1 overwrites files edited since the last release.
 classroom: $(STAMP)
-	@test -n "$(OUT)" || { echo "usage: make classroom OUT=../course [CHAPTERS=\"00 02\"]"; exit 2; }
-	$(BIN)/python -m tutorial_course.classroom release $(OUT) $(if $(CHAPTERS),--chapters $(CHAPTERS))
+	@test -n "$(OUT)" || { echo "usage: make classroom OUT=../course [CHAPTERS=\"00 02\"] [SEED=N] [FORCE=1]"; exit 2; }
+	$(BIN)/python -m tutorial_course.classroom release $(OUT) $(if $(CHAPTERS),--chapters $(CHAPTERS)) $(if $(SEED),--seed $(SEED)) $(if $(FORCE),--force)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py $(BENCH)

@@ -148,24 +148,39 @@ def update_one(source: Path, workspace: Path) -> str:
     if not target.exists():
         write_notebook(new, target)
         return f"workspace/{target.name}：已从 notebooks/ 复制（输出已清空）"
+    read = target.read_bytes()
     try:
         mine = load(target)
     except ValueError as e:
         return f"{e}；没有改动它（修好它，或 `make reset NB={source.name[:2]}` 重来）"
     result = merge(mine, new)
     if result.notebook != mine:
+        if target.read_bytes() != read:  # saved from JupyterLab while we merged: theirs wins
+            return (f"workspace/{target.name}：更新的时候它被保存过，没有改动它；"
+                    f"再运行一次 update（保存过的内容都在）")
         write_notebook(result.notebook, target)
     done = [f"{what} {len(ids)} 个单元" for what, ids in (
         ("更新了", result.updated), ("新增了", result.added), ("删去了", result.removed)) if ids]
     line = f"workspace/{target.name}：" + ("，".join(done) if done else "没有要更新的单元")
     if not result.conflicts:
         return line
-    beside = target.with_name(f"{source.stem}.new.ipynb")
+    beside = beside_path(target, source, new)
     write_notebook(new, beside)
     why = ("这份副本是旧版 workspace.py 复制的，分不出哪些单元你改过，所以全部保留原样"
            if result.legacy else
            f"{len(result.conflicts)} 个你改过的单元在新版里也改了，保留了你的版本")
     return f"{line}；{why}，完整的新版在 workspace/{beside.name}（对照着手动合并）"
+
+
+def beside_path(target: Path, source: Path, new: dict) -> Path:
+    """Where the whole new version goes: NN_name.new.ipynb, unless that file holds something else
+    (a merge the learner is working on), which is never replaced: then .new-2, .new-3, ..."""
+    data = (json.dumps(new, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+    for n in range(1, 1000):
+        beside = target.with_name(f"{source.stem}.new{'' if n == 1 else f'-{n}'}.ipynb")
+        if not beside.exists() or beside.read_bytes() == data:
+            return beside
+    raise ValueError(f"workspace/ 里已有太多 {source.stem}.new-*.ipynb：先整理掉一些")
 
 
 def submit(student: str, names: list[str], notebooks: Path = NOTEBOOKS,

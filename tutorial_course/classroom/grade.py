@@ -1,126 +1,138 @@
-"""The graded cell's side, in the student's kernel: hand the function to a fresh process, show its
-verdict, tell nbgrader.
+"""Grading one submission from its answer cells, in the sandbox, never in a notebook kernel.
 
-The kernel that nbgrader's `autograde` runs is the student's: every cell they wrote runs before the
-graded cell does, so nothing in it can be trusted. The graded cell (its source is restored from the
-instructor's copy by autograde, so deleting or editing it gains nothing) first drops every
-`tutorial_lib` and `tutorial_course` module from `sys.modules`, so a patched library is imported
-afresh, then calls `grade`. `grade` serializes the function by value with cloudpickle (its code, and
-the notebook globals it uses, such as the student's own helper functions) and runs `python -m
-tutorial_course.classroom.worker` on it: a new interpreter that imports the packages from their
-files, not a fork of the kernel, with an environment built here (no PYTHONPATH, no sitecustomize
-from the kernel's variables) and the library's root as its working directory (so a `tutorial_lib/`
-the student wrote beside the notebook is not imported). There the function is graded as
-`exercises.check` grades it, on the public cases (seed None) and the hidden ones (the instructor's
-seed), with the library's own answers blocked. A student who redefined `check`, patched
-`tutorial_lib` or edited the displayed verdict gets the same verdict as one who did not.
+nbgrader's own autograde runs the whole notebook in a kernel and reads the graded cells' outputs:
+every cell the student wrote runs there first, as the instructor, beside the course directory,
+and can change what the graded cells do, read `source/` or write the gradebook. Here nothing of
+the notebook runs on the instructor's side. The submission is read as data: its answer cells (the
+cells nbgrader marks as solutions, `answer_<key>`) are the only code of the student's that runs,
+together with the import lines of the instructor's copy of the notebook (`prelude`; display
+modules left out), in `worker.py` inside the sandbox of `isolation.py`. Demonstration cells do not
+run: they cost minutes and grade nothing. A function that uses a helper or a constant defined
+outside the answer cells hears so in its verdict (`runner.ONLY_ANSWER_CELLS`).
 
-What no in-kernel grader can rule out: code that runs in the kernel before the graded cell can
-change what the graded cell's own code does. It can rewrite builtins (`__import__`, `print`),
-install an import hook in `sys.meta_path` that serves a fake `tutorial_course.classroom.grade`,
-replace `subprocess.run` or `sys.executable`, or patch IPython's display. The graded cell is Python
-run by that same interpreter, so it cannot check the interpreter it runs on; only a grader outside
-the notebook (reading the function's source into a process of its own) can.
-
-The graded function itself is kept from the answers: the worker builds the cases and runs the
-function in a third interpreter (`exercises.runner`) that gets only the cases' arguments, never
-their expected values; what the function returned comes back as a literal of exact builtin and
-numpy types (`exercises.wire`) and the worker compares it on plain values. So a function written
-against the checker gains nothing: one that returns an object whose `__eq__` says True is judged
-on a description of it (wrong type), one that reads `case.expected` from its callers' frames or
-`gc.get_objects()` finds no expected value in its process, and one that patches the comparison in
-`sys.modules` patches a process where nothing is compared; rebuilding the cases there
-(`Exercise.cases`, `draw`) is blocked like the library twins, and on Linux the worker's memory is
-closed to other processes of the user. What the function can still do where it runs: compute the
-answer with the library by a way other than the blocked call (re-importing a twin's module or
-copying its source: `exercises.blocking` says how little blocking stops; the hidden seed is no
-secret from the kernel, the graded cell's source holds it), behave differently when it sees it is
-graded, or spend the time limit. What this design stops is every way of gaining from
-the kernel (a redefined `check`, a deleted or edited graded cell, a patched library, a faked
-verdict) and every way for the function to reach the verdict or the hidden cases' expected values
-(the public ones are in the library for anyone to compute).
+Exercise k is graded with the answer cells up to its own: a later cell that crashes or never
+ends does not take an earlier exercise's points. Each exercise is graded on the public cases and on
+the hidden cases of the course's seed (`course.py`); both must pass.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
+import hashlib
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-import cloudpickle
+import nbformat
 
-from tutorial_course.classroom import FEEDBACK_MIME, GRADING_TIMEOUT
-from tutorial_course.exercises import Feedback
+from tutorial_course import exercises
+from tutorial_course.classroom import GRADING_TIMEOUT
+from tutorial_course.classroom import isolation
+from tutorial_course.classroom.cell_ids import key_of, solution_id
 
-LIBRARY_ROOT = Path(__file__).resolve().parents[2]  # the directory that holds tutorial_lib/
-# the variables the grading process keeps from the kernel's environment
-KEPT_VARIABLES = ("PATH", "HOME", "SYSTEMROOT", "TMPDIR", "TEMP", "TMP", "LANG", "LC_ALL",
-                  "TUTORIAL_DATA_DIR")
-
-
-def grading_command(key: str, seeds: list[int | None]) -> list[str]:
-    return [sys.executable, "-s", "-m", "tutorial_course.classroom.worker", key, json.dumps(seeds)]
+# modules a graded function never needs: left out of the prelude, they cost seconds per process
+DISPLAY_ONLY = ("tutorial_lib.show", "IPython", "ipywidgets", "matplotlib")
+# the verdict of an exercise whose grading process did not answer
+BROKEN = "评分出错"
 
 
-def grading_environment() -> dict[str, str]:
-    """A fresh environment: only what finding programs, files and the data needs, and the hash
-    seed the notebooks run with."""
-    env = {name: os.environ[name] for name in KEPT_VARIABLES if name in os.environ}
-    env["PYTHONHASHSEED"] = "0"
-    return env
+def keys_of(nb: nbformat.NotebookNode) -> list[str]:
+    """The exercises a notebook grades, in the order of their graded cells."""
+    ids = [cell.metadata.get("nbgrader", {}).get("grade_id", "") for cell in nb.cells]
+    return [key for key in map(key_of, ids) if key is not None]
 
 
-def _failure(key: str, verdict: str, message: str) -> dict[str, Any]:
-    return {"verdict": verdict, "message": f"{verdict}：{message}", "key": key, "case": None}
+def prelude(source: nbformat.NotebookNode) -> str:
+    """The import lines of the instructor's notebook (not of its answer or graded cells), the
+    display modules left out: what every answer cell may take for granted."""
+    lines = []
+    for cell in source.cells:
+        if cell.cell_type != "code" or "nbgrader" in cell.metadata:
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            else:
+                continue
+            if not any(n == m or n.startswith(m + ".") for n in names for m in DISPLAY_ONLY):
+                lines.append(ast.get_source_segment(cell.source, node) or "")
+    return "\n".join(dict.fromkeys(lines))
 
 
-def run_grading(key: str, fn: Callable, seeds: list[int | None]) -> list[dict[str, Any]]:
-    """The verdicts (Feedback.to_json()) of `fn` for each seed, from a fresh grading process."""
+def answer_cells(nb: nbformat.NotebookNode, keys: list[str]) -> tuple[list[list[str]], list]:
+    """([name, source] of each answer cell in notebook order, [key, how many of them it may
+    use] for each of `keys`); an exercise whose answer cell is gone uses none (so it is 未完成)."""
+    wanted = {solution_id(key): key for key in keys}
+    cells, upto, seen = [], {}, set()
+    for cell in nb.cells:
+        cell_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if cell.cell_type != "code" or cell_id not in wanted or cell_id in seen:
+            continue  # nbgrader too keeps only the first cell of an id
+        seen.add(cell_id)
+        cells.append([f"{exercises.ANSWER_CELL}（{wanted[cell_id]}）", cell.source])
+        upto[wanted[cell_id]] = len(cells)
+    return cells, [[key, upto.get(key, 0)] for key in keys]
+
+
+def job(submission: nbformat.NotebookNode, source: nbformat.NotebookNode, seed: int) -> bytes:
+    """What the worker reads: the prelude, the answer cells, the exercises and the seeds."""
+    cells, keys = answer_cells(submission, keys_of(source))
+    return json.dumps({"prelude": prelude(source), "cells": cells, "exercises": keys,
+                       "seeds": [None, seed]}, ensure_ascii=False, sort_keys=True).encode()
+
+
+@functools.lru_cache(maxsize=1)
+def code_digest() -> str:
+    """The SHA-256 of the code a verdict depends on: the library (the expected values) and the
+    exercises (the cases, the judging)."""
+    import tutorial_lib
+
+    roots = [Path(tutorial_lib.__file__).parent, Path(exercises.__file__).parent]
+    total = hashlib.sha256()
+    for path in sorted(p for root in roots for p in root.rglob("*.py")):
+        total.update(path.name.encode() + b"\0" + path.read_bytes())
+    return total.hexdigest()
+
+
+def digest(work: bytes) -> str:
+    """What a kept verdict was graded from: the job and the code (`code_digest`): a verdict kept
+    from before a fix of either is graded again."""
+    return hashlib.sha256(work + code_digest().encode()).hexdigest()
+
+
+def _broken(key: str, message: str) -> dict[str, Any]:
+    return {"verdict": BROKEN, "message": f"{BROKEN}：{message}", "key": key, "case": None}
+
+
+def run_job(work: bytes) -> dict[str, list[dict[str, Any]]]:
+    """key -> [public verdict, hidden verdict] (`Feedback.to_json()`), from the worker in the
+    sandbox; each exercise 评分出错, with what went wrong, if the worker did not answer."""
+    parsed = json.loads(work)
+    keys = [key for key, _ in parsed["exercises"]]
+    seeds = parsed["seeds"]
+    limit = GRADING_TIMEOUT * max(1, len(keys)) + 60
+    command = [sys.executable, "-s", "-m", "tutorial_course.classroom.worker"]
     try:
-        blob = cloudpickle.dumps(fn)
-    except Exception as err:  # a function that holds an open file, a lock, a generator ...
-        message = (f"评分程序无法把你的函数传给评分进程（{type(err).__name__}）："
-                   "函数不要引用打开的文件、生成器这样的对象。")
-        return [_failure(key, "未通过", message)] * len(seeds)
-    try:
-        done = subprocess.run(grading_command(key, seeds), input=blob, capture_output=True,
-                              cwd=LIBRARY_ROOT, env=grading_environment(),
-                              timeout=GRADING_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return [_failure(key, "超时", f"评分进程 {GRADING_TIMEOUT} 秒还没有结束。")] * len(seeds)
+        done = isolation.run(command, work, limit)
+    except Exception as err:  # TimeoutExpired, or the sandbox could not start
+        message = f"评分进程没有正常结束（{type(err).__name__}）。"
+        return {key: [_broken(key, message)] * len(seeds) for key in keys}
     try:
         answers = json.loads(done.stdout.decode("utf-8").strip().splitlines()[-1])
-        if done.returncode == 0 and len(answers) == len(seeds):
+        if done.returncode == 0 and sorted(answers) == sorted(keys):
             return answers
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, UnicodeDecodeError):
         pass
-    tail = done.stderr.decode("utf-8", "replace")[-500:]
+    tail = done.stderr.decode("utf-8", "replace")[-400:]
     message = f"评分进程出错了（退出码 {done.returncode}）：{tail}"
-    return [_failure(key, "未通过", message)] * len(seeds)
+    return {key: [_broken(key, message)] * len(seeds) for key in keys}
 
 
-def show(feedback: Feedback, label: str, answer: dict[str, Any]) -> None:
-    """The verdict as the notebook's own `check` shows it, plus the same answer as JSON (under
-    FEEDBACK_MIME) for the class report."""
-    from IPython.display import display
-
-    html = f'<div style="font-size:90%;margin:4px 0 2px">{label}</div>{feedback._repr_html_()}'
-    display({"text/html": html, "text/plain": f"{label}\n{feedback!r}",
-             FEEDBACK_MIME: {"cases": label, **answer}}, raw=True)
-
-
-def grade(key: str, fn: Callable, seeds: list[int | None]) -> Feedback:
-    """Check `fn` on exercise `key` out of this kernel, once per seed (None: the public cases);
-    show each verdict and return the first that is not 通过 (or the last)."""
-    if not isinstance(key, str):
-        raise TypeError(f"key must be an exercise key such as '02.train', not {type(key).__name__}")
-    if not isinstance(seeds, list) or not seeds:
-        raise ValueError("seeds must be a non-empty list of None (public cases) or int seeds")
-    answers = run_grading(key, fn, seeds)
-    verdicts = [Feedback.from_json(answer) for answer in answers]
-    for seed, feedback, answer in zip(seeds, verdicts, answers):
-        show(feedback, "公开用例" if seed is None else "隐藏用例（只在评分时运行）", answer)
-    return next((feedback for feedback in verdicts if not feedback.passed), verdicts[-1])

@@ -1,20 +1,27 @@
 """`release OUT`: the nbgrader course directory, its student version, and the student kit.
 
-    OUT/nbgrader_config.py        course id, zip_collect's file names, time limits, the stub text
+    OUT/nbgrader_config.py        course id, zip_collect's file names, the stub text, grading
+    OUT/classroom.json            the seed of the hidden cases and the digest of every file written
     OUT/source/<stem>/<stem>.ipynb  the instructor's version (source.py), reference solutions in
     OUT/release/<stem>/<stem>.ipynb what students get: written by nbgrader's generate_assignment
     OUT/gradebook.db              nbgrader's gradebook, the assignments and their graded cells
-    OUT/student_kit/              the course as students get it (KIT_FILES, notebooks/ = release)
+    OUT/student_kit/              the course as students get it: KIT_FILES, and in notebooks/
+                                  every chapter released into OUT so far
 
-The instructor's seed for the hidden cases is drawn here (or given) and written into the source
-notebooks only: the student version, the kit and this directory's config do not contain it.
+The seed is drawn at the first release (or given) and kept in `classroom.json`, never in a
+notebook; a later release keeps it unless `--seed` says otherwise, so re-releasing a chapter does
+not change the hidden cases of work already handed in. A release writes a file only where it is new
+or is exactly what the last release wrote there (its digest in `classroom.json`): a file someone
+has edited since (a source notebook, the config, a file of the kit) is left alone and the release
+stops before writing anything, naming it, unless `force`. It never deletes a file.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import secrets
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,9 +29,8 @@ from pathlib import Path
 import nbformat
 
 from tutorial_course import chapters
-from tutorial_course.classroom import CODE_STUB, COURSE_ID, EXECUTE_TIMEOUT, NAMED_REGEXP
+from tutorial_course.classroom import CODE_STUB, COURSE_ID, NAMED_REGEXP
 from tutorial_course.classroom.source import source_notebook
-from tutorial_lib.data import write_atomically
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository: notebooks/, solutions/, data/ ...
 # What the student kit copies from the repository: the three packages, their data, the
@@ -40,7 +46,11 @@ KIT_PYTEST = ('testpaths = ["notebooks"]\n'
 
 KIT_NOTE = ("> **学生版**（The student version）：这里没有参考答案（下文提到的 `solutions/`）"
             "和测试；`notebooks/` 是待完成的作业，每个练习后面有一个只读的评分单元格。做完用 "
-            "`python -m tutorial_course.workspace submit --student 学号 NN` 交作业。\n\n")
+            "`python -m tutorial_course.workspace submit --student 学号 NN` 交作业；"
+            "评分只运行答案单元格，见 [给学生](docs/students.md)。\n\n")
+# what the kit leaves out of docs/ and of the README: the teachers' guide
+TEACHERS_ONLY = "docs/teachers.md"
+STATE = "classroom.json"
 
 CONFIG = '''\
 # nbgrader's configuration of this course, written by `python -m tutorial_course.classroom release`.
@@ -55,15 +65,15 @@ c.ZipCollectApp.strict = True
 c.ClearSolutions.code_stub = {{"python": {stub!r}}}
 # autograde: a graded cell the student deleted is put back from the gradebook (and graded)
 c.OverwriteCells.add_missing_cells = True
-# autograde: seconds per cell (a graded cell runs its checks in a grading process of its own)
-c.Execute.timeout = {timeout}
-# feedback keeps the verdicts of the hidden cases but not the lines that hold their seed (in the
-# cell or quoted by its traceback)
-c.GenerateFeedback.preprocessors = [
-    "nbgrader.preprocessors.GetGrades",
-    "nbgrader.preprocessors.ClearHiddenTests",
-    "tutorial_course.classroom.feedback_page.ShortGradedTracebacks",
-    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+# autograde: no cell of a submission runs; the graded cells get the verdicts of the sandbox
+# (python -m tutorial_course.classroom autograde grades every submission there, in parallel)
+c.Autograde.autograde_preprocessors = [
+    "tutorial_course.classroom.autograde.FillGradedCells",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
 ]
 '''
 
@@ -84,19 +94,67 @@ def chosen_chapters(numbers: list[str] | None) -> list[chapters.Chapter]:
     return [known[n] for n in numbers]
 
 
-def write_config(out: Path) -> None:
-    write_atomically(out / "nbgrader_config.py", CONFIG.format(
-        course_id=COURSE_ID, regexp=NAMED_REGEXP, stub=CODE_STUB, timeout=EXECUTE_TIMEOUT))
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
-def write_sources(out: Path, selected: list[chapters.Chapter], seed: int) -> None:
+def load_state(out: Path) -> dict:
+    """classroom.json: {"seed": int, "written": {path: sha256}}; empty before the first release."""
+    path = out / STATE
+    return json.loads(path.read_text("utf-8")) if path.is_file() else {"seed": None, "written": {}}
+
+
+def course_seed(root: Path) -> int:
+    """The seed of the hidden cases of the course directory `root`."""
+    seed = load_state(Path(root)).get("seed")
+    if type(seed) is not int:
+        raise ValueError(f"{Path(root) / STATE} has no seed: is {root} a course directory "
+                         "written by `python -m tutorial_course.classroom release`?")
+    return seed
+
+
+def _put(path: Path, data: bytes) -> None:
+    """Write `data` whole or not at all (a temporary file beside `path`, then a rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_files(out: Path, files: dict[str, bytes], state: dict, force: bool) -> None:
+    """Write `files` (path under OUT -> bytes), but first refuse, writing nothing, if one of them
+    exists with content the last release did not write there."""
+    changed = []
+    for rel, data in files.items():
+        path = out / rel
+        if path.is_file() and not force:
+            now = _sha256(path.read_bytes())
+            if now != _sha256(data) and now != state["written"].get(rel):
+                changed.append(rel)
+    if changed:
+        listed = "\n  ".join(changed)
+        raise ValueError(f"这些文件在上次发布之后被改过，发布没有覆盖它们（这一步什么也没写）："
+                         f"\n  {listed}\n要改笔记本或答案，请改仓库里的 notebooks/ 和 "
+                         "solutions/ 再发布；确定要覆盖这些改动，就加 --force。")
+    for rel, data in files.items():
+        _put(out / rel, data)
+        state["written"][rel] = _sha256(data)
+    _put(out / STATE, (json.dumps(state, indent=1, sort_keys=True) + "\n").encode())
+
+
+def course_files(selected: list[chapters.Chapter]) -> dict[str, bytes]:
+    """The config and the source notebooks."""
+    files = {"nbgrader_config.py": CONFIG.format(course_id=COURSE_ID, regexp=NAMED_REGEXP,
+                                                 stub=CODE_STUB).encode()}
     for chapter in selected:
         nb = nbformat.reads((chapters.NOTEBOOK_DIR / f"{chapter.stem}.ipynb").read_text("utf-8"),
                             as_version=4)
-        name = assignment_name(chapter)
-        target = out / "source" / name / f"{chapter.stem}.ipynb"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(target, nbformat.writes(source_notebook(nb, seed)) + "\n")
+        rel = f"source/{assignment_name(chapter)}/{chapter.stem}.ipynb"
+        files[rel] = (nbformat.writes(source_notebook(nb)) + "\n").encode()
+    return files
 
 
 def nbgrader_environment() -> dict[str, str]:
@@ -115,52 +173,55 @@ def nbgrader(out: Path, *args: str) -> subprocess.CompletedProcess:
     return done
 
 
-def write_kit(out: Path, selected: list[chapters.Chapter]) -> Path:
-    """OUT/student_kit: the repository's KIT_FILES with the released notebooks as notebooks/."""
-    kit = out / "student_kit"
-    if kit.exists():
-        shutil.rmtree(kit)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+def _student_readme(text: str) -> str:
+    """The repository's README for students: the note on top, no line about the teachers' guide."""
+    kept = [line for line in text.splitlines(keepends=True) if TEACHERS_ONLY not in line]
+    return KIT_NOTE + "".join(kept).replace(
+        f" · [给老师]({TEACHERS_ONLY})", "")
+
+
+def kit_files(out: Path) -> dict[str, bytes]:
+    """student_kit/: the repository's KIT_FILES (no teachers' guide, the README for students,
+    pytest running the notebooks) and every chapter released into OUT so far."""
+    files: dict[str, bytes] = {}
     for name in KIT_FILES:
         source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, kit / name, ignore=ignore)
-        elif source.is_file():
-            (kit / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, kit / name)
-    (kit / "notebooks").mkdir()
-    for chapter in selected:
-        name = assignment_name(chapter)
-        shutil.copy2(out / "release" / name / f"{chapter.stem}.ipynb", kit / "notebooks")
-    readme = kit / "README.md"
-    if readme.is_file():
-        readme.write_text(KIT_NOTE + readme.read_text("utf-8"), "utf-8")
-    pyproject = kit / "pyproject.toml"
-    text = pyproject.read_text("utf-8")
+        paths = [source] if source.is_file() else sorted(p for p in source.rglob("*")
+                                                         if p.is_file()) if source.is_dir() else []
+        for path in paths:
+            rel = path.relative_to(ROOT).as_posix()
+            if rel == TEACHERS_ONLY or "__pycache__" in rel or rel.endswith(".pyc") \
+                    or ".egg-info" in rel:
+                continue
+            files[rel] = path.read_bytes()
+    files["README.md"] = _student_readme(files["README.md"].decode("utf-8")).encode()
+    text = files["pyproject.toml"].decode("utf-8")
     start = text.index("[tool.pytest.ini_options]")
     end = text.index("\n[", start + 1)
-    pyproject.write_text(text[:start] + "[tool.pytest.ini_options]\n" + KIT_PYTEST + "\n"
-                         + text[end:], "utf-8")
-    return kit
+    files["pyproject.toml"] = (text[:start] + "[tool.pytest.ini_options]\n" + KIT_PYTEST + "\n"
+                               + text[end:]).encode()
+    for released in sorted((out / "release").glob("*/*.ipynb")):
+        files[f"notebooks/{released.name}"] = released.read_bytes()
+    return {f"student_kit/{rel}": data for rel, data in files.items()}
 
 
 def release(out: str | Path, chapters: list[str] | None = None, *, seed: int | None = None,
-            kit: bool = True) -> Path:
-    """Write the course directory OUT (see the module docstring) and return it."""
+            kit: bool = True, force: bool = False) -> tuple[Path, int]:
+    """Write the course directory OUT (see the module docstring); (OUT, the seed it uses)."""
     out = Path(out).resolve()
-    if seed is None:
-        seed = secrets.randbelow(10**9)
-    if type(seed) is not int or seed < 0:
+    if seed is not None and (type(seed) is not int or seed < 0):
         raise ValueError(f"seed must be a non-negative int, not {seed!r}")
     picked = chosen_chapters(chapters)
+    state = load_state(out)
+    seed = seed if seed is not None else state.get("seed")
+    state["seed"] = seed if seed is not None else secrets.randbelow(10**9)
     out.mkdir(parents=True, exist_ok=True)
-    write_config(out)
-    write_sources(out, picked, seed)
+    write_files(out, course_files(picked), state, force)
     # one nbgrader process for the whole course ("*": every assignment in source/), else one each
     names = (["*"] if picked == chosen_chapters(None)
              else [assignment_name(chapter) for chapter in picked])
     for name in names:
         nbgrader(out, "generate_assignment", name, "--force")
     if kit:
-        write_kit(out, picked)
-    return out
+        write_files(out, kit_files(out), state, force)
+    return out, state["seed"]

@@ -26,7 +26,7 @@ from tutorial_course.classroom.cell_ids import key_of
 from tutorial_lib.show import palette
 from tutorial_lib.data import write_atomically
 
-VERDICTS = ("通过", "未通过", "超时", "未完成")
+VERDICTS = ("通过", "未通过", "超时", "未完成", "评分出错")
 TOP_CASES = 3  # the most common smallest failing cases shown per exercise
 
 
@@ -40,26 +40,35 @@ class Result:
     case: str | None
     score: float
     max_score: float
+    public_passed: bool = False  # the public cases passed (the verdict may still fail the hidden)
+
+
+def cell_answers(cell: dict) -> list[dict]:
+    """The answers (`Feedback.to_json()` and the cases they were for) a graded cell stored."""
+    return [out["data"][FEEDBACK_MIME] for out in cell.get("outputs", [])
+            if out.get("output_type") == "display_data" and FEEDBACK_MIME in out.get("data", {})]
 
 
 def cell_verdict(cell: dict) -> tuple[str, str | None]:
     """(verdict, smallest failing case) of a graded cell: its first answer that did not pass."""
-    answers = [out["data"][FEEDBACK_MIME] for out in cell.get("outputs", [])
-               if out.get("output_type") == "display_data" and FEEDBACK_MIME in out.get("data", {})]
+    answers = cell_answers(cell)
     if not answers:
         return "未完成", None
     failed = next((a for a in answers if a.get("verdict") != "通过"), answers[-1])
     return failed.get("verdict", "未完成"), failed.get("case")
 
 
-def notebook_verdicts(path: Path) -> dict[str, tuple[str, str | None]]:
-    """Exercise key -> (verdict, case) for every graded cell of an autograded notebook."""
+def notebook_verdicts(path: Path) -> dict[str, tuple[str, str | None, bool]]:
+    """Exercise key -> (verdict, case, whether the public cases passed) for every graded cell of
+    an autograded notebook."""
     nb = nbformat.read(path, as_version=4)
     found = {}
     for cell in nb.cells:
         key = key_of(cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", ""))
         if key:
-            found[key] = cell_verdict(cell)
+            answers = cell_answers(cell)
+            public = bool(answers) and answers[0].get("verdict") == "通过"
+            found[key] = (*cell_verdict(cell), public)
     return found
 
 
@@ -80,9 +89,9 @@ def collect(course: Path, assignment: str) -> tuple[list[str], list[Result]]:
                 for grade in nb.grades:
                     key = key_of(grade.name)
                     if key:
-                        verdict, case = verdicts.get(key, ("未完成", None))
-                        results.append(Result(student, key, verdict, case,
-                                              float(grade.score), float(grade.max_score)))
+                        verdict, case, public = verdicts.get(key, ("未完成", None, False))
+                        results.append(Result(student, key, verdict, case, float(grade.score),
+                                              float(grade.max_score), public))
     source = course / "source" / assignment / f"{assignment}.ipynb"
     order = list(notebook_verdicts(source))  # the graded cells in notebook order
     return sorted(keys, key=order.index), results
@@ -149,6 +158,31 @@ def student_rows(course: Path, assignment: str, keys: list[str], results: list[R
     return rows
 
 
+def flags(results: list[Result]) -> list[str]:
+    """What an instructor should look at, one line per student and kind: a grading that did not
+    answer, public cases passed but hidden ones failed (answers written for the public cases?),
+    and points that the verdicts do not back (a score entered by hand, or a gradebook changed)."""
+    lines = []
+    for student in sorted({r.student for r in results}):
+        mine = [r for r in results if r.student == student]
+        name = html.escape(student)
+        broken = [r.key for r in mine if r.verdict == "评分出错"]
+        if broken:
+            lines.append(f"<b>{name}</b>：{len(broken)} 个练习评分出错（{', '.join(broken)}）。"
+                         "评分进程没有给出结论：学生的代码可能结束了它。读他的答案单元格；"
+                         "修好原因后重新运行 <code>classroom autograde</code>。")
+        hidden = [r.key for r in mine if r.public_passed and r.verdict != "通过"]
+        if hidden:
+            lines.append(f"<b>{name}</b>：公开用例通过、隐藏用例没有通过（{', '.join(hidden)}）："
+                         "答案可能只对公开用例写死了。")
+        unbacked = [f"{r.key} 得 {r.score:g} 分但结论是{r.verdict}" for r in mine
+                    if r.score > 0 and r.verdict != "通过"]
+        if unbacked:
+            lines.append(f"<b>{name}</b>：分数和检查结论不一致（{'；'.join(unbacked)}）："
+                         "成绩库里手工改过分数，或者被改动过。")
+    return lines
+
+
 STYLE = """body{font-family:sans-serif;margin:24px;max-width:1200px}
 table{border-collapse:collapse;margin:12px 0}td,th{border:1px solid #ccc;padding:4px 8px;
 vertical-align:top;text-align:left}th{background:#f3f3f3}code{font-size:90%}"""
@@ -175,6 +209,8 @@ def page(course: Path, assignment: str, page_dir: Path) -> str:
 <h1>班级报告：{html.escape(assignment)}</h1>
 <p>{len(students)} 份作业，{len(keys)} 个练习。每个练习都用公开用例和隐藏用例检查；
 一个练习只有两者都通过才算通过。“最常见的失败用例”是检查器给出的输入最短的失败用例。</p>
+<h2>需要你看一眼</h2>
+{"".join(f"<p>{line}</p>" for line in flags(results)) or "<p>没有。</p>"}
 <img alt="每个练习的通过率" src="data:image/png;base64,{chart}">
 <h2>每个练习</h2>
 <table><tr><th>练习</th>{head}<th>平均得分</th><th>最常见的失败用例（人数）</th></tr>

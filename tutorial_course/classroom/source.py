@@ -8,11 +8,11 @@ split in two:
 - an answer cell (nbgrader `solution`): the stub with the reference solution between
   `### BEGIN SOLUTION` / `### END SOLUTION`, which generate_assignment replaces by the stub text
   (`CODE_STUB`, the notebook's own), so the student version looks as the notebook does;
-- a graded test cell (nbgrader `grade`, locked, worth the exercise's `points`): it grades the
-  function out of the kernel (`grade.py`) on the public cases and, inside `### BEGIN HIDDEN TESTS` /
-  `### END HIDDEN TESTS`, on hidden cases drawn with the instructor's seed, which only this
-  source version contains. It is tagged `raises-exception`, so JupyterLab's Run All goes on past
-  an exercise not yet done.
+- a graded test cell (nbgrader `grade`, locked, worth the exercise's `points`): in the student's
+  notebook it runs `check` on the public cases, as the notebook did; when grading, it never runs:
+  `autograde.FillGradedCells` writes the verdicts of the sandbox (`grade.py`) into it. It is
+  tagged `raises-exception`, so JupyterLab's Run All goes on past an exercise not yet done. No
+  notebook holds the seed of the hidden cases: the course directory's `classroom.json` does.
 """
 
 from __future__ import annotations
@@ -35,19 +35,12 @@ POINTER = re.compile(r"（[^（）\n]*教师注[^（）\n]*）")
 STUB_COMMENT = "# 在这里写你的实现"
 
 TEST_CELL = '''\
-# 评分单元格（只读）：在一个新的 Python 进程里重新导入课程的包，检查你的 {fn}。
-import sys
+# 评分单元格（只读）：用公开用例检查你的 {fn}，和笔记本里的 check 一样。
+# 评分时只运行各答案单元格（和本章自带的 import 语句），再加上隐藏用例：
+# {fn} 用到的辅助函数和常量，要写在答案单元格里。
+from tutorial_course.exercises import check
 
-for _name in [n for n in sys.modules if n.split(".")[0] in ("tutorial_lib", "tutorial_course")]:
-    del sys.modules[_name]
-from tutorial_course.classroom.grade import grade
-
-seeds = [None]  # None：公开用例，和笔记本里的 check 一样
-### BEGIN HIDDEN TESTS
-seeds = [None, {seed}]  # 再加上隐藏用例：只在评分时运行
-### END HIDDEN TESTS
-{name} = grade("{key}", {fn}, seeds)
-assert {name}.passed, {name}.message.splitlines()[0]'''
+{name} = check("{key}", {fn})'''
 
 
 def without_teacher_notes(text: str) -> str:
@@ -86,7 +79,7 @@ def _answer_source(lines: list[str], key: str) -> str:
     return "\n".join(new).rstrip()
 
 
-def split_exercise(cell: dict, seed: int) -> list[dict]:
+def split_exercise(cell: dict) -> list[dict]:
     """[answer cell, graded test cell] for an exercise cell; [cell] for any other cell."""
     lines = cell["source"].split("\n")
     found = [(i, CHECK_LINE.match(line)) for i, line in enumerate(lines)]
@@ -103,20 +96,20 @@ def split_exercise(cell: dict, seed: int) -> list[dict]:
     answer["source"] = _answer_source(lines[:at], key)
     answer["metadata"]["nbgrader"] = nbgrader_metadata(solution_id(key), solution=True,
                                                        points=None)
-    test = {"cell_type": "code", "execution_count": None, "outputs": [],
+    test = {"cell_type": "code", "id": f"{cell['id']}-graded", "execution_count": None,
+            "outputs": [],
             "metadata": {"deletable": False, "editable": False, "tags": ["raises-exception"],
                          "nbgrader": nbgrader_metadata(grade_id(key), solution=False,
                                                        points=exercises.REGISTRY[key].points)},
-            "source": TEST_CELL.format(fn=match["fn"], key=key, name=name, seed=seed)}
+            "source": TEST_CELL.format(fn=match["fn"], key=key, name=name)}
     return [answer, test]
 
 
-def source_notebook(nb: dict, seed: int) -> nbformat.NotebookNode:
+def source_notebook(nb: dict) -> nbformat.NotebookNode:
     """The nbgrader source version of a course notebook (a new dict; `nb` is left as it was)."""
     nb = copy.deepcopy(nb)
     cells = []
     for cell in nb["cells"]:
-        cell.pop("id", None)  # nbgrader tells cells apart by grade_id; split cells need new ids
         if cell["cell_type"] == "code":
             cell["outputs"], cell["execution_count"] = [], None
         cell.get("metadata", {}).pop("execution", None)
@@ -124,8 +117,11 @@ def source_notebook(nb: dict, seed: int) -> nbformat.NotebookNode:
             cell["source"] = without_teacher_notes(cell["source"])
             if not cell["source"].strip():
                 continue
-        cells.extend(split_exercise(cell, seed))
+        cells.extend(split_exercise(cell))
     nb["cells"] = cells
     nb.get("metadata", {}).pop("widgets", None)
-    nb["nbformat"], nb["nbformat_minor"] = 4, 4  # minor 4: no cell ids to keep unique
+    # the course notebook's cell ids stay (the answer cell keeps the exercise cell's, the graded
+    # cell gets it plus "-graded"): `workspace update` matches a student's cells to a new release
+    # by them
+    nb["nbformat"], nb["nbformat_minor"] = 4, 5
     return nbformat.from_dict(nb)

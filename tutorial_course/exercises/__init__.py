@@ -20,16 +20,13 @@ The answer is judged in the kernel, never where the function ran: the child only
 (`exercises.wire`); the kernel decodes that into fresh values and compares them (`judge`). So an
 object whose `==` always says True is only described ("类型不对：期望 int，你返回了 Yes"), and a
 function that patches `same_value` patches it in the child, where nothing is compared. The child
-is still a copy of the kernel, cases and all: in self-study a function that goes looking for
-`case.expected` (in a caller's frame, through `gc`) can find it. Grading closes that too: the
-classroom's worker builds the cases and runs the function in another interpreter that never
-holds them (`exercises.runner`), and judges its answers with the same `judge`.
-Hints come in two tiers: first the concept, then, after repeated failures of the same
-exercise in this session, the recipe. The cases live in one module per chapter
-(`chapters.Chapter.exercise_module`), mirroring `solutions/chNN.py` at the top of the repository,
-which holds the reference solutions outside the student notebooks. For grading, `check(...,
-seed=N)` runs hidden cases (`Exercise.cases`) and `block_library=True` refuses the library
-functions that compute the answer (`exercises.blocking`); `Feedback.to_json` is what a grader keeps.
+is still a copy of the kernel, cases and all: in self-study a function can find `case.expected`
+(in a caller's frame, through `gc`). Grading closes that: the classroom's worker builds the cases
+and runs the answer cells in another interpreter that never holds them (`exercises.runner`).
+Hints come in two tiers: the concept, then, after repeated failures, the recipe. The cases live in
+one module per chapter (`Chapter.exercise_module`), as `solutions/chNN.py` hold the reference
+solutions. For grading, `check(..., seed=N)` runs hidden cases (`Exercise.cases`), `block_library`
+refuses the library's own answers (`exercises.blocking`); a grader keeps `Feedback.to_json`.
 """
 
 from __future__ import annotations
@@ -55,6 +52,7 @@ from tutorial_lib._checks import check_choice
 TIME_LIMIT = 3.0  # seconds per case: ample for any sensible solution, short enough to wait for
 ERROR_CHARS = 300  # of an exception's message shown to the learner
 RECIPE_AFTER = 5  # from this many failures of one exercise on, the hint gives the recipe too
+ANSWER_CELL = "答案单元格"  # how grading names the cells it compiles: "答案单元格（02.train）"
 # characters of the encoded answer of one case (`wire`): what fits in one line of the sandbox's pipe
 VALUE_LIMIT = sandbox.LINE_LIMIT - 1024
 
@@ -203,11 +201,13 @@ def _error_text(err: BaseException, fn: Callable) -> str:
         detail = detail[: ERROR_CHARS - 3] + "..."
     text = f"{type(err).__name__}: {detail}" if detail else type(err).__name__
     filename = getattr(getattr(fn, "__code__", None), "co_filename", None)
-    line = None
+    where = ""
     for frame, lineno in traceback.walk_tb(err.__traceback__):
         if frame.f_code.co_filename == filename:
-            line = lineno
-    return text + (f"（你的代码第 {line} 行）" if line is not None else "")
+            where = f"（你的代码第 {lineno} 行）"
+        elif frame.f_code.co_filename.startswith(ANSWER_CELL):  # graded from the cells' text
+            where = f"（{frame.f_code.co_filename} 第 {lineno} 行）"
+    return text + where
 
 
 # --- running one case ----------------------------------------------------------------------------

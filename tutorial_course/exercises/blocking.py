@@ -15,19 +15,28 @@ object, so that name is caught too. A classmethod or method is named by its clas
 compiled with the twin's free variables (a method that uses `super()` has one), because Python
 only lets a function take a code object with as many.
 
-Blocking stops the plain call, not a learner set on getting the library's answer: the function
-runs with the whole library importable, so re-executing a twin's module (`importlib.reload`) or
-copying its source gives an unblocked copy. That takes deliberate work, which a teacher reading
-the submission sees; hiding expected values (`exercises.runner`) needs no such reading.
+A fresh copy of a twin is refused too, in a forked child: re-executing its module
+(`importlib.reload`, `exec_module` under another name), compiling its source, unmarshalling its
+bytecode or building a code object from it. The child gets an audit hook (`sys.addaudithook`, which
+sees every `compile`, `exec`, `marshal.loads` and `code.__new__`) that compares what comes into
+being with the twins' fingerprints: their bytecode and the global names they use, which renaming
+the function or its variables leaves as they were. The hook cannot be removed, so only a child that
+is thrown away gets it, never the kernel; the original code objects are not kept there. A twin of
+fewer than MIN_BYTECODE bytes of bytecode (a line or two) has no fingerprint: anyone may write it
+the same way. A copy edited by hand is the learner's own code.
 """
 
 from __future__ import annotations
 
 import importlib
+import marshal
+import os
+import sys
 import types
-from typing import Callable
+from typing import Any, Callable, Iterator
 
 HITS: list[str] = []  # the twins called in this process since `clear()`: read by the checker
+MIN_BYTECODE = 100  # bytes: a shorter twin (a wrapper, a formula) has no fingerprint
 
 
 class LibraryBlocked(BaseException):
@@ -94,15 +103,78 @@ def _refusing_code(name: str, fn: types.FunctionType) -> types.CodeType:
     return code.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
 
 
+def fingerprint(code: types.CodeType) -> tuple:
+    """What a copy keeps when the source is renamed: the bytecode, the global and attribute names
+    it uses, and the same of every function defined inside it."""
+    return (code.co_code, code.co_names,
+            tuple(fingerprint(c) for c in code.co_consts if isinstance(c, types.CodeType)))
+
+
+def _codes_within(code: types.CodeType) -> Iterator[types.CodeType]:
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _codes_within(const)
+
+
+class CopyGuard:
+    """The audit hook that refuses a fresh copy of a twin (see the module docstring)."""
+
+    def __init__(self, twins: dict[str, types.FunctionType]) -> None:
+        codes = {name: fn.__code__ for name, fn in twins.items()
+                 if len(fn.__code__.co_code) >= MIN_BYTECODE}
+        self.fingerprints = {fingerprint(code): name for name, code in codes.items()}
+        self.bytecodes = {code.co_code: name for name, code in codes.items()}
+        self.busy = False  # while the hook compiles or unmarshals itself
+
+    def __call__(self, event: str, args: tuple) -> None:
+        if self.busy or event not in ("compile", "exec", "marshal.loads", "code.__new__"):
+            return
+        self.busy = True
+        try:
+            if event == "code.__new__":  # only the raw bytecode is known yet
+                name = self.bytecodes.get(args[0]) if isinstance(args[0], bytes) else None
+            else:
+                name = next((self.fingerprints[f] for code in self._made(event, args)
+                             for c in _codes_within(code)
+                             if (f := fingerprint(c)) in self.fingerprints), None)
+        finally:
+            self.busy = False
+        if name is not None:
+            raise hit(name)
+
+    @staticmethod
+    def _made(event: str, args: tuple) -> Iterator[types.CodeType]:
+        """The code objects the event is about to run or make (what compile would make of the
+        source; nothing where it cannot be compiled the way we try)."""
+        try:
+            if event == "exec" and isinstance(args[0], types.CodeType):
+                yield args[0]
+            elif event == "marshal.loads":
+                loaded: Any = marshal.loads(args[0])
+                if isinstance(loaded, types.CodeType):
+                    yield loaded
+            elif event == "compile" and args[0] is not None:
+                yield compile(args[0], "<guard>", "exec", dont_inherit=True)
+        except Exception:  # not code in a form we can compile: the real call decides
+            return
+
+
 def prepare(names: tuple[str, ...]) -> Callable[[], Callable[[], None]]:
     """Resolve the twins now (in the parent, so a bad name is an error here, not a broken child)
-    and return `block`: called in the child, it swaps every twin's code and returns `restore`."""
+    and return `block`: called in the child, it swaps every twin's code, guards against copies
+    (in a forked child only) and returns `restore`."""
     plan = [(fn, _refusing_code(name, fn)) for name in names for fn in [resolve(name)]]
+    guard = CopyGuard({name: fn for name, (fn, _) in zip(names, plan)})
+    parent = os.getpid()
 
     def block() -> Callable[[], None]:
-        saved = [(fn, fn.__code__) for fn, _ in plan]
+        forked = os.getpid() != parent
+        saved = [] if forked else [(fn, fn.__code__) for fn, _ in plan]
         for fn, code in plan:
             fn.__code__ = code
+        if forked:
+            sys.addaudithook(guard)
         clear()
 
         def restore() -> None:

@@ -10,7 +10,7 @@ from tutorial_lib.show import palette
 
 # How each verdict looks: (icon, text, background, border), its colours from the palette. The
 # icons are dingbats that common fonts carry (an emoji font is not everywhere).
-ICONS = {"通过": "✔", "未通过": "✘", "超时": "⚠", "未完成": "✎"}
+ICONS = {"通过": "✔", "未通过": "✘", "超时": "⚠", "未完成": "✎", "评分出错": "⚙"}
 VERDICT_LOOK = {verdict: (icon, *palette.VERDICTS[verdict]) for verdict, icon in ICONS.items()}
 
 
@@ -19,7 +19,7 @@ class Feedback:
     """What `check` returns: a verdict and its Chinese message, shown with the verdict's icon (plain
     text) or in the verdict's colours (HTML), so 通过 and 未通过 differ at a glance."""
 
-    verdict: str  # 通过, 未完成, 未通过 or 超时
+    verdict: str  # 通过, 未完成, 未通过 or 超时 (评分出错: a class's grading did not answer)
     message: str  # starts with the verdict word; the icon is only added where it is shown
     key: str = ""  # the exercise checked
     case: str | None = None  # show() of the failing (or timed-out) case's args; None if none

@@ -15,6 +15,7 @@ VERDICTS = {
     "未通过": ("#5c0a0a", "#fde8e8", "#d63b3b"),
     "超时": ("#4d3300", "#fff2d6", "#d99a00"),
     "未完成": ("#1f2a44", "#e9eef7", "#6b7fa8"),
+    "评分出错": ("#3d1a4d", "#f3e8f8", "#8e44ad"),  # a class's grading process that did not answer
 }
 
 # One colour per document (seaborn's "deep"); the first two are also the plots' first and second

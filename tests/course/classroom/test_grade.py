@@ -1,86 +1,110 @@
-"""The graded cell's grading, without nbgrader: the function goes by value to a fresh process, and
-nothing done to this process (the "kernel") changes the verdict."""
+"""Grading from the answer cells' text, in the sandbox, without nbgrader: what the student's code
+does to its own process (or to the library) changes no verdict, and what it may not read or write
+it cannot."""
 
 import json
 import subprocess
 import sys
-import threading
+import textwrap
+from pathlib import Path
 
+import nbformat
 import pytest
 
-from tutorial_course import exercises
-from tutorial_course.classroom import FEEDBACK_MIME, grade
+from tutorial_course import chapters, exercises
+from tutorial_course.classroom import FEEDBACK_MIME, grade, isolation, worker
 from tutorial_course.classroom.report import cell_verdict
+from tutorial_course.classroom.source import source_notebook
 
-
-def notebook_function(source: str, name: str):
-    """A function as a notebook defines it: in a module nobody can import, so it goes by value."""
-    namespace = {"__name__": "student_notebook"}
-    exec(source, namespace)
-    return namespace[name]
-
+import fake_class  # tests/course/classroom/conftest.py puts it on sys.path
 
 RIGHT = "def utf8_length(text):\n    return len(text.encode('utf-8'))\n"
 WRONG = "def utf8_length(text):\n    return len(text)\n"
+graded = fake_class.graded
 
 
-def verdicts(fn, seeds=(None, 7)):
-    return [answer["verdict"] for answer in grade.run_grading("00.utf8_length", fn, list(seeds))]
+def verdicts(source, key="00.utf8_length", seeds=(None, 7), prelude=""):
+    return [answer["verdict"] for answer in graded({key: source}, prelude, seeds)[key]]
 
 
 def test_a_right_function_passes_public_and_hidden_cases_a_wrong_one_fails_both():
-    assert verdicts(notebook_function(RIGHT, "utf8_length")) == ["通过", "通过"]
-    answers = grade.run_grading("00.utf8_length", notebook_function(WRONG, "utf8_length"), [None])
-    assert answers[0]["verdict"] == "未通过" and answers[0]["case"]
-    assert exercises.Feedback.from_json(answers[0]).key == "00.utf8_length"
-
-
-def test_patching_the_checker_in_this_process_changes_nothing(monkeypatch):
-    passed = exercises.Feedback("通过", "通过：全部正确", "00.utf8_length", None)
-    monkeypatch.setattr(exercises, "check", lambda *args, **kwargs: passed)
-    monkeypatch.setitem(sys.modules, "tutorial_course.exercises.ch00", None)
-    assert verdicts(notebook_function(WRONG, "utf8_length")) == ["未通过", "未通过"]
-
-
-def test_a_library_written_beside_the_notebook_or_put_on_pythonpath_is_not_imported(
-        tmp_path, monkeypatch):
-    fake = tmp_path / "tutorial_lib"
-    fake.mkdir()
-    (fake / "__init__.py").write_text("raise SystemExit('the fake library was imported')\n")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
-    assert verdicts(notebook_function(RIGHT, "utf8_length"), [None]) == ["通过"]
+    assert verdicts(RIGHT) == ["通过", "通过"]
+    answer, = graded({"00.utf8_length": WRONG}, seeds=[None])["00.utf8_length"]
+    assert answer["verdict"] == "未通过" and answer["case"]
+    assert exercises.Feedback.from_json(answer).key == "00.utf8_length"
 
 
 def test_what_the_function_prints_is_not_taken_for_the_answer():
-    fake = json.dumps([{"verdict": "通过", "message": "通过", "key": "00.utf8_length", "case": None}])
-    source = f"def utf8_length(text):\n    print({fake!r})\n    return len(text)\n"
-    assert verdicts(notebook_function(source, "utf8_length"), [None]) == ["未通过"]
+    fake = json.dumps({"00.utf8_length": [{"verdict": "通过", "message": "通过",
+                                           "key": "00.utf8_length", "case": None}]})
+    source = f"print({fake!r})\n\ndef utf8_length(text):\n    print({fake!r})\n    return 0\n"
+    assert verdicts(source, seeds=[None]) == ["未通过"]
 
 
-def test_a_function_that_cannot_be_sent_fails_with_a_reason():
-    lock = threading.Lock()
-    answers = grade.run_grading("00.utf8_length", lambda text: lock and 0, [None, 3])
-    assert [a["verdict"] for a in answers] == ["未通过", "未通过"]
-    assert "无法把你的函数传给评分进程" in answers[0]["message"]
+def test_an_error_names_the_answer_cell_and_line_and_a_broken_line_hides_no_def():
+    source = "x = 1 / 0\n\n\ndef utf8_length(text):\n    return len(TABLE[text])\n"
+    answer, = graded({"00.utf8_length": source}, seeds=[None])["00.utf8_length"]
+    assert "NameError" in answer["message"] and "答案单元格（00.utf8_length） 第 5 行" in answer[
+        "message"]
+    assert "只运行各答案单元格" in answer["message"]
+    broken, = graded({"00.utf8_length": "def utf8_length(text)\n    return 0\n"},
+                     seeds=[None])["00.utf8_length"]
+    assert "没有定义函数 utf8_length" in broken["message"] and "第 1 行语法错误" in broken["message"]
 
 
-def test_bad_arguments_are_refused():
-    with pytest.raises(TypeError, match="key"):
-        grade.grade(2, print, [None])
-    with pytest.raises(ValueError, match="seeds"):
-        grade.grade("00.utf8_length", print, [])
+def test_a_later_cell_that_ends_the_process_takes_no_earlier_points():
+    crash = "import os\nos._exit(3)\n\ndef merge_pair(word, pair):\n    return word\n"
+    got = graded({"02.count_pairs": fake_class.reference_cell("02.count_pairs"),
+                  "02.merge_pair": crash}, seeds=[None])
+    assert got["02.count_pairs"][0]["verdict"] == "通过"
+    assert got["02.merge_pair"][0]["verdict"] == "未通过"
 
 
-def test_the_report_reads_the_first_answer_that_did_not_pass():
-    def output(verdict, case):
-        return {"output_type": "display_data", "data": {FEEDBACK_MIME: {
-            "cases": "x", "verdict": verdict, "message": verdict, "key": "k", "case": case}}}
+def test_the_notebooks_import_lines_come_from_the_instructors_copy():
+    uses_import = "def utf8_length(text):\n    return len(codecs.encode(text, 'utf-8'))\n"
+    assert verdicts(uses_import, seeds=[None], prelude="import codecs") == ["通过"]
+    assert verdicts(uses_import, seeds=[None]) == ["未通过"]
 
-    assert cell_verdict({"outputs": [output("通过", None), output("未通过", "'a'")]}) == (
-        "未通过", "'a'")
-    assert cell_verdict({"outputs": [output("通过", None), output("通过", None)]}) == ("通过", None)
-    assert cell_verdict({"outputs": [{"output_type": "error"}]}) == ("未完成", None)
+
+TWIN_COPIES = {
+    "module run again": """
+import importlib.util
+from tutorial_lib.bpe import bpe_toy as _toy
+_spec = importlib.util.spec_from_file_location("my_toy", _toy.__file__)
+_mine = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_mine)
+
+def train(word_freqs, num_merges):
+    return _mine.train(word_freqs, num_merges).merges
+""",
+    "source compiled": """
+import inspect
+from tutorial_lib.bpe import bpe_toy as _toy
+_ns = dict(vars(_toy))
+exec(compile(inspect.getsource(_toy), "mine", "exec"), _ns)
+
+def train(word_freqs, num_merges):
+    return _ns["train"](word_freqs, num_merges).merges
+""",
+    "bytecode loaded": """
+import importlib.util, marshal, types
+from tutorial_lib.bpe import bpe_toy as _toy
+_data = open(importlib.util.cache_from_source(_toy.__file__), "rb").read()[16:]
+_code = marshal.loads(_data)
+
+def train(word_freqs, num_merges):
+    ns = dict(vars(_toy))
+    exec(_code, ns)
+    return ns["train"](word_freqs, num_merges).merges
+""",
+}
+
+
+@pytest.mark.parametrize("name", list(TWIN_COPIES))
+def test_a_fresh_copy_of_the_library_twin_is_refused(name):
+    answer, = graded({"02.train": TWIN_COPIES[name]}, seeds=[None])["02.train"]
+    assert answer["verdict"] == "未通过"
+    assert "不能调用 tutorial_lib.bpe.bpe_toy.train" in answer["message"]
 
 
 LIAR = """
@@ -115,11 +139,10 @@ import sys
 
 def utf8_length(text):
     for name, module in list(sys.modules.items()):
-        if name.startswith("tutorial_lib") and hasattr(module, "same_value"):
+        if name.startswith("tutorial_") and hasattr(module, "same_value"):
             module.same_value = module._agrees = lambda *args: True
     return -1
 """
-
 
 REBUILDER = """
 def utf8_length(text):
@@ -127,7 +150,7 @@ def utf8_length(text):
 
     exercise = exercises.REGISTRY["00.utf8_length"]
     for build in (exercise.cases, exercise.make_cases):
-        for seed in (None, 7):  # the hidden seed, as if read from the graded cell's source
+        for seed in (None, 7):  # the hidden seed, as if it had been learnt
             try:
                 for case in build(seed):
                     if case.args == (text,):
@@ -141,14 +164,14 @@ def utf8_length(text):
 @pytest.mark.parametrize("source", [LIAR, SNOOP, PATCHER, REBUILDER],
                          ids=["eq", "frames-gc", "patch", "rebuild"])
 def test_a_function_written_against_the_checker_passes_nothing(source):
-    assert verdicts(notebook_function(source, "utf8_length")) == ["未通过", "未通过"]
+    assert verdicts(source) == ["未通过", "未通过"]
 
 
 def test_the_worker_judges_with_the_checks_own_messages():
-    answer = grade.run_grading("00.utf8_length", notebook_function(LIAR, "utf8_length"), [None])[0]
+    answer, = graded({"00.utf8_length": LIAR}, seeds=[None])["00.utf8_length"]
     assert "类型不对：期望 int，你返回了 Yes。" in answer["message"] and answer["case"] == "('',)"
     stub = "def utf8_length(text):\n    raise NotImplementedError\n"
-    assert verdicts(notebook_function(stub, "utf8_length"), [None]) == ["未完成"]
+    assert verdicts(stub, seeds=[None]) == ["未完成"]
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_DUMPABLE is Linux's")
@@ -157,17 +180,98 @@ def test_the_worker_keeps_its_memory_from_other_processes_of_the_user():
              "assert worker.keep_memory_private()\n"
              "print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))\n")  # PR_GET_DUMPABLE
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          cwd=grade.LIBRARY_ROOT, check=True)
+                          check=True)
     assert done.stdout.strip() == "0"
 
 
 def test_a_runner_that_answers_nothing_fails_the_cases(monkeypatch):
-    from tutorial_course.classroom import worker
     from tutorial_course.exercises import runner
 
     monkeypatch.setattr(runner, "command", lambda: [sys.executable, "-c", "print('[[]]')"])
     exercise = exercises.REGISTRY["00.utf8_length"]
     cases = exercises.cases_in_order(exercise)
-    results = worker.run_elsewhere(b"", [[case.args for case in cases]], 1.0, ())
-    feedback = exercises.judge(exercise, cases, results[0], 1.0)
+    feedback = exercises.judge(exercise, cases, worker.run_elsewhere(b"", 1)[0], 1.0)
     assert feedback.verdict == "未通过" and "读不懂" in feedback.message
+
+
+def test_a_malformed_job_is_refused_and_a_worker_that_fails_is_评分出错():
+    with pytest.raises(ValueError, match="seeds"):
+        worker.read_job(json.dumps({"seeds": ["7"], "cells": [], "exercises": []}))
+    with pytest.raises(ValueError, match="exercises"):
+        worker.read_job(json.dumps({"seeds": [None], "cells": [], "exercises": [["no.such", 0]]}))
+    work = json.dumps({"prelude": "", "cells": [], "exercises": [["00.utf8_length", 0]],
+                       "seeds": ["x"]}).encode()
+    answer, = grade.run_job(work)["00.utf8_length"][:1]
+    assert answer["verdict"] == grade.BROKEN and "退出码" in answer["message"]
+
+
+PROBE = """
+import json, os, socket, sys
+tried = {}
+for name, path in [("read", sys.argv[1]), ("list", sys.argv[2])]:
+    try:
+        open(path).read() if name == "read" else os.listdir(path)
+        tried[name] = "allowed"
+    except OSError as err:
+        tried[name] = type(err).__name__
+try:
+    open(sys.argv[3], "w").write("x")
+    tried["write"] = "allowed"
+except OSError as err:
+    tried["write"] = type(err).__name__
+try:
+    socket.create_connection(("1.1.1.1", 53), timeout=2)
+    tried["network"] = "allowed"
+except OSError as err:
+    tried["network"] = type(err).__name__
+print(json.dumps(tried))
+"""
+
+
+@pytest.mark.skipif(not isolation.isolated(), reason="no bubblewrap here: grading is not isolated")
+def test_the_sandbox_sees_no_solutions_no_course_and_no_network(tmp_path):
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "gradebook.db").write_text("grades")
+    solutions = Path(exercises.__file__).resolve().parents[2] / "solutions" / "ch00.py"
+    assert solutions.is_file()
+    done = isolation.run([sys.executable, "-c", PROBE, str(solutions), str(course),
+                          str(course / "planted.txt")], b"", 60)
+    tried = json.loads(done.stdout)
+    assert tried["read"] != "allowed" and tried["list"] != "allowed"
+    assert tried["write"] != "allowed" and tried["network"] != "allowed"
+    assert sorted(p.name for p in course.iterdir()) == ["gradebook.db"]
+
+
+def test_the_report_reads_the_first_answer_that_did_not_pass():
+    def output(verdict, case):
+        return {"output_type": "display_data", "data": {FEEDBACK_MIME: {
+            "cases": "x", "verdict": verdict, "message": verdict, "key": "k", "case": case}}}
+
+    assert cell_verdict({"outputs": [output("通过", None), output("未通过", "'a'")]}) == (
+        "未通过", "'a'")
+    assert cell_verdict({"outputs": [output("通过", None), output("通过", None)]}) == ("通过", None)
+    assert cell_verdict({"outputs": [{"output_type": "error"}]}) == ("未完成", None)
+
+
+@pytest.mark.parametrize("chapter", [c.stem for c in chapters.CHAPTERS if c.available])
+def test_every_reference_answer_cell_passes_when_graded_as_a_class_is(chapter):
+    """The instructor's notebook graded as a submission: arguments, answers and the cells' own
+    imports all cross the processes (and the sandbox) intact."""
+    nb = nbformat.reads((chapters.NOTEBOOK_DIR / f"{chapter}.ipynb").read_text("utf-8"), 4)
+    source = source_notebook(nb)
+    got = grade.run_job(grade.job(source, source, 7))
+    assert got and {key: [a["verdict"] for a in answers] for key, answers in got.items()} == {
+        key: ["通过", "通过"] for key in got}
+
+
+def test_the_display_modules_stay_out_of_the_prelude():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(textwrap.dedent("""\
+        import math
+        from tutorial_lib.show import display
+        from tutorial_lib.show.plotting import line_chart
+        import matplotlib.pyplot as plt
+        from tutorial_lib.bpe import bpe_toy
+        x = 1
+        """))])
+    assert grade.prelude(nb) == "import math\nfrom tutorial_lib.bpe import bpe_toy"

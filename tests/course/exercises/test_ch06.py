@@ -4,6 +4,7 @@ wrong answer fails, stub is 未完成): the cases hold what the wrong answers ge
 import copy
 import heapq
 import inspect
+import json
 import re
 import textwrap
 
@@ -282,21 +283,26 @@ def recount(words, freqs, vocab, num_merges, pair_counts):
 """
 
 
-def test_graded_in_another_interpreter_the_writes_come_back_too():
-    """Grading runs the function, by value, in a runner process: the counts cross as their record
-    there as well, so the reference passes and a recount fails for the same reason."""
+def test_graded_as_a_class_is_the_writes_come_back_too():
+    """Grading runs the answer cells in a runner process: the counts cross as their record there
+    as well, so the reference passes and a recount fails for the same reason."""
     from tutorial_course.classroom import grade
 
-    namespace = {"__name__": "student_notebook"}
-    exec("import heapq\nfrom collections import defaultdict\n"
-         "from tutorial_lib.bpe.merge import merge\n"
-         "from tutorial_lib.bpe.trainer import descending_key, heap_entries\n"
-         "from tutorial_lib.bpe.trainer import pop_best as library_pop_best\n"
-         + "\n\n".join(textwrap.dedent(inspect.getsource(f))
-                       for f in (ch06._index, ch06.train_incremental)) + RECOUNT_SOURCE, namespace)
-    answers = grade.run_grading("06.train_incremental", namespace["train_incremental"], [None, 7])
-    assert [a["verdict"] for a in answers] == ["通过", "通过"]
-    answer, = grade.run_grading("06.train_incremental", namespace["recount"], [None])
+    imports = ("import heapq\nfrom collections import defaultdict\n"
+               "from tutorial_lib.bpe.merge import merge\n"
+               "from tutorial_lib.bpe.trainer import descending_key, heap_entries\n"
+               "from tutorial_lib.bpe.trainer import pop_best as library_pop_best\n")
+    reference = "\n\n".join(textwrap.dedent(inspect.getsource(f))
+                             for f in (ch06._index, ch06.train_incremental))
+    recount = RECOUNT_SOURCE.replace("def recount(", "def train_incremental(")
+
+    def graded(cell, seeds):
+        work = json.dumps({"prelude": imports, "cells": [["答案单元格（06.train_incremental）", cell]],
+                           "exercises": [["06.train_incremental", 1]], "seeds": seeds}).encode()
+        return grade.run_job(work)["06.train_incremental"]
+
+    assert [a["verdict"] for a in graded(reference, [None, 7])] == ["通过", "通过"]
+    answer, = graded(recount, [None])
     assert answer["verdict"] == "未通过" and "你对 pair_counts 写了" in answer["message"]
 
 

@@ -517,8 +517,8 @@ def _notebook_functions(*functions):
 
 
 def test_a_golden_vector_calling_the_learners_token_offsets_passes_where_it_is_graded():
-    """In self-study (a forked child of the kernel); graded in another interpreter with the same
-    two functions by value: test_graded_elsewhere.py (EARLIER)."""
+    """In self-study (a forked child of the kernel); graded as a class is, from the answer cells of
+    both exercises: tests/course/classroom/test_grade.py (every chapter's reference)."""
     namespace = _notebook_functions(ch13.token_offsets, ch13.golden_vector)
     fn = namespace["golden_vector"]
     assert check("13.golden_vector", fn).passed

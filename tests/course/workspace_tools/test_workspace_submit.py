@@ -131,7 +131,7 @@ def test_nbgrader_zip_collect_takes_the_submissions(course, tmp_path):
     root = tmp_path / "course"
     (root / "release" / ASSIGNMENT).mkdir(parents=True)
     shutil.copy(notebooks / NAME, root / "release" / ASSIGNMENT / NAME)
-    release.write_config(root)
+    (root / "nbgrader_config.py").write_bytes(release.course_files([])["nbgrader_config.py"])
     # no `nbgrader db assignment add` first: zip_collect does not open the gradebook (run without
     # it, it collects the same and creates no gradebook.db), and each nbgrader command costs seconds
     archive = root / "downloaded" / ASSIGNMENT / "archive"

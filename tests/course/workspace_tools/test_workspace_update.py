@@ -241,3 +241,36 @@ def test_update_right_after_sync_changes_no_course_notebook(tmp_path):
     lines = workspace.update([], notebooks, space)
     assert lines == [f"workspace/{name}：没有要更新的单元" for name in sorted(before)]
     assert {p.name: p.read_bytes() for p in space.iterdir()} == before
+
+
+def test_a_new_version_beside_that_the_learner_is_merging_is_never_replaced(course):
+    notebooks, space = course
+    learner_edits(space)
+    newer(notebooks)
+    workspace.update([], notebooks, space)
+    beside = space / "02_bpe_step_by_step.new.ipynb"
+    merging = load(beside)
+    by_id(merging, "a")["source"] = "我正在对照着合并"
+    write(beside, merging)
+    v3 = load(notebooks / NAME)
+    by_id(v3, "f")["source"] = STUB.replace("corpus", "word_counts")
+    write(notebooks / NAME, v3)
+    [line] = workspace.update([], notebooks, space)
+    assert load(beside) == merging  # the learner's work in progress stays
+    second = space / "02_bpe_step_by_step.new-2.ipynb"
+    assert load(second) == workspace.fresh_copy(notebooks / NAME) and second.name in line
+
+
+def test_a_save_that_lands_while_update_runs_is_kept(course, monkeypatch):
+    notebooks, space = course
+    newer(notebooks, exercise_changed=False)
+    saved = load(space / NAME)
+    by_id(saved, "f")["source"] = "def count_pairs(corpus):\n    return {'saved': 1}\n"
+
+    def merge_while_jupyterlab_saves(mine, new):
+        write(space / NAME, saved)  # JupyterLab's autosave, between our read and our write
+        return notebook_merge.merge(mine, new)
+
+    monkeypatch.setattr(workspace, "merge", merge_while_jupyterlab_saves)
+    [line] = workspace.update([], notebooks, space)
+    assert load(space / NAME) == saved and "被保存过" in line
