@@ -19,6 +19,11 @@ def solution_id(key: str) -> str:
     return "answer_" + key.replace(".", "_")
 
 
+def written_id(chapter: str) -> str:
+    """nbgrader's id of a chapter's manually graded written answer."""
+    return f"written_{chapter}"
+
+
 def key_of(cell_id: str) -> str | None:
     """The exercise a graded cell id belongs to, or None for a cell that is not ours."""
     return next((key for key in exercises.REGISTRY if grade_id(key) == cell_id), None)

@@ -2,6 +2,7 @@
 
     OUT/nbgrader_config.py        course id, zip_collect's file names, the stub text, grading
     OUT/classroom.json            the seed of the hidden cases and the digest of every file written
+    OUT/templates/feedback_zh/    nbgrader's feedback page with a Chinese frame (feedback_page.py)
     OUT/source/<stem>/<stem>.ipynb  the instructor's version (source.py), reference solutions in
     OUT/release/<stem>/<stem>.ipynb what students get: written by nbgrader's generate_assignment
     OUT/gradebook.db              nbgrader's gradebook, the assignments and their graded cells
@@ -29,7 +30,7 @@ from pathlib import Path
 import nbformat
 
 from tutorial_course import chapters
-from tutorial_course.classroom import CODE_STUB, COURSE_ID, NAMED_REGEXP
+from tutorial_course.classroom import CODE_STUB, COURSE_ID, NAMED_REGEXP, feedback_page
 from tutorial_course.classroom.source import source_notebook
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository: notebooks/, solutions/, data/ ...
@@ -61,12 +62,19 @@ c.CourseDirectory.course_id = {course_id!r}
 c.FileNameCollectorPlugin.named_regexp = r".*?" + {regexp!r}
 c.FileNameCollectorPlugin.valid_ext = [".ipynb"]
 c.ZipCollectApp.strict = True
-# what the student version shows in place of a reference solution
+# what the student version shows in place of a reference solution, and of a written answer
 c.ClearSolutions.code_stub = {{"python": {stub!r}}}
+c.ClearSolutions.text_stub = "（在这里写你的回答）"
 # autograde: a graded cell the student deleted is put back from the gradebook (and graded)
 c.OverwriteCells.add_missing_cells = True
 # autograde: no cell of a submission runs; the graded cells get the verdicts of the sandbox
 # (python -m tutorial_course.classroom autograde grades every submission there, in parallel)
+# feedback: nbgrader's page with a Chinese frame (feedback_page.py wrote templates/feedback_zh/)
+import os  # noqa: E402
+
+c.HTMLExporter.template_name = "feedback_zh"
+c.HTMLExporter.extra_template_basedirs = [
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")]
 c.Autograde.autograde_preprocessors = [
     "tutorial_course.classroom.autograde.FillGradedCells",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
@@ -146,14 +154,15 @@ def write_files(out: Path, files: dict[str, bytes], state: dict, force: bool) ->
 
 
 def course_files(selected: list[chapters.Chapter]) -> dict[str, bytes]:
-    """The config and the source notebooks."""
+    """The config, the Chinese feedback template and the source notebooks."""
     files = {"nbgrader_config.py": CONFIG.format(course_id=COURSE_ID, regexp=NAMED_REGEXP,
-                                                 stub=CODE_STUB).encode()}
+                                                 stub=CODE_STUB).encode(),
+             **feedback_page.chinese_template()}
     for chapter in selected:
         nb = nbformat.reads((chapters.NOTEBOOK_DIR / f"{chapter.stem}.ipynb").read_text("utf-8"),
                             as_version=4)
         rel = f"source/{assignment_name(chapter)}/{chapter.stem}.ipynb"
-        files[rel] = (nbformat.writes(source_notebook(nb)) + "\n").encode()
+        files[rel] = (nbformat.writes(source_notebook(nb, chapter.number)) + "\n").encode()
     return files
 
 

@@ -25,7 +25,7 @@ import nbformat
 
 from tutorial_course import exercises
 from tutorial_course.classroom import answers
-from tutorial_course.classroom.cell_ids import grade_id, solution_id
+from tutorial_course.classroom.cell_ids import grade_id, solution_id, written_id
 
 TEACHER_NOTE = re.compile(r"\n*<details>\s*<summary>\s*教师注\s*</summary>.*?</details>[ \t]*",
                           re.DOTALL)
@@ -105,8 +105,27 @@ def split_exercise(cell: dict) -> list[dict]:
     return [answer, test]
 
 
-def source_notebook(nb: dict) -> nbformat.NotebookNode:
-    """The nbgrader source version of a course notebook (a new dict; `nb` is left as it was)."""
+WRITTEN_PROMPT = ("**写一写（人工评分，1 分）**：上面这个猜测，你猜了多少、为什么这样猜？"
+                  "看到实测值以后，你的推理哪一步对了、哪一步错了？两三句话写在下面这一格里。")
+WRITTEN_KEY = ("评分参考：说清猜测的依据，并对照实测值指出推理里对的或错的一步，得 1 分；"
+               "只写一个数、或只复述答案，不得分。")
+
+
+def written_answer(after: dict, chapter: str) -> list[dict]:
+    """The chapter's one manually graded answer, after its first guess's reveal: a prompt and a
+    markdown answer cell (nbgrader grades it in formgrader; the student version holds the stub)."""
+    prompt = {"cell_type": "markdown", "id": f"{after['id']}-why", "metadata": {},
+              "source": WRITTEN_PROMPT}
+    answer = {"cell_type": "markdown", "id": f"{after['id']}-why-answer",
+              "metadata": {"nbgrader": {**nbgrader_metadata(written_id(chapter), solution=True,
+                                                            points=1)}},
+              "source": f"### BEGIN SOLUTION\n{WRITTEN_KEY}\n### END SOLUTION"}
+    return [prompt, answer]
+
+
+def source_notebook(nb: dict, chapter: str) -> nbformat.NotebookNode:
+    """The nbgrader source version of course notebook `chapter` ("02"; a new dict, `nb` is left
+    as it was)."""
     nb = copy.deepcopy(nb)
     cells = []
     for cell in nb["cells"]:
@@ -118,6 +137,10 @@ def source_notebook(nb: dict) -> nbformat.NotebookNode:
             if not cell["source"].strip():
                 continue
         cells.extend(split_exercise(cell))
+        if cell["cell_type"] == "code" and "display.guess(" in cell["source"] and not any(
+                c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == written_id(chapter)
+                for c in cells):
+            cells.extend(written_answer(cell, chapter))
     nb["cells"] = cells
     nb.get("metadata", {}).pop("widgets", None)
     # the course notebook's cell ids stay (the answer cell keeps the exercise cell's, the graded

@@ -49,7 +49,7 @@ def graded(cells: dict[str, str], prelude: str = "", seeds=(None, 7)) -> dict[st
 def _source(chapter: str) -> nbformat.NotebookNode:
     stem = next(c.stem for c in chapters.CHAPTERS if c.number == chapter)
     nb = nbformat.reads((chapters.NOTEBOOK_DIR / f"{stem}.ipynb").read_text("utf-8"), 4)
-    return source_notebook(nb)
+    return source_notebook(nb, chapter)
 
 
 def reference_cell(key: str) -> str:

@@ -20,7 +20,7 @@ def test_the_class_report_lists_a_chapters_exercises_in_notebook_order(tmp_path)
     asked = list(dict.fromkeys(re.findall(r'check\("(11\.\w+)"',
                                           "\n".join(cell.source for cell in original.cells))))
     assert asked != [key for key in exercises.REGISTRY if key.startswith("11.")]
-    nbformat.write(source_notebook(original), tmp_path / "source.ipynb")
+    nbformat.write(source_notebook(original, "11"), tmp_path / "source.ipynb")
     assert list(notebook_verdicts(tmp_path / "source.ipynb")) == asked
 
 

@@ -69,12 +69,17 @@ def graded(tmp_path_factory) -> tuple[Path, dict]:
         nb = fake_class.student_notebook(student, released, instructor, out)
         fake_class.submit(student, nb, released.name, ASSIGNMENT, archive)
     release.nbgrader(out, "zip_collect", ASSIGNMENT)
+    (out / "roster.csv").write_text("id,last_name,first_name,email\nright,李,雷,li@example.edu\n",
+                                    "utf-8")
+    release.nbgrader(out, "db", "student", "import", "roster.csv")
     kept = {"submitted": _digests(out / "submitted"), "source": _digests(out / "source"),
             "root": sorted(p.name for p in out.iterdir())}
     main(["autograde", str(out), ASSIGNMENT, "--jobs", "2"])
     kept["after"] = {"submitted": _digests(out / "submitted"), "source": _digests(out / "source"),
                      "root": sorted(p.name for p in out.iterdir())}
     release.nbgrader(out, "export")
+    release.nbgrader(out, "export", "--exporter=tutorial_course.classroom.lms_export.WideCsv",
+                     "--to=grades_lms.csv")
     release.nbgrader(out, "generate_feedback", ASSIGNMENT)
     write_report(out, ASSIGNMENT)
     return out, kept
@@ -134,6 +139,19 @@ def test_the_gradebook_gives_points_only_for_real_work(graded):
             == (0,)
 
 
+def test_the_lms_csv_has_a_row_per_student_a_column_per_assignment_and_the_roster_names(graded):
+    course, _ = graded
+    with open(course / "grades_lms.csv", newline="", encoding="utf-8-sig") as f:
+        rows = list(csv.reader(f))
+    full = sum(POINTS[k] for k in KEYS) + 1  # the written answer, graded by hand
+    assert rows[0] == ["student_id", "last_name", "first_name", "email",
+                       f"{ASSIGNMENT} ({full})", "total"]
+    by_id = {row[0]: row for row in rows[1:]}
+    assert set(by_id) == set(fake_class.STUDENTS)
+    assert by_id["right"] == ["right", "李", "雷", "li@example.edu", str(full - 1), str(full - 1)]
+    assert by_id["stub"][4:] == ["0", "0"]
+
+
 @pytest.mark.skipif(not isolation.isolated(), reason="no bubblewrap here: grading is not isolated")
 def test_no_student_touched_another_ones_files_or_the_instructors(graded):
     _, kept = graded
@@ -152,7 +170,8 @@ def test_a_flood_of_output_is_not_kept(graded):
 def test_the_tamperer_got_its_graded_cells_back_and_none_of_its_cells_ran(graded):
     course, _ = graded
     nb = nbformat.read(autograded(course, "tamper"), 4)
-    graded_cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    graded_cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")
+                    and c.cell_type == "code"]
     assert len(graded_cells) == len(KEYS)  # the deleted one is back, the edited ones restored
     assert all('check("02.' in c.source for c in graded_cells)
 
@@ -162,6 +181,7 @@ def test_feedback_pages_show_the_verdicts_and_the_hidden_cases_outcome(graded):
     for student in fake_class.STUDENTS:
         page = (course / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text("utf-8")
         assert str(SEED) not in page and "隐藏用例" in page
+        assert "得分：" in page and "(Score:" not in page and "Test cell" not in page
     page = (course / "feedback" / "wrong" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text("utf-8")
     assert "未通过" in page and "提示" in page
 
@@ -208,8 +228,8 @@ def test_the_whole_course_releases_without_running_a_notebook(whole_course):
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{whole_course / 'gradebook.db'}") as gb:
-        assert {a.name: a.max_score for a in gb.assignments} == {
-            c.stem: sum(p for k, p in POINTS.items() if k.startswith(c.number + "."))
+        assert {a.name: a.max_score for a in gb.assignments} == {  # + 1: the written answer
+            c.stem: 1 + sum(p for k, p in POINTS.items() if k.startswith(c.number + "."))
             for c in available}
 
 
@@ -260,7 +280,8 @@ def test_a_re_release_reaches_a_learners_copy_and_keeps_every_edited_cell(tmp_pa
     kit, space = out / "student_kit" / "notebooks", tmp_path / "workspace"
     workspace.sync(kit, space)
     mine = nbformat.read(space / f"{stem}.ipynb", 4)
-    answer = next(c for c in mine.cells if c.metadata.get("nbgrader", {}).get("solution"))
+    answer = next(c for c in mine.cells if c.cell_type == "code"
+                  and c.metadata.get("nbgrader", {}).get("solution"))
     answer.source = answer.source.replace("raise NotImplementedError", "return len(text.encode())")
     mine.cells.insert(1, nbformat.v4.new_markdown_cell("我的笔记"))
     nbformat.write(mine, space / f"{stem}.ipynb")

@@ -259,7 +259,7 @@ def test_every_reference_answer_cell_passes_when_graded_as_a_class_is(chapter):
     """The instructor's notebook graded as a submission: arguments, answers and the cells' own
     imports all cross the processes (and the sandbox) intact."""
     nb = nbformat.reads((chapters.NOTEBOOK_DIR / f"{chapter}.ipynb").read_text("utf-8"), 4)
-    source = source_notebook(nb)
+    source = source_notebook(nb, chapter[:2])
     got = grade.run_job(grade.job(source, source, 7))
     assert got and {key: [a["verdict"] for a in answers] for key, answers in got.items()} == {
         key: ["通过", "通过"] for key in got}

@@ -8,15 +8,17 @@ import nbformat
 import pytest
 
 from tutorial_course import chapters, exercises
-from tutorial_course.classroom.cell_ids import grade_id, key_of, solution_id
-from tutorial_course.classroom.source import source_notebook, split_exercise, without_teacher_notes
+from tutorial_course.classroom.cell_ids import grade_id, key_of, solution_id, written_id
+from tutorial_course.classroom.source import (WRITTEN_PROMPT, source_notebook, split_exercise,
+                                              without_teacher_notes)
 
 POINTS = {key: exercise.points for key, exercise in exercises.REGISTRY.items()}
 
 
 @functools.cache
 def sources() -> dict[str, nbformat.NotebookNode]:
-    return {c.number: source_notebook(nbformat.read(chapters.NOTEBOOK_DIR / f"{c.stem}.ipynb", 4))
+    return {c.number: source_notebook(nbformat.read(chapters.NOTEBOOK_DIR / f"{c.stem}.ipynb", 4),
+                                      c.number)
             for c in chapters.CHAPTERS if c.available}
 
 
@@ -58,6 +60,7 @@ def test_an_exercise_cell_that_goes_on_after_its_check_is_refused():
 def test_every_exercise_gets_one_answer_cell_and_one_graded_cell():
     for number, nb in sources().items():
         ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.metadata]
+        ids.remove(written_id(number))
         keys = [k for k in map(key_of, ids) if k]  # in notebook order
         assert sorted(keys) == sorted(k for k in POINTS if k.startswith(number + "."))
         assert ids == [i for k in keys for i in (solution_id(k), grade_id(k))]
@@ -69,4 +72,20 @@ def test_the_course_notebooks_cell_ids_stay_and_are_unique():
         original = [c["id"] for c in nbformat.read(chapters.NOTEBOOK_DIR / f"{stem}.ipynb", 4).cells]
         ids = [c["id"] for c in nb.cells]
         assert len(set(ids)) == len(ids) and nb.nbformat_minor == 5
-        assert set(ids) - set(original) == {i for i in ids if i.endswith("-graded")}
+        new = set(ids) - set(original)
+        assert all(i.endswith(("-graded", "-why", "-why-answer")) for i in new)
+        assert sum(i.endswith("-graded") for i in new) == sum(k[:2] == number for k in POINTS)
+
+
+def test_each_chapter_has_one_written_answer_after_its_first_guess_graded_by_hand():
+    for number, nb in sources().items():
+        written = [i for i, c in enumerate(nb.cells)
+                   if c.metadata.get("nbgrader", {}).get("grade_id") == written_id(number)]
+        assert len(written) == 1, number
+        at = written[0]
+        first_reveal = next(i for i, c in enumerate(nb.cells)
+                            if c.cell_type == "code" and "display.guess(" in c.source)
+        assert at == first_reveal + 2 and nb.cells[at - 1].source == WRITTEN_PROMPT
+        meta = nb.cells[at].metadata["nbgrader"]
+        assert nb.cells[at].cell_type == "markdown" and meta["solution"] and meta["grade"]
+        assert meta["points"] == 1 and "### BEGIN SOLUTION" in nb.cells[at].source
