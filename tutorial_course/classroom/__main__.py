@@ -20,7 +20,7 @@ def _release(args: argparse.Namespace) -> None:
     print(f"隐藏用例的种子：{seed}（记在 {out / STATE}，以后发布到这个目录时沿用）")
 
 
-def _autograde(args: argparse.Namespace) -> None:
+def _autograde(args: argparse.Namespace) -> int:
     from tutorial_course.classroom import isolation
     from tutorial_course.classroom.autograde import grade_all
     from tutorial_course.classroom.release import nbgrader
@@ -31,9 +31,15 @@ def _autograde(args: argparse.Namespace) -> None:
     began = time.perf_counter()
     counts = grade_all(root, args.assignment, args.jobs)
     seconds = time.perf_counter() - began
-    nbgrader(root, "autograde", args.assignment, *(["--force"] if args.force else []))
-    print(f"评分完成：{counts['graded']} 份，{seconds:.1f} 秒（{args.jobs} 个并行）；"
+    print(f"沙箱评分：{counts['graded']} 份，{seconds:.1f} 秒（{args.jobs} 个并行）；"
           f"评分出错 {counts['broken']} 份（班级报告里会标出）。")
+    try:
+        nbgrader(root, "autograde", args.assignment, *(["--force"] if args.force else []))
+    except RuntimeError as err:  # a submission nbgrader cannot read; the others are recorded
+        print(f"nbgrader autograde 报告了错误（其余作业的分数已经记下）：\n{err}", file=sys.stderr)
+        return 1
+    print("成绩已记进 gradebook.db（nbgrader export 导出）。")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "release":
         _release(args)
     elif args.command == "autograde":
-        _autograde(args)
+        return _autograde(args)
     else:
         from tutorial_course.classroom.report import write_report
 

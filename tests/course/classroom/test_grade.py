@@ -3,9 +3,11 @@ does to its own process (or to the library) changes no verdict, and what it may 
 it cannot."""
 
 import json
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import nbformat
@@ -275,3 +277,25 @@ def test_the_display_modules_stay_out_of_the_prelude():
         x = 1
         """))])
     assert grade.prelude(nb) == "import math\nfrom tutorial_lib.bpe import bpe_toy"
+
+
+def test_ctrl_c_while_a_sandbox_runs_leaves_no_process_behind(tmp_path):
+    marker = f"sleeping-{tmp_path.name}"  # in the sleeper's command line only, not its parent's
+    half = len(marker) // 2
+    script = ("import sys\nfrom tutorial_course.classroom import isolation\n"
+              f"mark = {marker[:half]!r} + {marker[half:]!r}\n"
+              "print('started', flush=True)\n"
+              "isolation.run([sys.executable, '-c', 'import time  # ' + mark + '\\n"
+              "time.sleep(600)'], b'', 900)\n")
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "started"
+    deadline = 60
+    while subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode:
+        time.sleep(0.5)  # until the sandboxed sleeper exists
+        deadline -= 1
+        assert deadline, "the sleeper never started"
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert "KeyboardInterrupt" in err
+    assert subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 1
