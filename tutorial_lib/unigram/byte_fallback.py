@@ -3,8 +3,9 @@
 A vocabulary trained on text that lacked a rare Han character or an emoji cannot segment it.
 Without byte fallback SentencePiece emits <unk> and the character is lost; with it, the 256 byte
 pieces <0x00> ... <0xFF> are in the vocabulary and the character is spelled as its bytes: 你 is
-<0xE4><0xBD><0xA0>, so every text survives encode -> decode (a byte run that is not UTF-8, possible
-only from hand-made pieces, decodes with U+FFFD like SentencePiece).
+<0xE4><0xBD><0xA0> (a common Han character takes 3 bytes, 𠀀 of Extension B 4, a digit 1), so
+every text survives encode -> decode (a byte run that is not UTF-8, possible only from hand-made
+pieces, decodes with U+FFFD like SentencePiece).
 
 As in SentencePiece, an unknown character enters the lattice as one piece scored below every real
 piece (the lowest log-probability minus 10), so Viterbi uses it only where nothing else fits.
@@ -13,7 +14,7 @@ piece (the lowest log-probability minus 10), so Viterbi uses it only where nothi
 from __future__ import annotations
 
 import re
-from collections import ChainMap
+from collections import ChainMap, Counter
 
 from tutorial_lib._check_data import check_str_list
 from tutorial_lib._checks import check_str
@@ -86,11 +87,25 @@ def decode(pieces: list[str]) -> str:
     return "".join(out)
 
 
-def fallback_rate(texts: list[str], log_probs: dict[str, float]) -> float:
-    """The share of characters of `texts` spelled in bytes (0.0 = the vocabulary covers all)."""
+def fallback_chars(texts: list[str], log_probs: dict[str, float]) -> Counter[str]:
+    """The characters of `texts` a trained model spells in bytes, with how often each occurs.
+
+    Spaces and line breaks are left out: the pre-tokenizer (`train.words_of`) splits the text on
+    them, so they never reach the lattice and are never spelled (a "▁" piece stands for a space).
+    Any other character the table lacks is spelled, a tab or an ideographic space included.
+    """
     texts = check_str_list(texts, "texts")
     table = unigram.check_log_probs(log_probs)
-    chars = sum(map(len, texts))
+    return Counter(c for t in texts for line in t.splitlines() for c in line
+                   if c != " " and c not in table)
+
+
+def fallback_rate(texts: list[str], log_probs: dict[str, float]) -> float:
+    """The share of the characters of `texts` spelled in bytes (0.0 = the vocabulary covers all),
+    spaces and line breaks left out of both counts, as in `fallback_chars`: counting them would
+    report a space, which no model spells, as a character lost to bytes."""
+    spelled = fallback_chars(texts, log_probs)
+    chars = sum(len(line) - line.count(" ") for t in texts for line in t.splitlines())
     if chars == 0:
-        raise ValueError("texts must contain at least one character")
-    return sum(1 for t in texts for c in t if c not in table) / chars
+        raise ValueError("texts must contain at least one character besides spaces and newlines")
+    return spelled.total() / chars

@@ -11,7 +11,7 @@ log-probabilities, so its likelihood cannot be compared with a Unigram model's.
 
 Reproducible training: `num_threads=1` (Unigram's EM splits the corpus between threads, and the
 sums then differ in the last bits), a fixed `spm.set_random_generator_seed` (it drives sentence
-sampling) and `input_sentence_size=0` (every line). two trainings give the same model.
+sampling) and `input_sentence_size=0` (every line): two trainings give the same model.
 """
 
 from __future__ import annotations
@@ -28,8 +28,10 @@ from typing import Any
 from tutorial_lib._check_data import check_mapping_keys, check_str_list
 from tutorial_lib._checks import check_int, check_str, check_type, check_utf8
 
-# SentencePiece's own defaults for the options this chapter varies, written out so a table can show
-# them, plus what makes training reproducible (num_threads=1, every sentence, a fixed seed).
+# The chapter's base settings: SentencePiece's own defaults for the options the chapter varies,
+# written out so a table can show them, plus what makes training reproducible and complete
+# (num_threads=1, every sentence, no long line skipped, a fixed seed). `NOT_DEFAULTS` lists the
+# entries that are not SentencePiece's defaults.
 BASE_OPTIONS: dict[str, Any] = {
     "model_type": "unigram",
     "vocab_size": 8000,  # Lu Xun + Tatoeba keep 4,346 characters at 0.9995
@@ -45,6 +47,14 @@ BASE_OPTIONS: dict[str, Any] = {
     "input_sentence_size": 0,
     "max_sentence_length": 1 << 16,
     "seed": 0,
+}
+
+# Where BASE_OPTIONS departs from SentencePiece: the option's default there (`spm_train --help`).
+# `seed` is no trainer option at all: `train` hands it to spm.set_random_generator_seed.
+NOT_DEFAULTS: dict[str, Any] = {
+    "num_threads": 16,  # several threads split EM's sums, so two runs may differ in the last bits
+    "max_sentence_length": 4192,  # bytes; SentencePiece skips a longer line
+    "seed": None,
 }
 
 # Options this module sets itself: where the input and the model live, and the log level.

@@ -64,6 +64,12 @@ def test_temporary_directory_is_removed_on_a_training_error(corpus, own_tmp):
     assert os.listdir(own_tmp) == []
 
 
+def test_the_base_settings_name_where_they_are_not_sentencepiece_s_defaults():
+    assert set(sps.NOT_DEFAULTS) <= set(sps.BASE_OPTIONS)
+    assert all(sps.BASE_OPTIONS[k] != v for k, v in sps.NOT_DEFAULTS.items())
+    assert sps.NOT_DEFAULTS["seed"] is None  # not a trainer option: a trainer would refuse it
+
+
 def test_training_twice_gives_the_same_model(corpus):
     a = sps.train(corpus[0][:2000], {"vocab_size": 1500})
     b = sps.train(corpus[0][:2000], {"vocab_size": 1500})

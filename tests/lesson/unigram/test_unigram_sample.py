@@ -1,5 +1,5 @@
 """Sampling draws each path with P(path)**alpha / Z (chi-square on a toy), n-best is brute force's
-top n, byte fallback round-trips every text."""
+top n, byte fallback round-trips every text and counts only the characters it spells."""
 
 import math
 import random
@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutorial_lib.unigram import byte_fallback, model as unigram, sample as unigram_sample
+from tutorial_lib.unigram import train as unigram_train
 
 TOY = {"人": -2.0, "工": -3.0, "智": -3.2, "能": -2.5, "障": -4.0,
        "人工": -2.8, "智能": -2.7, "人工智能": -6.0, "智障": -5.0}
@@ -81,6 +82,25 @@ def test_byte_fallback_round_trips_every_text(text):
     pieces = byte_fallback.encode(text, TOY)
     assert byte_fallback.decode(pieces) == text
     assert all(p in TOY or byte_fallback.is_byte_piece(p) for p in pieces)
+
+
+def test_a_space_is_a_separator_not_a_character_spelled_in_bytes():
+    # FLORES once reported 8.76% "spelled in bytes", 1,060 of its 3,789 characters being spaces
+    assert byte_fallback.fallback_rate(["人工 你"], TOY) == pytest.approx(1 / 3)
+    assert byte_fallback.fallback_rate(["人工你 ", " 人工"], TOY) == pytest.approx(1 / 5)
+    assert byte_fallback.fallback_chars(["人工 你\n你\t"], TOY) == Counter({"你": 2, "\t": 1})
+    with pytest.raises(ValueError, match="besides spaces"):
+        byte_fallback.fallback_rate([" \n "], TOY)
+
+
+@settings(deadline=None, max_examples=200)
+@given(st.text(st.sampled_from("人工智能你𠀀3 \t\n\u3000")))
+def test_fallback_chars_are_what_a_trained_model_spells(text):
+    table = {**TOY, "▁": -1.0}  # as in a trained model, which always has "▁"
+    pieces = byte_fallback.encode_words(unigram_train.words_of(text), table)
+    spelled = byte_fallback.fallback_chars([text], table)
+    assert sum(map(byte_fallback.is_byte_piece, pieces)) == \
+        sum(len(c.encode()) * n for c, n in spelled.items())
 
 
 def test_bad_fallback_input_is_named():
