@@ -166,27 +166,36 @@ def segmentations(
     text: str, log_probs: dict[str, float], limit: int = 1000
 ) -> list[tuple[list[str], float]]:
     """Every segmentation of `text` with its score, best first (ties in path order): the brute
-    force Viterbi avoids, so more than `limit` paths is a ValueError rather than a long wait."""
+    force Viterbi avoids. More than `limit` paths is a ValueError rather than a long wait, and the
+    count comes first (`count_paths`, one pass): the walk then follows only pieces from which the
+    end can still be reached, so its work is at most `limit` paths of len(text) pieces, however
+    many dead ends the text has ('a' * 40 + 'z' with pieces a and aa has none to find)."""
     text, log_probs = check_inputs(text, log_probs)
     check_int(limit, "limit", low=1)
+    total = count_paths(text, log_probs)
+    if total == 0:
+        best_steps(text, log_probs)  # raises the error that names the character no piece covers
+    if total > limit:
+        raise ValueError(f"text has {total:,} segmentations, more than limit={limit}; use viterbi "
+                         "for long texts")
     starting: dict[int, list[Edge]] = {}
     for edge in edges(text, log_probs):
         starting.setdefault(edge.start, []).append(edge)
+    # reaches_end[i]: some segmentation of text[i:] exists (filled from the end backwards)
+    reaches_end = [False] * len(text) + [True]
+    for position in range(len(text) - 1, -1, -1):
+        reaches_end[position] = any(reaches_end[e.end] for e in starting.get(position, []))
     paths: list[tuple[list[str], float]] = []
 
     def walk(position: int, pieces: list[str], score: float) -> None:
         if position == len(text):
-            if len(paths) == limit:
-                raise ValueError(f"text has more than limit={limit} segmentations; use viterbi "
-                                 "for long texts")
             paths.append((pieces, score))
             return
         for edge in starting.get(position, []):
-            walk(edge.end, pieces + [edge.piece], add_score(score, edge.log_prob))
+            if reaches_end[edge.end]:
+                walk(edge.end, pieces + [edge.piece], add_score(score, edge.log_prob))
 
     walk(0, [], 0.0)
-    if not paths:
-        best_steps(text, log_probs)  # raises the error that names the character no piece covers
     return sorted(paths, key=lambda path: -path[1])
 
 

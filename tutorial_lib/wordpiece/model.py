@@ -92,15 +92,21 @@ def bert_pretokenize(text: str, *, tokenize_chinese_chars: bool = True, lowercas
     return text.translate(_table(set(text), False, True)).split()
 
 
+def longest_piece(vocab: Mapping[str, Any] | set[str], prefix: str = PREFIX) -> int:
+    """The length of the vocabulary's longest piece, its prefix not counted: no match is longer."""
+    return max((len(piece.removeprefix(prefix)) for piece in vocab), default=0)
+
+
 def encode_word(word: str, vocab: Mapping[str, Any] | set[str], *, unk_token: str = UNK,
                 prefix: str = PREFIX, max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD,
                 max_piece_chars: int | None = None) -> list[str]:
     """The pieces of one word by greedy longest match from the left, or [unk_token] if some position
-    has no piece (the whole word, as in BERT). `max_piece_chars` (the longest piece's length
-    without its prefix) only skips candidates that cannot be in the vocabulary."""
+    has no piece (the whole word, as in BERT). `max_piece_chars` is the longest piece's length
+    without its prefix (measured from `vocab` when None): no candidate longer than that is tried,
+    so the work is at most len(word) x max_piece_chars lookups, not len(word) squared."""
     if len(word) > max_input_chars_per_word:
         return [unk_token]
-    longest = len(word) if max_piece_chars is None else max_piece_chars
+    longest = longest_piece(vocab, prefix) if max_piece_chars is None else max_piece_chars
     pieces, start = [], 0
     while start < len(word):
         # the longest piece that starts here: try ends from the farthest back to start + 1
@@ -134,7 +140,7 @@ class WordPiece:
                         "strip_accents": strip_accents}
         bert_pretokenize("", **self.options)  # checks the options
         self.id_to_piece = {i: p for p, i in self.vocab.items()}
-        self._longest = max(len(p.removeprefix(self.prefix)) for p in self.vocab)
+        self._longest = longest_piece(self.vocab, self.prefix)
         self._cache: dict[str, list[str]] = {}
 
     def words(self, text: str) -> list[str]:
