@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
@@ -113,7 +112,6 @@ def grade_all(root: Path, assignment: str, jobs: int) -> dict[str, int]:
 
     todo = submissions(root, assignment)
     counts = {"graded": 0, "broken": 0}
-    lock = threading.Lock()
 
     def one(item: tuple[str, str, Path]) -> bool:
         student, notebook, path = item
@@ -128,8 +126,7 @@ def grade_all(root: Path, assignment: str, jobs: int) -> dict[str, int]:
     try:
         futures = [pool.submit(one, item) for item in todo]
         for future in tqdm(as_completed(futures), total=len(futures), desc="评分", unit="份"):
-            with lock:
-                counts["graded" if future.result() else "broken"] += 1
+            counts["graded" if future.result() else "broken"] += 1
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
         isolation.stop_all()  # after Ctrl-C or an error: no sandbox outlives this
