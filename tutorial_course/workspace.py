@@ -75,7 +75,9 @@ def write_atomically(target: Path, data: bytes) -> None:
     """Write `data` to `target` through a synced temporary file beside it: old file or new, never
     half of one."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    # at most 24 characters of the name in the temporary one: a legal name near the file system's
+    # limit must not make an illegal temporary name
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:24]}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

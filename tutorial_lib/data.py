@@ -265,7 +265,8 @@ def write_atomically(path: str | os.PathLike, text: str) -> None:
     and "\\n" is written as "\\n" on every system.
     """
     target = Path(os.path.realpath(check_path(path, "path")))
-    tmp = target.with_name(f".{target.name}.{secrets.token_hex(8)}.tmp")
+    # the name's first 24 characters only: at most 118 bytes in all, so any name that fits, fits
+    tmp = target.with_name(f".{target.name[:24]}.{secrets.token_hex(8)}.tmp")
     # O_EXCL: never write into a file found there; O_BINARY: no newline translation on Windows
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:

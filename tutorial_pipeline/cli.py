@@ -16,9 +16,9 @@ import warnings
 
 from tutorial_lib import data
 from tutorial_lib.packing.megatron import bin_path, idx_path
-from tutorial_pipeline import dataset_manifest, engines
+from tutorial_pipeline import dataset_files, dataset_manifest, engines
 from tutorial_pipeline.golden import load_tokenizer
-from tutorial_pipeline.dataset import verify_dataset
+from tutorial_pipeline.dataset import prefix_problem, verify_dataset
 from tutorial_pipeline.local import DTYPE_NAMES, WORKERS_FROM_BYTES, BuildSummary, build
 from tutorial_pipeline.workers import MAX_WORKERS
 
@@ -62,23 +62,32 @@ def _build(args: argparse.Namespace) -> BuildSummary:
     options = dict(split=args.split, eod=args.eod, dtype=args.dtype, progress=not args.quiet,
                    engine=args.engine)
     if args.scheduler is None:
-        return build(args.files, tokenizer, args.output, workers=args.workers, **options)
-    from tutorial_pipeline.distributed import (
-        build_on,  # the same dataset, from a Dask cluster's tasks
-    )
+        summary = build(args.files, tokenizer, args.output, workers=args.workers, **options)
+    else:
+        from tutorial_pipeline.distributed import (
+            build_on,  # the same dataset, from a Dask cluster's tasks
+        )
 
-    if args.workers != 1:
-        raise ValueError("--workers counts processes on this machine; with --scheduler the "
-                         "cluster's workers encode: drop one of the two")
-    return build_on(args.scheduler, args.files, tokenizer, args.output, **options)
+        if args.workers != 1:
+            raise ValueError("--workers counts processes on this machine; with --scheduler the "
+                             "cluster's workers encode: drop one of the two")
+        summary = build_on(args.scheduler, args.files, tokenizer, args.output, **options)
+    if args.split not in SPLIT_NAMES and 0 < summary.documents <= len(args.files):
+        warnings.warn(f"--split {args.split!r} gave {summary.documents} document(s) from "
+                      f"{len(args.files)} file(s): the separator was probably never found, so "
+                      f"each file is one document; check SEP (in it {', '.join(ESCAPES_HELP)} "
+                      "are escapes)")
+    return summary
 
 
 def _verify(args: argparse.Namespace) -> str:
     """Print the manifest of `args.prefix` (before the checksums, which take a while), then check
     the dataset against it. Nothing at the prefix is bad usage; a missing part, a bad manifest or
-    a checksum that differs is a bad dataset."""
+    a checksum that differs is a bad dataset. What killed builds of the prefix left is removed
+    first (`_remove_leftovers`)."""
     prefix = args.prefix
     parts = (bin_path(prefix), idx_path(prefix), dataset_manifest.manifest_path(prefix))
+    _remove_leftovers(prefix)
     if not any(os.path.lexists(path) for path in parts):
         raise FileNotFoundError(f"no dataset at {prefix}: none of {', '.join(map(str, parts))}")
     try:
@@ -93,6 +102,23 @@ def _verify(args: argparse.Namespace) -> str:
                 "read: --no-checksums)")
     return (f"{prefix}: the dtype, the counts, the sizes and the sha256 of .bin and .idx match the "
             "manifest")
+
+
+def _remove_leftovers(prefix: str) -> None:
+    """Remove what builds of `prefix` that were killed (SIGKILL, a power cut: no clean-up ran) left,
+    as the next build of it would: their temporary files (`dataset_files.remove_stale_files`) and
+    a Dask build's shard directories (`distributed.remove_stale_shard_directories`). Only names
+    this tool gives its own temporaries, of writers on this machine that are gone, are removed,
+    each time with a warning that names them; one that cannot be removed (a read-only mount) is a
+    warning too: verifying only reads, and goes on."""
+    from tutorial_pipeline import distributed  # (it imports dask only to build)
+
+    try:
+        dataset_files.remove_stale_files(prefix, (bin_path(prefix), idx_path(prefix)))
+        distributed.remove_stale_shard_directories(prefix)
+    except OSError as e:
+        warnings.warn(f"could not remove what killed builds of {prefix!r} left ({e}); the next "
+                      "build of it removes it")
 
 
 def _stop_on_signals() -> tuple[list[signal.Signals], dict[signal.Signals, object]]:
@@ -128,8 +154,9 @@ def _parser() -> argparse.ArgumentParser:
     command.add_argument("--tokenizer", required=True,
                          help="a tokenizer file written by manifest.save, or 'gpt2' for the "
                               "bundled GPT-2 files")
-    command.add_argument("--output", required=True, metavar="PREFIX",
-                         help="writes PREFIX.bin, PREFIX.idx and PREFIX.manifest.json")
+    command.add_argument("--output", required=True, metavar="PREFIX", type=_output_prefix,
+                         help="DIR/NAME, e.g. out/tinystories: writes NAME.bin, NAME.idx and "
+                              "NAME.manifest.json in DIR (an existing directory)")
     command.add_argument("--workers", type=_worker_count, default=1,
                          help=f"encoding processes, at most {MAX_WORKERS} (default 1); files "
                               "of less text in all than the engine's threshold (MiB: "
@@ -144,10 +171,12 @@ def _parser() -> argparse.ArgumentParser:
     command.add_argument("--scheduler", metavar="ADDRESS",
                          help="a Dask scheduler (tcp://host:8786): shards of the files become "
                               "tasks on its cluster, merged here (tutorial_pipeline.distributed)")
-    command.add_argument("--split", default="line", metavar="line|blank|SEP",
+    command.add_argument("--split", default="line", metavar="line|blank|SEP", type=_split,
                          help="documents are lines (default), paragraphs between empty lines, or "
                               "the text between occurrences of the string SEP, e.g. "
-                              "'<|endoftext|>'")
+                              "'<|endoftext|>'. In SEP, " + ", ".join(ESCAPES_HELP) + " are read "
+                              "as escapes (\\r\\n as \\n: the text's line ends are \\n); "
+                              "any other backslash is refused")
     command.add_argument("--dtype", choices=["auto", *DTYPE_NAMES], default="auto",
                          help="token dtype; auto: uint16 if the vocabulary has fewer than 65,500 "
                               "ids, else int32")
@@ -159,12 +188,52 @@ def _parser() -> argparse.ArgumentParser:
         "verify", help="print PREFIX.manifest.json and check the dataset against it",
         description="Prints the manifest, then checks the dataset against it: the dtype (and that "
                     "it holds the vocabulary), the counts, the sizes and the sha256 of every byte "
-                    "of .bin and .idx. Exits with 0 when all match, 1 with the reason when not.")
+                    "of .bin and .idx. Exits with 0 when all match, 1 with the reason when not. "
+                    "First removes, with a warning naming them, the temporary files and Dask "
+                    "shard directories that builds of PREFIX killed on this machine left (SIGKILL, "
+                    "a power cut); those of a build still running, or of another machine, stay.")
     command.add_argument("prefix", metavar="PREFIX", help="reads PREFIX.bin, .idx, .manifest.json")
     command.add_argument("--no-checksums", action="store_true",
                          help="the cheap checks only: nothing is read but the manifest and headers")
     command.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
+
+
+def _output_prefix(text: str) -> str:
+    """--output: a prefix that names files (`dataset.prefix_problem`, hidden names refused too),
+    checked before anything is read."""
+    problem = prefix_problem(text, hidden=False) if text else "it is empty"
+    if problem is not None:
+        raise argparse.ArgumentTypeError(
+            f"expected --output DIR/NAME, e.g. out/tinystories (writes out/tinystories.bin, .idx "
+            f"and .manifest.json), got {text!r}: {problem}")
+    return text
+
+
+SPLIT_NAMES = ("line", "blank")
+ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\"}  # what follows "\\"
+ESCAPES_HELP = [r"\n", r"\t", r"\r", r"\0", r"\\ (a backslash)"]
+
+
+def _split(text: str) -> str:
+    """--split: "line", "blank", or a separator in which the escapes of ESCAPES are read (a shell
+    passes '\\n' as a backslash and an n); "\\r\\n" becomes "\\n", as the text's line ends do."""
+    if text in SPLIT_NAMES:
+        return text
+    pieces, rest = [], text
+    while "\\" in rest:
+        before, _, rest = rest.partition("\\")
+        if rest[:1] not in ESCAPES:  # quoted as typed: a repr would double each backslash
+            what = f"the unknown escape \\{rest[0]}" if rest else "a backslash at its end"
+            raise argparse.ArgumentTypeError(
+                f"'{text}' has {what}: the escapes are {', '.join(ESCAPES_HELP)}; write \\\\ "
+                "for a backslash")
+        pieces += [before, ESCAPES[rest[:1]]]
+        rest = rest[1:]
+    separator = "".join([*pieces, rest]).replace("\r\n", "\n")
+    if not separator:
+        raise argparse.ArgumentTypeError("must not be empty: give line, blank or a separator")
+    return separator
 
 
 def _worker_count(text: str) -> int:

@@ -89,6 +89,15 @@ def iter_documents(pieces: Iterable[str], split: str = "line") -> Iterator[str]:
     memory is one piece plus one document.
     """
     separator = separator_of(split)
+    rest: list[str] = []
+    yield from _until_last_separator(pieces, separator, rest)
+    yield from data.split_documents(rest[0], separator)
+
+
+def _until_last_separator(pieces: Iterable[str], separator: str, rest: list[str]
+                          ) -> Iterator[str]:
+    """The documents of `iter_documents` that a separator ends; then the text after the last
+    separator goes into `rest` (empty when the text ends with one: it ends at a document cut)."""
     pending = ""
     for piece in pieces:
         searched = max(0, len(pending) - len(separator) + 1)  # a separator ends in the new piece
@@ -104,7 +113,7 @@ def iter_documents(pieces: Iterable[str], split: str = "line") -> Iterator[str]:
             start = end + len(separator)
             end = pending.find(separator, start)
         pending = pending[start:]
-    yield from data.split_documents(pending, separator)
+    rest.append(pending)
 
 
 def plain_text(pieces: Iterable[str], file_start: bool = True) -> Iterator[str]:
@@ -147,14 +156,54 @@ def shard_ranges(path: Path, split: str, shard_bytes: int) -> list[tuple[int, in
 
 
 def read_range(path: Path, start: int, end: int, split: str,
-               on_read: Callable[[bytes], object] | None = None) -> Iterator[Document]:
+               on_read: Callable[[bytes], object] | None = None, *, last: bool
+               ) -> Iterator[Document]:
     """(name, number in the range, text) of each document of the bytes [start, end) of `path`, a
     range of `shard_ranges`; `on_read(chunk)` sees the bytes read. Only the range at the file's
-    start may begin with a byte-order mark: elsewhere U+FEFF is text."""
-    name = f"{path} (bytes {start:,} to {end:,})"
-    pieces = plain_text(read_utf8(path, on_read=on_read, start=start, end=end), start == 0)
-    for number, text in enumerate(iter_documents(pieces, split)):
+    start may begin with a byte-order mark: elsewhere U+FEFF is text.
+
+    What the planner fixed is proven on the bytes read, not taken on trust: the range must still
+    hold end - start bytes and, unless it is the `last` of its file, end where a document does
+    (right after a separator, as `iter_documents` cuts the range's own text). Each range starts
+    where the one before it ended, so the documents of a file's ranges are those of the bytes they
+    read; a file changed since its ranges were planned (`changed_after_planning`) fails here,
+    before the range's last documents, instead of cutting a document in two. (A cut inside a
+    "\\r\\n" or a character, which the range's own text cannot show, is refused by the build's
+    read of the whole file: `distributed`.)
+    """
+    name, separator, read = f"{path} (bytes {start:,} to {end:,})", separator_of(split), [0]
+
+    def count(chunk: bytes) -> None:
+        read[0] += len(chunk)
+        if on_read is not None:
+            on_read(chunk)
+
+    rest: list[str] = []
+    pieces = plain_text(read_utf8(path, on_read=count, start=start, end=end), start == 0)
+    documents = chain(_until_last_separator(pieces, separator, rest),
+                      _range_rest(path, start, end, split, last, read, rest))
+    for number, text in enumerate(documents):
         yield name, number, text
+
+
+def _range_rest(path: Path, start: int, end: int, split: str, last: bool, read: list[int],
+                rest: list[str]) -> Iterator[str]:
+    """The documents after the last separator of a range once it is read (`rest`), if the range
+    is the one planned: `read` bytes are all of it, and only the `last` has text after one."""
+    separator = separator_of(split)
+    if read[0] != end - start:
+        raise changed_after_planning(path, f"its bytes {start:,} to {end:,} are only {read[0]:,} "
+                                           "bytes now")
+    if rest[0] and not last:
+        raise changed_after_planning(path, f"its bytes {start:,} to {end:,} no longer end where "
+                                           f"a document does (split={split!r})")
+    yield from data.split_documents(rest[0], separator)
+
+
+def changed_after_planning(path: Path, what: str) -> ValueError:
+    """The error of a corpus file that is not the one its shards were planned on: `what` differs."""
+    return ValueError(f"{path} changed after its shards were planned: {what}; nothing was written. "
+                      "Build it again once nothing writes to it")
 
 
 def document_boundary(path: Path, offset: int, split: str) -> int:

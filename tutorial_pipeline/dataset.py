@@ -14,30 +14,67 @@ tokenizers.
 
 `CheckedDataset` is the lesson's reader plus what the structure of the pair cannot tell: the
 record refuses a torn pair, the manifest a dtype, a count or a size that is not the dataset's
-(and, with `verify=True`, a byte that changed). `write_dataset`, `merge_datasets` and
-`verify_dataset` are what scripts, `local`, `distributed` and the command line call.
+(and, with `verify=True`, a byte that changed). It also checks a `.bin` cut short under it: the
+lesson's reader (and megatron-core's) dies of SIGBUS when it touches a mapped page the file no
+longer has, so this one compares the file's size with the size it had at opening before it hands
+out a sequence: a file truncated before the read is a ValueError, not a dead process (a file cut
+between that check and the use of the view still kills it: see CheckedDataset). `write_dataset`,
+`merge_datasets` and `verify_dataset` are what scripts, `local`, `distributed` and the command line
+call; `check_prefix` refuses a prefix that cannot name the dataset's files before any work.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from typing import IO
 
 import numpy as np
 
 from tutorial_lib._check_data import check_bool
+from tutorial_lib._check_files import check_path
 from tutorial_lib._checks import check_type
 from tutorial_lib.packing.bin_ids import as_dtype
 from tutorial_lib.packing.megatron import (DTYPES, IndexedDataset, IndexedDatasetBuilder, bin_path,
                                            check_documents, dtype_code, idx_path)
 from tutorial_pipeline import dataset_files, dataset_manifest
 from tutorial_pipeline.dataset_manifest import Checksum
-from tutorial_pipeline.files import AtomicFile
+from tutorial_pipeline.files import AtomicFile, name_length, name_too_long
 
-__all__ = ["AtomicDatasetBuilder", "CheckedDataset", "HashedFile", "merge_datasets",
-           "verify_dataset", "write_dataset"]
+__all__ = ["AtomicDatasetBuilder", "CheckedDataset", "HashedFile", "check_prefix",
+           "merge_datasets", "prefix_problem", "verify_dataset", "write_dataset"]
+
+
+def prefix_problem(prefix: str | os.PathLike, hidden: bool = True) -> str | None:
+    """Why `prefix` cannot name a dataset's files (None: it can). Its last part must be a name:
+    not empty (a trailing separator), "." or ".." (the files would be hidden ones, `..bin`), nor
+    start with "." unless `hidden`; and its longest file name must fit the file system."""
+    text = os.fspath(prefix)
+    last = os.path.basename(text)
+    if text.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
+        return "it ends with a path separator: it names a directory, not the files in it"
+    if last in ("", ".", ".."):
+        return (f"its last part {last!r} names a directory, and the files would be hidden ones "
+                f"named {last}.bin, {last}.idx")
+    if not hidden and last.startswith("."):
+        return (f"its last part {last!r} starts with '.', so the files would be hidden ones "
+                f"({last}.bin, {last}.idx)")
+    names = (bin_path(text), idx_path(text), dataset_manifest.manifest_path(text),
+             dataset_files.record_path(text), dataset_files.lock_path(text))
+    return name_too_long(max(names, key=lambda path: name_length(path.name)))
+
+
+def check_prefix(prefix: object, name: str = "prefix") -> str | os.PathLike:
+    """`prefix`, refused with a ValueError naming `name` when it cannot name the dataset's files
+    (`prefix_problem`): before any work, not when the first file is created."""
+    check_path(prefix, name)
+    problem = prefix_problem(prefix)  # as given: a Path would make "out/" "out" and "d/." "d"
+    if problem is not None:
+        raise ValueError(f"{name} must be DIR/NAME, which writes NAME.bin, NAME.idx and "
+                         f"NAME.manifest.json in DIR, got {os.fspath(prefix)!r}: {problem}")
+    return prefix
 
 
 class CheckedDataset(IndexedDataset):
@@ -48,18 +85,61 @@ class CheckedDataset(IndexedDataset):
     that the dtype holds the vocabulary, the counts and the sizes must be the manifest's;
     `verify=True` also reads every byte of both files and compares their sha256 (a bar shows the
     progress for big files when `progress`).
+
+    `get`, `document` and indexing first compare the size of the `.bin` this reader mapped
+    (os.fstat of the file it keeps open) with its size at opening: a file truncated or rewritten
+    in place by another process since is a ValueError, not a SIGBUS that ends the process. What
+    they return are still views of the mapping (no copy), so the check cannot close the race: a
+    file cut after the check and before the view is read, or `.tokens` read directly, still
+    raises SIGBUS. Only writing a new file and renaming it over the old one (what this module's
+    builders do) is safe for readers that have it open.
     """
 
     def __init__(self, prefix: str | os.PathLike, *, verify: bool = False,
                  progress: bool = False) -> None:
         super().__init__(prefix)
         bin_file, idx_file = bin_path(prefix), idx_path(prefix)
+        self._open_tokens(bin_file)
         dataset_files.check_record(prefix, bin_file, idx_file)  # what the structure cannot tell
         counts = {"sequences": len(self), "documents": self.num_documents,
                   "tokens": self.num_tokens}
         self.manifest = dataset_manifest.check_dataset(prefix, self.dtype, counts, {
             "bin": bin_file, "idx": idx_file}, check_bool(verify, "verify"),
             check_bool(progress, "progress"))
+
+    def _open_tokens(self, bin_file: os.PathLike) -> None:
+        """Keep `.bin` open and map it again from that file: the mapping and the file whose size
+        is asked before each read are then one file, even if another is renamed over the name."""
+        file = open(bin_file, "rb")
+        weakref.finalize(self, file.close)
+        self._bin, self._bytes = file, self.num_tokens * self.dtype.itemsize  # as checked
+        self._check_size()
+        self.tokens = np.memmap(file, self.dtype, "r", shape=(self.num_tokens,)) if self._bytes \
+            else np.empty(0, self.dtype)
+
+    def _check_size(self) -> None:
+        """Refuse a `.bin` whose size is no longer what it was when this reader opened it."""
+        size = os.fstat(self._bin.fileno()).st_size
+        if size != self._bytes:
+            raise ValueError(
+                f"{bin_path(self.prefix)} has {size} bytes now, but {self._bytes} when this reader "
+                "opened it: another process truncated it or is rewriting it in place (open(path, "
+                "'wb'), ndarray.tofile), and reading its lost pages through the mapping would "
+                "kill this process (SIGBUS). Write a new dataset to temporary files renamed over "
+                "the old ones (AtomicDatasetBuilder, the pipeline's build: open readers keep the "
+                "old files), then open the dataset again")
+
+    def get(self, idx: int, offset: int = 0, length: int | None = None) -> np.ndarray:
+        """The lesson's `get` (a view of the mapping), once the file's size is checked."""
+        tokens = super().get(idx, offset, length)  # a view: no page of it is read yet
+        self._check_size()
+        return tokens
+
+    def document(self, k: int) -> np.ndarray:
+        """The lesson's `document` (a view of the mapping), once the file's size is checked."""
+        tokens = super().document(k)
+        self._check_size()
+        return tokens
 
 
 class HashedFile:
@@ -106,7 +186,7 @@ class AtomicDatasetBuilder(IndexedDatasetBuilder):
 
     def __init__(self, prefix: str | os.PathLike, dtype: object = np.uint16,
                  tokenizer: dict | None = None) -> None:
-        targets = (bin_path(prefix), idx_path(prefix))
+        targets = (bin_path(check_prefix(prefix)), idx_path(prefix))
         self.tokenizer = dataset_manifest.check_tokenizer(tokenizer, DTYPES[dtype_code(dtype)])
         self.corpus: list[dict] | None = []  # None once a shard of unknown origin is added
         self.engine: dict | None = None

@@ -24,9 +24,10 @@ last (`files.replace_together`: a rename that fails undoes those before it, so t
 readable) while it holds `<prefix>.lock`, so that two builders of one prefix take turns instead of
 mixing their files. A reader that opens the prefix during those few renames can see a mix for that
 moment and is refused; opening again succeeds. What a killed build leaves (temporary files named
-after its pid) is removed by the next builder of the prefix, with a warning (`remove_stale_files`);
-a lock file it left is taken and removed by the next commit. Opening a dataset never deletes
-anything (a reader may be on a read-only mount): it refuses a torn pair and says to build it again.
+after its pid) is removed by the next builder of the prefix, with a warning (`remove_stale_files`),
+and by the `verify` command; a lock file it left is taken and removed by the next commit. Opening a
+dataset never deletes anything (a reader may be on a read-only mount): it refuses a torn pair and
+says to build it again.
 """
 
 from __future__ import annotations

@@ -11,19 +11,25 @@ The steps, and why each is the way it is:
 1. Plan. Each file is cut into byte ranges of about `shard_bytes` (`corpus_files.shard_ranges`),
    each cut moved forward to a document boundary, so that the documents of the shards, in order,
    are exactly those `local.build` reads. Planning reads a few bytes around each cut, not the
-   files: the client seeks, the workers read.
+   files: the client seeks, the workers read. So the cuts and sizes are facts about the file as
+   it was then, and nothing below takes them on trust (steps 2 and 3): a file rewritten after
+   planning, even with the same size, fails the build instead of giving documents cut in two.
 2. Tokenize. The tokenizer goes to every worker once (`Client.scatter`: it pickles through
    `Tokenizer.__reduce__`), and each worker checks that the one it got has the digest the client
    sent. Each shard is one task: it reads its range (`corpus_files.read_range`), encodes it as
    `local.build` does (the same batches, the same EOD) and writes its own dataset with its
    manifest into a shard directory beside the output, which every worker must see at the same path
-   (a shared file system: NFS, Lustre, a mounted bucket). The task returns its counts and the
-   sha256 of the bytes it read.
+   (a shared file system: NFS, Lustre, a mounted bucket). On the bytes it read, the task proves
+   its range is still the one planned (`read_range`: all of its bytes are there, and it ends
+   where a document does unless it ends the file), and returns its counts and their sha256.
 3. Meanwhile the client reads each file once, hashing it whole and range by range. The whole-file
    sha256 goes into the merged manifest, so that it lists each corpus file as `local.build` does
    (a range's sha256 cannot be combined into the file's); each range's sha256 must be the one the
    worker read: a file that changed during the run, or a node that sees another copy of it, fails
-   the build instead of mixing two corpora.
+   the build instead of mixing two corpora. This read also checks what a range's own bytes cannot
+   show (`_read_file`): every range complete, no cut inside a character or a "\\r\\n", nothing
+   after the last range. So the file the manifest lists, by its sha256, is the bytes the shards
+   read, and their documents are that file's.
 4. Merge. The client merges the shards in order with `merge_datasets`, which checks each shard's
    tokenizer and `.bin` sha256 on the way; the merged manifest lists the shards (their names are
    their byte ranges) and, through its `corpus` argument, the whole files.
@@ -36,13 +42,16 @@ killed from outside), the client waits for them, removes the directory, and the 
 untouched (the merge writes atomically, like every builder). A client killed outright (SIGKILL, a
 lost node) runs no clean-up: its shard directory, named after its host and process, is removed by
 the next build of the same prefix on that host, with a warning. The cluster's workers are the
-cluster's: this module starts none and leaves them running, idle.
+cluster's: this module starts none and leaves them running, idle. The `verify` command
+removes such directories too (`remove_stale_shard_directories`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
+import re
 import shutil
 import socket
 import tempfile
@@ -63,9 +72,11 @@ from tutorial_lib._checks import check_choice, check_int, check_str, check_type
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.contract import manifest as tokenizer_manifest
 from tutorial_pipeline import engines
-from tutorial_pipeline.corpus_files import check_paths, read_range, separator_of, shard_ranges
+from tutorial_pipeline.corpus_files import (changed_after_planning, check_paths, read_range,
+                                            separator_of, shard_ranges)
 from tutorial_pipeline.dataset import merge_datasets
 from tutorial_pipeline.dataset_manifest import Checksum, manifest_path
+from tutorial_pipeline.files import temporary_tag
 from tutorial_lib.data import CHUNK_BYTES
 from tutorial_pipeline.local import (BATCH_CHARS, DOC_CHARS, BuildSummary, encode_batch,
                                      token_dtype, tokenizer_fields, write_batches)
@@ -77,13 +88,15 @@ STOP_SECONDS = 60  # how long a stopped run waits for its running shards to see 
 
 @dataclass(frozen=True)
 class Shard:
-    """The bytes [start, end) of the corpus file `path` (number `file` of the build's files)."""
+    """The bytes [start, end) of the corpus file `path` (number `file` of the build's files);
+    `last`: the range ends the file, as planned."""
 
     index: int
     file: int
     path: str
     start: int
     end: int
+    last: bool
 
     @property
     def name(self) -> str:
@@ -114,8 +127,9 @@ def plan(paths: str | os.PathLike | Iterable[str | os.PathLike], split: str = "l
     paths = check_paths(paths)
     shards: list[Shard] = []
     for number, path in enumerate(paths):
-        for start, end in shard_ranges(path, split, shard_bytes):
-            shards.append(Shard(len(shards), number, str(path), start, end))
+        ranges = shard_ranges(path, split, shard_bytes)
+        for i, (start, end) in enumerate(ranges):
+            shards.append(Shard(len(shards), number, str(path), start, end, i == len(ranges) - 1))
     return shards
 
 
@@ -147,11 +161,11 @@ def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tok
     shards = plan(paths, split, shard_bytes)
     directory = _shard_directory(prefix)
     try:
-        documents, tokens = _run(client, paths, shards, tokenizer, fields, dtype, split, prefix,
-                                 directory, progress, engine)
+        documents, tokens, text_bytes = _run(client, paths, shards, tokenizer, fields, dtype,
+                                             split, prefix, directory, progress, engine)
     finally:
         _remove(directory)
-    return ClusterBuildSummary(prefix, documents, tokens, sum(p.stat().st_size for p in paths),
+    return ClusterBuildSummary(prefix, documents, tokens, text_bytes,
                                time.perf_counter() - start, workers,
                                manifest_path(prefix), engine, shards=len(shards),
                                scheduler=str(client.scheduler.address))
@@ -161,17 +175,42 @@ def _shard_directory(prefix: Path) -> Path:
     """A new directory beside the output for the shards, named after this host and process. Those
     that a client on this host left when it was killed (SIGKILL, a lost node: no clean-up ran) are
     removed first, with a warning, as the pipeline's pool and builder remove theirs."""
-    stem = f"{prefix.name}.shards-{socket.gethostname()}-"
-    stale = [path for path in prefix.parent.glob(f"{glob.escape(stem)}*-*")
-             if (pid := path.name[len(stem):].split("-")[0]).isdigit() and os.name == "posix"
-             and not alive(int(pid))]
+    remove_stale_shard_directories(prefix)
+    return Path(tempfile.mkdtemp(prefix=f"{_shard_stem(prefix)}{os.getpid()}-",
+                                 dir=prefix.parent)).resolve()
+
+
+def _shard_stem(prefix: Path) -> str:
+    """What the name of a shard directory of `prefix` made on this host starts with; then the
+    client's pid, "-" and the 8 characters `tempfile.mkdtemp` adds. The prefix's name is
+    shortened as the builder's temporary names are (`files.temporary_tag`), so a prefix whose
+    files are legal never gets a shard directory whose name is too long."""
+    return f"{temporary_tag(prefix.name)}.shards-{socket.gethostname()[:32]}-"
+
+
+def remove_stale_shard_directories(prefix: str | os.PathLike) -> list[Path]:
+    """Remove the shard directories of `prefix` that clients on this host left when they were
+    killed, warn about them and return them. Only a directory (not a link) named exactly as
+    `_shard_directory` names one, of a process that is gone, is removed: never one of a live
+    client, of another host (it cannot be asked) or of another name; on Windows none (a pid cannot
+    be asked there without ending the process). A directory that cannot be written in (a
+    read-only mount) is a PermissionError, not a minute of retries (`_remove`)."""
+    prefix = Path(os.path.abspath(check_path(prefix, "prefix")))
+    stem = _shard_stem(prefix)
+    name = re.compile(rf"{re.escape(stem)}(?P<pid>\d+)-[a-z0-9_]{{8}}")
+    stale = [path for path in sorted(prefix.parent.glob(f"{glob.escape(stem)}*-*"))
+             if (match := name.fullmatch(path.name)) and os.name == "posix"
+             and path.is_dir() and not path.is_symlink() and not alive(int(match["pid"]))]
+    if stale and not os.access(prefix.parent, os.W_OK | os.X_OK):  # a read-only mount
+        raise PermissionError(f"cannot remove {', '.join(path.name for path in stale)}, left by "
+                              f"builds that were killed: {prefix.parent} is not writable")
     for path in stale:
         _remove(path)
     if stale:
         warnings.warn(f"removed {len(stale)} shard director{'y' if len(stale) == 1 else 'ies'} "
                       f"of {os.fspath(prefix)!r} left by builds that were killed: "
                       f"{', '.join(path.name for path in stale)}", stacklevel=3)
-    return Path(tempfile.mkdtemp(prefix=f"{stem}{os.getpid()}-", dir=prefix.parent)).resolve()
+    return stale
 
 
 def _remove(directory: Path) -> None:
@@ -187,14 +226,14 @@ def _remove(directory: Path) -> None:
 
 def _run(client: object, paths: list[Path], shards: list[Shard], tokenizer: Tokenizer,
          fields: dict, dtype: np.dtype, split: str, prefix: Path, directory: Path,
-         progress: bool, engine: str) -> tuple[int, int]:
-    """Steps 2 to 4 of the module's docstring; on any error or Ctrl-C, stop the shards first."""
+         progress: bool, engine: str) -> tuple[int, int, int]:
+    """Steps 2 to 4 of the module's docstring: documents, tokens and bytes of text; on any error
+    or Ctrl-C, stop the shards first."""
     stop, futures = directory / "STOP", []
     try:
         remote = client.scatter(tokenizer, broadcast=True, hash=False)
         for shard in shards:  # absolute paths: a worker's working directory is not ours
-            task = Shard(shard.index, shard.file, str(Path(shard.path).resolve()), shard.start,
-                         shard.end)
+            task = dataclasses.replace(shard, path=str(Path(shard.path).resolve()))
             futures.append(client.submit(
                 _build_shard, task, str(directory / shard.name), remote, fields, dtype, split,
                 str(stop), engine, key=f"tutorial_lib-shard-{directory.name}-{shard.index}",
@@ -207,7 +246,9 @@ def _run(client: object, paths: list[Path], shards: list[Shard], tokenizer: Toke
                                  "the same on the worker that tokenized them as on this client "
                                  "(the file changed during the build, or that node sees another "
                                  "copy of it); nothing was written")
-        return _merge([directory / shard.name for shard in shards], prefix, corpus, results)
+        documents, tokens = _merge([directory / shard.name for shard in shards], prefix, corpus,
+                                   results)
+        return documents, tokens, sum(file["bytes"] for file in corpus)
     except BaseException:
         _stop(futures, stop)
         raise
@@ -225,7 +266,8 @@ def _build_shard(shard: Shard, prefix: str, tokenizer: Tokenizer, fields: dict, 
     checksum, corpus = Checksum(), []
     engine = engines.make_engine(engine_name, tokenizer)
     sample = engines.SampleCheck(tokenizer, engine)
-    documents = read_range(Path(shard.path), shard.start, shard.end, split, checksum.update)
+    documents = read_range(Path(shard.path), shard.start, shard.end, split, checksum.update,
+                           last=shard.last)
     tasks = sample.batches(batches(documents, BATCH_CHARS,
                                    size=lambda doc: len(doc[2]) + DOC_CHARS))
     results = _until_stopped(Path(stop), (encode_batch(engine, fields["eod_id"], batch)
@@ -262,19 +304,44 @@ def _checksums(paths: list[Path], shards: list[Shard]) -> tuple[list[dict], list
     each shard's range, from one read of each file (the shards of a file cover it, in order)."""
     corpus, ranges = [], []
     for number, path in enumerate(paths):
-        whole = Checksum()
-        with open(path, "rb") as f:
-            for shard in (s for s in shards if s.file == number):
-                part = Checksum()
-                for chunk in iter(lambda: f.read(min(CHUNK_BYTES, shard.end - f.tell())), b""):
-                    whole.update(chunk)
-                    part.update(chunk)
-                ranges.append(part.fields()["sha256"])
-            if f.read(1):
-                raise ValueError(f"{path} grew after its shards were planned: build it again once "
-                                 "nothing writes to it")
-        corpus.append({"path": str(path), **whole.fields()})
+        whole, parts = _read_file(path, [shard for shard in shards if shard.file == number])
+        corpus.append({"path": str(path), **whole})
+        ranges.extend(parts)
     return corpus, ranges
+
+
+def _read_file(path: Path, shards: list[Shard]) -> tuple[dict, list[str]]:
+    """The `Checksum.fields` of `path` and the sha256 of each of its `shards`, from one read, if
+    the file still fits its plan: each range all there, each cut between two characters and not
+    between the "\\r" and "\\n" of a line end (a planned cut never is), nothing after the last."""
+    whole, parts, before = Checksum(), [], b""  # before: the byte before the next range
+    with open(path, "rb") as f:
+        for shard in shards:
+            part = Checksum()
+            for chunk in iter(lambda: f.read(min(CHUNK_BYTES, shard.end - f.tell())), b""):
+                if not part.bytes:
+                    _check_cut(path, shard.start, before, chunk[:1])
+                whole.update(chunk)
+                part.update(chunk)
+                before = chunk[-1:]
+            if part.bytes != shard.end - shard.start:
+                raise changed_after_planning(path, f"it ends at byte {f.tell():,}, not at byte "
+                                                   f"{shards[-1].end:,}")
+            parts.append(part.fields()["sha256"])
+        if f.read(1):
+            raise changed_after_planning(path, f"it has more than the {f.tell() - 1:,} bytes "
+                                               "planned")
+    return whole.fields(), parts
+
+
+def _check_cut(path: Path, offset: int, before: bytes, after: bytes) -> None:
+    """Refuse a cut at byte `offset` (between the bytes `before` and `after`) that no plan made."""
+    if offset and after and 0x80 <= after[0] < 0xC0:
+        raise changed_after_planning(path, f"byte {offset:,}, where a shard begins, is inside a "
+                                           "character")
+    if offset and before + after == b"\r\n":
+        raise changed_after_planning(path, f"byte {offset:,}, where a shard begins, is inside a "
+                                           "line end (\\r\\n)")
 
 
 def _gather(futures: list, shards: list[Shard], progress: bool) -> list[dict]:

@@ -16,6 +16,12 @@ power cut) is found later: a temporary name records its writer, `.<name>.<pid>-<
 (`remove_stale_temporaries`) and never those of one still writing. A file from another machine (a
 shared file system) cannot be asked about and is left alone, and so is any other name.
 
+A temporary name is never longer than its target's name or TEMPORARY_FLOOR bytes, whichever is
+more: so a target whose name the file system takes gets a temporary name it takes too. Where the
+whole name would not fit, `<name>` is the start of the target's name and a hash of all of it
+(`temporary_tag`). `name_too_long` says when a target's own name is over the file system's limit,
+so that a writer refuses it before any work, naming what the user chose.
+
 Windows: files are opened in binary mode (text is written with "\\n" as on every system), a
 directory cannot be opened to be synced (NTFS journals the rename itself), the liveness of a pid is
 not asked (os.kill would end the process) and `locked` locks nothing: the pair record of a
@@ -76,10 +82,60 @@ def _machine_and_boot() -> tuple[str, str]:
     return tag(f"{socket.gethostname()}\0{namespace}"), tag(boot)
 
 
+NAME_MAX = 255  # bytes in a file name on ext4, XFS, btrfs, APFS (NTFS: UTF-16 units)
+TEMPORARY_FLOOR = 128  # bytes a temporary name may take however short its target's name is
+# what a temporary name adds to its tag: two dots, the writer (pid of up to 10 digits) and ".tmp"
+_WRITER_BYTES = len("..4294967295-01234567-01234567.0123456789abcdef.tmp")
+
+
+def name_length(name: str) -> int:
+    """The length of a file name as its file system counts it: bytes (UTF-16 units on Windows)."""
+    return len(name.encode("utf-16-le")) // 2 if os.name == "nt" else len(os.fsencode(name))
+
+
+def name_limit(directory: Path) -> int:
+    """The longest file name the file system of `directory` (or of its nearest existing ancestor)
+    takes; NAME_MAX where it cannot be asked (Windows)."""
+    for folder in (directory, *directory.parents):
+        try:
+            limit = os.pathconf(folder, "PC_NAME_MAX")
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError, AttributeError):
+            break
+        return limit if limit > 0 else NAME_MAX
+    return NAME_MAX
+
+
+def name_too_long(path: str | os.PathLike) -> str | None:
+    """Why the last part of `path` is too long for its file system, or None when it fits."""
+    path = Path(path)
+    length, limit = name_length(path.name), name_limit(path.parent)
+    if length <= limit:
+        return None
+    return (f"the file name {path.name!r} is {length} bytes long, but the file system of "
+            f"{os.fspath(path.parent)!r} takes at most {limit} bytes in a name")
+
+
+def temporary_tag(name: str) -> str:
+    """What stands for the target `name` in its temporary names: `name` itself, or where that would
+    make them longer than both `name` and TEMPORARY_FLOOR, its start, "~" and a hash of all of it.
+    It depends on `name` alone, so that every writer of one target finds the others' files."""
+    budget = max(name_length(name), TEMPORARY_FLOOR) - _WRITER_BYTES
+    if name_length(name) <= budget:
+        return name
+    digest = hashlib.blake2b(os.fsencode(name), digest_size=4).hexdigest()
+    start = name
+    while name_length(start) > budget - 1 - len(digest):
+        start = start[:-1]
+    return f"{start}~{digest}"
+
+
 def temporary_name(target: Path) -> Path:
-    """A fresh name beside `target` that records who writes it (see the module docstring)."""
+    """A fresh name beside `target` that records who writes it (see the module docstring), no
+    longer than the target's name or TEMPORARY_FLOOR bytes."""
     machine, boot = _machine_and_boot()
-    return target.with_name(f".{target.name}.{os.getpid()}-{machine}-{boot}."
+    return target.with_name(f".{temporary_tag(target.name)}.{os.getpid()}-{machine}-{boot}."
                             f"{secrets.token_hex(8)}.tmp")
 
 
@@ -109,9 +165,11 @@ def remove_stale_temporaries(target: str | os.PathLike) -> list[Path]:
     """
     target = Path(os.path.realpath(check_path(target, "target")))
     removed = []
-    for path in sorted(target.parent.glob(f".{glob.escape(target.name)}.*.tmp")):
+    tags = sorted({temporary_tag(target.name), target.name})  # the name itself: older writers
+    found = {path for tag in tags for path in target.parent.glob(f".{glob.escape(tag)}.*.tmp")}
+    for path in sorted(found):
         match = _TEMPORARY.fullmatch(path.name)
-        if match and match["name"] == target.name and _writer_is_gone(
+        if match and match["name"] in tags and _writer_is_gone(
                 int(match["pid"]), match["machine"], match["boot"]):
             path.unlink(missing_ok=True)
             removed.append(path)

@@ -117,7 +117,7 @@ def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tok
     check_bool(progress, "progress")
     start = time.perf_counter()
     engine = engines.make_engine(engine, tokenizer)  # an export takes a few tenths of a second
-    total = sum(path.stat().st_size for path in paths)
+    total = sum(path.stat().st_size for path in paths)  # sizes now: for the bar and the workers
     if total < WORKERS_FROM_BYTES.get(engine.name, WORKERS_FROM_BYTES["ours"]):
         workers = 1
     bar = tqdm(total=total, unit="B", unit_scale=True, desc="tokenizing", disable=not progress)
@@ -134,7 +134,9 @@ def build(paths: str | os.PathLike | Iterable[str | os.PathLike], tokenizer: Tok
             results = _encode_in_workers(tasks, engine, eod_id, workers)
         documents, tokens = write_batches(prefix, dtype, sample.results(results), fields, corpus,
                                    engine.fields())
-    return BuildSummary(prefix, documents, tokens, total, time.perf_counter() - start, workers,
+    # the bytes read, as the manifest lists them: a file may have changed since `total` was taken
+    return BuildSummary(prefix, documents, tokens, sum(file["bytes"] for file in corpus),
+                        time.perf_counter() - start, workers,
                         dataset_manifest.manifest_path(prefix), engine.name)
 
 

@@ -67,8 +67,9 @@ SEPARATORS = ["line", "blank", "a", "aa", "aba", "\r", "\n\r", "\r\n", "\r\r\n",
 
 def shard_documents(path, split, shard_bytes):
     """The documents of each range of `shard_ranges`, one range after the other, and the ranges."""
-    ranges = shard_ranges(path, split, shard_bytes)
-    return [doc for start, end in ranges for _, _, doc in read_range(path, start, end, split)], ranges
+    ranges = shard_ranges(path, split, shard_bytes)  # each checked as a worker checks its range's end
+    return [doc for i, (start, end) in enumerate(ranges)
+            for _, _, doc in read_range(path, start, end, split, last=i == len(ranges) - 1)], ranges
 
 
 @settings(max_examples=400, deadline=None)
@@ -109,8 +110,8 @@ def test_a_file_without_a_cut_is_one_shard_and_an_empty_file_none(tmp_path):
 def test_a_range_keeps_the_files_byte_offsets_in_errors_and_names_its_bytes(tmp_path):
     path = tmp_path / "corpus.txt"
     path.write_bytes(b"one\ntwo\n\xff\n")
-    assert [name for name, _, _ in read_range(path, 4, 8, "line")] == [f"{path} (bytes 4 to 8)"]
+    assert [name for name, _, _ in read_range(path, 4, 8, "line", last=False)] == [f"{path} (bytes 4 to 8)"]
     with pytest.raises(ValueError, match="byte 8 "):
-        list(read_range(path, 8, 10, "line"))
+        list(read_range(path, 8, 10, "line", last=True))
     with pytest.raises(ValueError, match="byte 8 "):  # the planner decodes near its cuts: the same error
         shard_ranges(path, "line", 1)

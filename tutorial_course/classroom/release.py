@@ -124,7 +124,7 @@ def course_seed(root: Path) -> int:
 def _put(path: Path, data: bytes) -> None:
     """Write `data` whole or not at all (a temporary file beside `path`, then a rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    tmp = path.with_name(f".{path.name[:24]}.{secrets.token_hex(6)}.tmp")  # never too long
     try:
         tmp.write_bytes(data)
         os.replace(tmp, path)

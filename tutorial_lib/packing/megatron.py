@@ -34,7 +34,9 @@ __all__ = ["DTYPES", "MAGIC", "VERSION", "Header", "IndexedDataset", "IndexedDat
 class IndexedDataset:
     """A `.bin`/`.idx` pair mapped read-only: `ds[i]` is sequence i, `ds.get(i, offset, length)` a
     window of one, `ds.document(k)` all of document k. Opening checks the two files against each
-    other: a truncated or mismatched pair is a ValueError here, never garbage later."""
+    other: a truncated or mismatched pair is a ValueError here, never garbage later. A `.bin` cut
+    short after opening is not seen: reading its lost pages kills the process (SIGBUS). So a pair
+    is replaced by new files renamed over it, never rewritten in place (chapter 10, section 3)."""
 
     def __init__(self, prefix: str | os.PathLike) -> None:
         self.prefix = check_path(prefix, "prefix")
@@ -82,6 +84,10 @@ class IndexedDataset:
                              f"{int(self.sequence_pointers[bad])}, but the lengths before it put "
                              f"it at byte {int(starts[bad])}")
         size, needed = bin_file.stat().st_size, int(offsets[-1])
+        if size != self.tokens.nbytes:
+            raise ValueError(f"{bin_file} changed size while it was opened ({self.tokens.nbytes} "
+                             f"bytes mapped, {size} now): another process is writing it; open it "
+                             "once it is written")
         if size != needed:
             raise ValueError(f"{bin_file} has {size} bytes, but {idx_file} describes {needed} "
                              f"({len(lengths)} sequences of {self.dtype}): the pair does not "
