@@ -166,8 +166,9 @@ def _parser() -> argparse.ArgumentParser:
                                 "more than they save there")
     command.add_argument("--engine", choices=list(engines.ENGINES), default="ours",
                          help="what encodes: ours (default, the course's encoder), tiktoken or "
-                              "huggingface (the tokenizer exported to that library: the same ids, "
-                              "checked on a sample of the documents, faster)")
+                              "huggingface (the tokenizer exported to that library, faster: a "
+                              "document where it could differ from ours is encoded by ours, so the "
+                              "ids are the same; a sample is compared as well)")
     command.add_argument("--scheduler", metavar="ADDRESS",
                          help="a Dask scheduler (tcp://host:8786): shards of the files become "
                               "tasks on its cluster, merged here (tutorial_pipeline.distributed)")

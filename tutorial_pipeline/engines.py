@@ -12,7 +12,7 @@ one it was, as the make of a tool, not as part of the data):
 - "huggingface": the tokenizer exported to a `tokenizer.json` and loaded by Hugging Face
   `tokenizers`, whose `encode_batch_fast` takes the whole batch in one call.
 
-Three rules make them interchangeable:
+Four rules make them interchangeable:
 
 1. Special tokens: a document that holds a special-token string is refused before any engine sees
    it, with the pipeline's one message (`find_special`), so an engine only ever encodes ordinary
@@ -21,14 +21,22 @@ Three rules make them interchangeable:
    function `Tokenizer.encode` applies, and the library normalizes nothing itself (a document holds
    no special token, so normalizing it whole is what `encode` does). Two implementations of NFKC,
    with Unicode tables of different versions, would not agree on every text; one function does.
-3. The sample check (`SampleCheck`): once per run the engine's ids are compared with ours on a fixed
-   sample of the documents, the first SAMPLE_FIRST and every SAMPLE_EVERY-th after; the first
-   difference stops the run, before the dataset is in place, and says which document and where.
-   A sample, not a proof: where the Unicode tables of `regex` and an engine's regex disagree (a
-   letter added in a recent Unicode version), a document outside the sample can still differ.
+3. Routes (`engine_routes`): the engines differ from ours on a few known classes of input (the
+   characters whose Unicode category their tables and the `regex` module's give otherwise, special-
+   token text that normalization made, documents long enough to overflow tiktoken's regex engine,
+   lone surrogates, and any class of the split pattern beyond those probed when the course was
+   written); a document of any of them goes to our encoder instead, found by one test of each batch
+   (a table look-up and a search, no encoding). So the ids are ours by construction, on every
+   document.
+4. The sample check (`SampleCheck`), a second check: once per run the engine's ids are compared
+   with ours on a fixed sample of the documents, the first SAMPLE_FIRST and every SAMPLE_EVERY-th
+   after; the first difference stops the run, before the dataset is in place, and says which
+   document and where. It catches what rule 3 cannot know of: a wrong export, a new library
+   version reading text otherwise.
 
 Each engine uses one thread, so that `workers` is the number of cores the encoding takes. Engines
-pickle (the pipeline sends one to each worker), and `fields()` is what a manifest records.
+pickle (the pipeline sends one to each worker, with our tokenizer as its arguments, made there only
+if a document is routed), and `fields()` is what a manifest records.
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ from tutorial_lib._checks import check_choice, check_type
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.contract import manifest as tokenizer_manifest
 from tutorial_lib.contract.normalize import normalizer
+from tutorial_pipeline.engine_routes import LONG_DOCUMENT, LazyTokenizer, Routes, probed_characters
 from tutorial_pipeline.interop import hf_json, tiktoken_export
 
 SAMPLE_FIRST = 100  # the first documents of a run are all checked: a wrong engine fails at once
@@ -97,29 +106,58 @@ class Engine:
         return texts if normalize is None else list(map(normalize, texts))
 
 
-class TiktokenEngine(Engine):
-    """tiktoken through the export (`tiktoken_export.to_tiktoken`), one document at a time.
+class LibraryEngine(Engine):
+    """An engine whose library encodes (`_encode`), except the documents routed to ours (rule 3).
+
+    `longest`: documents of this many characters or more are ours too (None: no limit).
+    """
+
+    longest: int | None = None
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        super().__init__(tokenizer)
+        characters = probed_characters(tokenizer.pattern, self.library)  # the pattern's classes
+        self.routes = Routes(self.special_tokens, self.longest, characters)
+        self._ours = LazyTokenizer(tokenizer)  # sent to each worker as arguments, made if needed
+        self._tokenizer = None
+
+    def encode_batch(self, texts: list[str]) -> Iterable[list[int]]:
+        normalized = self._normalized(texts)
+        routed = self.routes.find(normalized)
+        if not routed:  # the usual case: the library encodes the whole batch
+            return self._encode(normalized)
+        theirs = iter(self._encode([text for i, text in enumerate(normalized) if i not in routed]))
+        ours = self._ours.get()
+        return [ours.encode_ordinary(text) if i in routed else next(theirs)
+                for i, text in enumerate(texts)]
+
+    def _encode(self, normalized: list[str]) -> Iterable[list[int]]:
+        raise NotImplementedError
+
+
+class TiktokenEngine(LibraryEngine):
+    """tiktoken through the export (`tiktoken_export.to_tiktoken`), one document at a time; a
+    document of LONG_DOCUMENT characters or more is ours (`engine_routes`, class 3).
 
     Not `Encoding.encode_ordinary_batch`: it hands each document to a thread pool as its own task,
     which on short documents costs more than it saves (benchmarks/bench_pipeline.py measures it).
     """
 
-    name, library = "tiktoken", "tiktoken"
+    name, library, longest = "tiktoken", "tiktoken", LONG_DOCUMENT
 
     def __init__(self, tokenizer: Tokenizer) -> None:
         super().__init__(tokenizer)
         self._encoding = _to_tiktoken(tokenizer)
-        self._tokenizer = None  # not needed here, and not worth sending to each worker
 
     @property
     def version(self) -> str:
         return _version("tiktoken")
 
-    def encode_batch(self, texts: list[str]) -> Iterator[list[int]]:
-        return map(self._encoding.encode_ordinary, self._normalized(texts))
+    def _encode(self, normalized: list[str]) -> Iterator[list[int]]:
+        return map(self._encoding.encode_ordinary, normalized)
 
 
-class HuggingFaceEngine(Engine):
+class HuggingFaceEngine(LibraryEngine):
     """Hugging Face `tokenizers` through the export (`hf_json.to_huggingface`), a batch per call,
     on one thread (TOKENIZERS_PARALLELISM=false while it runs: the pipeline's workers are the
     parallelism), with no normalizer of its own (rule 2)."""
@@ -131,20 +169,23 @@ class HuggingFaceEngine(Engine):
         self._hf = _to_huggingface(tokenizer)
         self._hf.normalizer = None  # ours is applied first
         # Ordinary text only (rule 1): a special token's text that normalization made (full-width
-        # "＜|endoftext|＞" under NFKC) stays text, as in `encode`, not the special token.
+        # "＜|endoftext|＞" under NFKC) stays text, as in `encode`, not the special token; such a
+        # document is ours anyway (rule 3).
         self._hf.encode_special_tokens = True
-        self._tokenizer = None
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._hf.encode_special_tokens = True  # which a pickled tokenizers.Tokenizer forgets
 
     @property
     def version(self) -> str:
         return _version("tokenizers")
 
-    def encode_batch(self, texts: list[str]) -> Iterator[list[int]]:
+    def _encode(self, normalized: list[str]) -> Iterator[list[int]]:
         previous = os.environ.get("TOKENIZERS_PARALLELISM")
         os.environ["TOKENIZERS_PARALLELISM"] = "false"  # read by tokenizers at each call
         try:
-            encodings = self._hf.encode_batch_fast(self._normalized(texts),
-                                                   add_special_tokens=False)
+            encodings = self._hf.encode_batch_fast(normalized, add_special_tokens=False)
         finally:
             if previous is None:
                 del os.environ["TOKENIZERS_PARALLELISM"]
