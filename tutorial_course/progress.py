@@ -27,7 +27,8 @@ from tutorial_course.workspace import WORKSPACE
 
 LOG_NAME = ".progress.jsonl"
 NOT_TRIED = "未尝试"
-LOOK = {**ICONS, NOT_TRIED: "·"}  # the marks the checker's verdicts carry
+# the marks the checker's verdicts carry (评分出错 is a class's grading, never self-study's)
+LOOK = {**{v: icon for v, icon in ICONS.items() if v != "评分出错"}, NOT_TRIED: "·"}
 
 
 def record(key: str, verdict: str) -> bool:

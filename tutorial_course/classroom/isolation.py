@@ -79,7 +79,9 @@ def _bwrap_binary() -> str | None:
 
 def bwrap_arguments(binary: str) -> list[str]:
     """bwrap's arguments up to `--`: the file system, namespaces and environment above."""
-    args = [binary, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
+    # /tmp first: a later mount covers an earlier one, and the course may live under /tmp
+    args = [binary, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+            "--tmpfs", "/tmp"]
     for name, value in environment().items():
         args += ["--setenv", name, value]
     for system in map(Path, SYSTEM):
@@ -89,7 +91,7 @@ def bwrap_arguments(binary: str) -> list[str]:
             args += ["--ro-bind", str(system), str(system)]
     for path in readable():
         args += ["--ro-bind", str(path), str(path)]
-    return args + ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--chdir", "/tmp", "--"]
+    return args + ["--proc", "/proc", "--dev", "/dev", "--chdir", "/tmp", "--"]
 
 
 @functools.lru_cache(maxsize=1)

@@ -18,10 +18,12 @@ from tutorial_course.classroom import answers, grade, isolation
 from tutorial_course.classroom.cell_ids import key_of, solution_id
 from tutorial_course.classroom.source import source_notebook
 
-# honest ones, then the ones that try something; KILLER only where grading is isolated (without
-# the sandbox it would kill the instructor's own processes, this test's included)
+# honest ones, then the ones that try something; those who go for the instructor's files, the
+# other students' or the processes only where grading is isolated (without the sandbox they would
+# do it: the guide says so, and `autograde` warns)
+NEEDS_SANDBOX = ("peek", "gradebook", "vandal", "killer")
 STUDENTS = ("right", "half", "wrong", "stub", "loop", "crash", "chatty", "tamper", "hardcode",
-            "reexec", "peek", "gradebook", "vandal") + (("killer",) if isolation.isolated() else ())
+            "reexec") + (NEEDS_SANDBOX if isolation.isolated() else ())
 
 TAMPERING = '''\
 # 把检查器换成永远说“通过”的版本
