@@ -32,6 +32,7 @@ import nbformat
 from tutorial_course import chapters
 from tutorial_course.classroom import CODE_STUB, COURSE_ID, NAMED_REGEXP, feedback_page
 from tutorial_course.classroom.source import source_notebook
+from tutorial_course.workspace import write_atomically
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository: notebooks/, solutions/, data/ ...
 # What the student kit copies from the repository: the three packages, their data, the
@@ -121,17 +122,6 @@ def course_seed(root: Path) -> int:
     return seed
 
 
-def _put(path: Path, data: bytes) -> None:
-    """Write `data` whole or not at all (a temporary file beside `path`, then a rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name[:24]}.{secrets.token_hex(6)}.tmp")  # never too long
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def write_files(out: Path, files: dict[str, bytes], state: dict, force: bool) -> None:
     """Write `files` (path under OUT -> bytes), but first refuse, writing nothing, if one of them
     exists with content the last release did not write there."""
@@ -148,9 +138,9 @@ def write_files(out: Path, files: dict[str, bytes], state: dict, force: bool) ->
                          f"\n  {listed}\n要改笔记本或答案，请改仓库里的 notebooks/ 和 "
                          "solutions/ 再发布；确定要覆盖这些改动，就加 --force。")
     for rel, data in files.items():
-        _put(out / rel, data)
+        write_atomically(out / rel, data)
         state["written"][rel] = _sha256(data)
-    _put(out / STATE, (json.dumps(state, indent=1, sort_keys=True) + "\n").encode())
+    write_atomically(out / STATE, (json.dumps(state, indent=1, sort_keys=True) + "\n").encode())
 
 
 def course_files(selected: list[chapters.Chapter]) -> dict[str, bytes]:
