@@ -11,13 +11,17 @@ log-probabilities, so its likelihood cannot be compared with a Unigram model's.
 
 Reproducible training: `num_threads=1` (Unigram's EM splits the corpus between threads, and the
 sums then differ in the last bits), a fixed `spm.set_random_generator_seed` (it drives sentence
-sampling) and `input_sentence_size=0` (every line): two trainings give the same model.
+sampling) and `input_sentence_size=0` (every line): two trainings give the same model. That is
+also why the chapter's models can be shipped: `training_key` names a training (the lines, every
+option, the SentencePiece version), and `train` loads the model data/sentencepiece holds under
+that key instead of training it again (tools/ship_sentencepiece_models.py writes them).
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
+import hashlib
+import io
+import json
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -25,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from tutorial_lib import data
 from tutorial_lib._check_data import check_mapping_keys, check_str_list
 from tutorial_lib._checks import check_int, check_str, check_type, check_utf8
 
@@ -148,30 +153,62 @@ def _clean_lines(texts: object, name: str) -> list[str]:
     return lines
 
 
+# The shipped models: data/sentencepiece/<key>.model, and MANIFEST.json (key -> the model's name,
+# options, number of lines and sha256), which `checked_bytes` holds each file to.
+SHIPPED_DIR = "sentencepiece"
+
+
+def training_key(lines: Sequence[str], options: Mapping[str, Any]) -> str:
+    """A name for one training: a digest of the SentencePiece version, the options (seed included)
+    and the lines. Training is reproducible, so one key is one model, whoever trains it."""
+    import sentencepiece as spm
+
+    digest = hashlib.sha256(json.dumps([spm.__version__, sorted(options.items())]).encode())
+    digest.update("\n".join(lines).encode("utf-8"))
+    return digest.hexdigest()[:32]
+
+
+def shipped_proto(key: str) -> bytes | None:
+    """The model data/sentencepiece ships under `key` (checked against its sha256), or None."""
+    manifest_path = data.DATA_DIR / SHIPPED_DIR / "MANIFEST.json"
+    entry = data.read_json(manifest_path).get(key) if manifest_path.exists() else None
+    if entry is None:
+        return None
+    return data.checked_bytes(manifest_path.with_name(f"{key}.model"), entry["sha256"],
+                              f"shipped SentencePiece model {entry['name']!r}",
+                              "restore it from git, or run tools/ship_sentencepiece_models.py")
+
+
 def train(texts: Sequence[str], options: Mapping[str, Any] | None = None, *,
-          name: str = "model") -> Model:
-    """Train SentencePiece on `texts` (one sentence each) with BASE_OPTIONS updated by `options`,
-    in a temporary directory removed afterwards. Its refusals (an unknown option, a vocab_size the
-    text cannot fill) come back as ValueError with its message."""
+          name: str = "model", shipped: bool = True) -> Model:
+    """Train SentencePiece on `texts` (one sentence each) with BASE_OPTIONS updated by `options`.
+    Its refusals (an unknown option, a vocab_size the
+    text cannot fill) come back as ValueError with its message. With `shipped`, a training that
+    data/sentencepiece already holds (the same `training_key`) is loaded, not run again."""
     import sentencepiece as spm
 
     lines = _clean_lines(texts, "texts")
     merged = {**BASE_OPTIONS, **check_options({} if options is None else options)}
-    seed = merged.pop("seed")
-    with tempfile.TemporaryDirectory(prefix="sp_settings_") as tmp:
-        corpus = os.path.join(tmp, "train.txt")
-        with open(corpus, "w", encoding="utf-8", newline="\n") as f:
-            f.write("\n".join(lines) + "\n")
-        spm.set_random_generator_seed(seed)
-        try:
-            spm.SentencePieceTrainer.train(input=corpus, model_prefix=os.path.join(tmp, "m"),
-                                           minloglevel=2, **merged)
-        except (RuntimeError, ValueError) as e:
-            raise ValueError(f"SentencePiece refused options {merged}: {e}") from None
-        with open(os.path.join(tmp, "m.model"), "rb") as f:
-            proto = f.read()
-    return Model(check_str(name, "name"), {**merged, "seed": seed},
-                 spm.SentencePieceProcessor(model_proto=proto))
+    name = check_str(name, "name")
+    proto = shipped_proto(training_key(lines, merged)) if shipped else None
+    if proto is None:
+        proto = _run_trainer(lines, merged)
+    return Model(name, merged, spm.SentencePieceProcessor(model_proto=proto))
+
+
+def _run_trainer(lines: list[str], options: dict[str, Any]) -> bytes:
+    import sentencepiece as spm
+
+    trainer_options = dict(options)
+    seed = trainer_options.pop("seed")
+    model = io.BytesIO()  # lines in from an iterator, the model out to memory: no file anywhere
+    spm.set_random_generator_seed(seed)
+    try:
+        spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=model,
+                                       minloglevel=2, **trainer_options)
+    except (RuntimeError, ValueError) as e:
+        raise ValueError(f"SentencePiece refused options {trainer_options}: {e}") from None
+    return model.getvalue()
 
 
 def learned_pieces(model: Model) -> set[str]:
@@ -292,8 +329,6 @@ def chinese_corpora(every: int = 5) -> tuple[list[str], dict[str, list[str]]]:
     """Lu Xun plus Tatoeba to train on (Lu Xun alone has almost no digits or Latin letters for the
     settings to act on), and two held-out texts: every `every`-th Tatoeba sentence and FLORES-200
     zho_Hans (news and wiki prose, another domain)."""
-    from tutorial_lib import data
-
     every = check_int(every, "every", low=2)
     luxun = [line for line in data.load_text("luxun").splitlines() if line.strip()]
     tatoeba = [line for line in data.load_text("tatoeba_cmn").splitlines() if line.strip()]

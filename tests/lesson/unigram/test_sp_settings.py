@@ -1,6 +1,9 @@
-"""SentencePiece settings on Chinese: temp files, determinism, bad options, and the direction of
-each effect measured in sp_settings' report (small Tatoeba trainings, about a second in all)."""
+"""SentencePiece settings on Chinese: no files left, determinism, the shipped models, bad options,
+and the direction of each effect measured in sp_settings' report (small Tatoeba trainings, a few
+seconds in all)."""
 
+import hashlib
+import json
 import os
 import re
 import tempfile
@@ -52,13 +55,13 @@ def own_tmp(tmp_path, monkeypatch):
     return root
 
 
-def test_temporary_directory_is_removed_on_success(corpus, own_tmp):
+def test_training_leaves_no_file(corpus, own_tmp):
     model = sps.train(corpus[0][:500], {"vocab_size": 600})
     assert os.listdir(own_tmp) == []
     assert model.processor.get_piece_size() == 600
 
 
-def test_temporary_directory_is_removed_on_a_training_error(corpus, own_tmp):
+def test_a_refused_training_leaves_no_file(corpus, own_tmp):
     with pytest.raises(ValueError, match="SentencePiece refused"):
         sps.train(corpus[0][:50], {"vocab_size": 50_000})  # more pieces than the text can fill
     assert os.listdir(own_tmp) == []
@@ -73,6 +76,7 @@ def test_the_base_settings_name_where_they_are_not_sentencepiece_s_defaults():
 def test_training_twice_gives_the_same_model(corpus):
     a = sps.train(corpus[0][:2000], {"vocab_size": 1500})
     b = sps.train(corpus[0][:2000], {"vocab_size": 1500})
+    assert a.processor.serialized_model_proto() == b.processor.serialized_model_proto()
     assert [(a.processor.id_to_piece(i), a.processor.get_score(i)) for i in range(1500)] == [
         (b.processor.id_to_piece(i), b.processor.get_score(i)) for i in range(1500)]
     assert sps.measure(a, corpus[1]) == sps.measure(b, corpus[1])
@@ -82,6 +86,63 @@ def test_compare_settings_is_deterministic(corpus, results):
     again = sps.compare_settings(corpus[0], {"tatoeba": corpus[1]}, BASE,
                                  {"base": {}, "bpe": {"model_type": "bpe"}})
     assert again == [results["base"], results["bpe"]]
+
+
+def shipped_manifest():
+    return json.loads((data.DATA_DIR / sps.SHIPPED_DIR / "MANIFEST.json").read_text("utf-8"))
+
+
+def test_every_shipped_model_is_in_the_manifest_with_its_sha256():
+    manifest = shipped_manifest()
+    files = {p.stem for p in (data.DATA_DIR / sps.SHIPPED_DIR).glob("*.model")}
+    assert files == set(manifest) and len(files) == 15  # chapter 11, section 7
+    for key, entry in manifest.items():
+        assert hashlib.sha256(sps.shipped_proto(key)).hexdigest() == entry["sha256"]
+
+
+def test_the_chapter_s_trainings_are_the_shipped_ones():
+    """Section 7's recipe gives keys the manifest holds: its Run All loads, not trains."""
+    train_lines, _ = sps.chinese_corpora()
+    manifest = shipped_manifest()
+    for options in ({"split_digits": True}, {"model_type": "bpe", "vocab_size": 12000},
+                    {"character_coverage": 1.0, "byte_fallback": True}):
+        key = sps.training_key(train_lines, {**sps.BASE_OPTIONS, **options})
+        assert {k: manifest[key]["options"][k] for k in options} == options
+
+
+@pytest.mark.parametrize("options", [{"model_type": "bpe", "vocab_size": 6000},
+                                     {"model_type": "unigram", "vocab_size": 6000}])
+def test_a_shipped_model_is_what_training_gives(options):
+    """Trained again (shipped=False), a shipped model comes out byte for byte the same."""
+    train_lines, _ = sps.chinese_corpora()
+    shipped = sps.train(train_lines, options)
+    trained = sps.train(train_lines, options, shipped=False)
+    proto = trained.processor.serialized_model_proto()
+    assert proto == shipped.processor.serialized_model_proto()
+    assert proto == sps.shipped_proto(sps.training_key(train_lines, trained.options))
+
+
+def test_the_training_key_names_lines_options_and_seed(corpus):
+    lines, options = corpus[0][:100], dict(sps.BASE_OPTIONS)
+    keys = {sps.training_key(lines, options), sps.training_key(lines[:-1], options),
+            sps.training_key([lines[0] + "x"] + lines[1:], options),
+            sps.training_key(lines, {**options, "seed": 1}),
+            sps.training_key(lines, {**options, "split_digits": True})}
+    assert len(keys) == 5
+    assert sps.shipped_proto(sps.training_key(lines, options)) is None  # not shipped: trained
+
+
+def test_a_damaged_shipped_model_is_refused(corpus, tmp_path, monkeypatch):
+    lines = corpus[0][:500]
+    key = sps.training_key(lines, {**sps.BASE_OPTIONS, "vocab_size": 600})
+    (tmp_path / sps.SHIPPED_DIR).mkdir()
+    (tmp_path / sps.SHIPPED_DIR / f"{key}.model").write_bytes(b"not the model")
+    (tmp_path / sps.SHIPPED_DIR / "MANIFEST.json").write_text(json.dumps(
+        {key: {"name": "m", "sha256": "0" * 64}}), "utf-8")
+    monkeypatch.setattr(data, "DATA_DIR", tmp_path)
+    with pytest.raises(ValueError, match="ship_sentencepiece_models"):
+        sps.train(lines, {"vocab_size": 600})
+    assert sps.train(lines, {"vocab_size": 600}, shipped=False).processor.get_piece_size() == 600
 
 
 @pytest.mark.parametrize("options, error, match", [
