@@ -182,9 +182,9 @@ def shipped_proto(key: str) -> bytes | None:
 def train(texts: Sequence[str], options: Mapping[str, Any] | None = None, *,
           name: str = "model", shipped: bool = True) -> Model:
     """Train SentencePiece on `texts` (one sentence each) with BASE_OPTIONS updated by `options`.
-    Its refusals (an unknown option, a vocab_size the
-    text cannot fill) come back as ValueError with its message. With `shipped`, a training that
-    data/sentencepiece already holds (the same `training_key`) is loaded, not run again."""
+    Its refusals (an unknown option, a vocab_size the text cannot fill) come back as ValueError
+    with its message. With `shipped`, a training that data/sentencepiece already holds (the same
+    `training_key`) is loaded, not run again; `shipped=False` always trains (to time it)."""
     import sentencepiece as spm
 
     lines = _clean_lines(texts, "texts")
@@ -197,6 +197,8 @@ def train(texts: Sequence[str], options: Mapping[str, Any] | None = None, *,
 
 
 def _run_trainer(lines: list[str], options: dict[str, Any]) -> bytes:
+    """The model SentencePiece trains, as bytes. No file is involved: a file's path would be
+    written into the model, and two trainings of the same lines would differ in those bytes."""
     import sentencepiece as spm
 
     trainer_options = dict(options)
