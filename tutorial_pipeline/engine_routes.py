@@ -127,9 +127,7 @@ class Routes:
 
     def holds(self, text: str) -> str | None:
         """The class of the first kind of routed input that `text` holds, or None."""
-        specials = self.special_tokens
-        if specials and (any(s in text for s in specials) if len(specials) <= FEW_SPECIALS
-                         else special_regex(specials).search(text)):
+        if holds_special(text, self.special_tokens):
             return "a special token's text"
         if text.isascii() and not self._ascii:  # the usual case: no table is needed
             return None
@@ -140,6 +138,14 @@ class Routes:
         codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
         codes = codes[codes >= self._first]  # few, in most text: fewer to look up
         return "a character the engine reads otherwise" if self._table[codes].any() else None
+
+
+def holds_special(text: str, special_tokens: tuple[str, ...]) -> bool:
+    """Whether `text` holds a special token's text: a str search each for a few tokens, one regex
+    (a single pass over the text) for many."""
+    if len(special_tokens) <= FEW_SPECIALS:
+        return any(special in text for special in special_tokens)
+    return special_regex(special_tokens).search(text) is not None
 
 
 class LazyTokenizer:

@@ -56,7 +56,8 @@ from tutorial_lib._checks import check_choice, check_type
 from tutorial_lib.bpe.tokenizer import Tokenizer
 from tutorial_lib.contract import manifest as tokenizer_manifest
 from tutorial_lib.contract.normalize import normalizer
-from tutorial_pipeline.engine_routes import LONG_DOCUMENT, LazyTokenizer, Routes, probed_characters
+from tutorial_pipeline.engine_routes import (LONG_DOCUMENT, LazyTokenizer, Routes, holds_special,
+                                             probed_characters)
 from tutorial_pipeline.interop import hf_json, tiktoken_export
 
 SAMPLE_FIRST = 100  # the first documents of a run are all checked: a wrong engine fails at once
@@ -242,10 +243,9 @@ def _to_huggingface(tokenizer: Tokenizer) -> object:
 
 def find_special(texts: list[str], special_tokens: tuple[str, ...]) -> tuple[int, int, str] | None:
     """(index of the text, index in it, special token) of the first special-token string in
-    `texts`, or None: one search of the batch joined for each special token, so that a batch
-    without one (the usual case) costs no Python call per document."""
-    joined = "\n".join(texts)
-    if not any(special in joined for special in special_tokens):
+    `texts`, or None: one search of the batch joined (`holds_special`), so that a batch without
+    one (the usual case) costs no Python call per document."""
+    if not holds_special("\n".join(texts), special_tokens):
         return None
     for i, text in enumerate(texts):  # there is one, or one across a "\n" that joined two texts
         found = sorted((text.find(s), s) for s in special_tokens if s in text)
