@@ -29,15 +29,14 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import re
 import sys
-import tempfile
 import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
 
 from tutorial_course.notebook_merge import edited_cells, merge, record_shipped
+from tutorial_lib import data as lesson_data
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -72,28 +71,11 @@ def load(path: Path) -> dict:
 
 
 def write_atomically(target: Path, data: bytes) -> None:
-    """Write `data` to `target` through a synced temporary file beside it: old file or new, never
-    half of one."""
+    """Write `data` to `target`, old file or new, never half of one (`tutorial_lib.data`'s
+    `write_atomically`), in its directory made first if need be (a first workspace/ or
+    submissions/)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    # at most 24 characters of the name in the temporary one: a legal name near the file system's
-    # limit must not make an illegal temporary name
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:24]}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    if os.name != "nt":  # make the rename durable (Windows cannot open a directory to sync it)
-        fd = os.open(target.parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    lesson_data.write_atomically(target, data)
 
 
 def write_notebook(nb: dict, target: Path) -> None:

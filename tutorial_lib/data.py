@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tutorial_lib._check_files import check_path, check_regular_file
-from tutorial_lib._checks import check_choice, check_int, check_str
+from tutorial_lib._checks import check_choice, check_int, check_str, check_type
 
 # Where a wheel's data files land, below the install prefix (pyproject.toml's data-files).
 INSTALLED_DATA = Path("share", "tutorial-lib", "data")
@@ -254,26 +254,28 @@ def read_json(path: str | os.PathLike) -> Any:
         raise ValueError(f"{path} is not a JSON file this code can read: {e}") from None
 
 
-def write_atomically(path: str | os.PathLike, text: str) -> None:
-    """Write `text` to `path` as UTF-8 so that the file is whole or absent, never half-written.
+def write_atomically(path: str | os.PathLike, content: str | bytes) -> None:
+    """Write `content` (text, as UTF-8, or bytes as they are) to `path` so that the file is whole
+    or absent, never half-written.
 
-    The text goes to a temporary file beside the target, synced, then renamed over it: `os.replace`
+    It goes to a temporary file beside the target, synced, then renamed over it: `os.replace`
     is atomic within one file system, so a reader sees the old file (or none) until the rename and
     the new one after it, and a crash or Ctrl-C mid-write leaves the old file. On any failure the
     temporary file is removed. Like `open()`, the new file gets 0o666 minus the umask (an existing
     file keeps its mode), a symlink is followed (the file it points to is replaced, the link stays)
     and "\\n" is written as "\\n" on every system.
     """
+    check_type(content, "content", (str, bytes), "the text or bytes to write")
     target = Path(os.path.realpath(check_path(path, "path")))
     # the name's first 24 characters only: at most 118 bytes in all, so any name that fits, fits
     tmp = target.with_name(f".{target.name[:24]}.{secrets.token_hex(8)}.tmp")
     # O_EXCL: never write into a file found there; O_BINARY: no newline translation on Windows
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        with os.fdopen(fd, "wb") as f:
             if target.exists():
                 os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
-            f.write(text)
+            f.write(content.encode("utf-8") if isinstance(content, str) else content)
             f.flush()
             os.fsync(f.fileno())  # the bytes are on disk before the name points to them
         os.replace(tmp, target)

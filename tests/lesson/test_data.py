@@ -210,6 +210,15 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypat
     assert path.read_text(encoding="utf-8") == "old" and os.listdir(tmp_path) == ["out.txt"]
 
 
+def test_write_atomically_writes_bytes_as_they_are_and_refuses_anything_else(tmp_path):
+    path = tmp_path / "out.bin"
+    data.write_atomically(path, b"\xff\x00\r\n")
+    assert path.read_bytes() == b"\xff\x00\r\n"
+    with pytest.raises(TypeError, match="content must be the text or bytes to write"):
+        data.write_atomically(path, ["x"])
+    assert path.read_bytes() == b"\xff\x00\r\n" and os.listdir(tmp_path) == ["out.bin"]
+
+
 def test_write_atomically_checks_its_path(tmp_path):
     with pytest.raises(TypeError, match="path must be a path"):
         data.write_atomically(None, "x")
