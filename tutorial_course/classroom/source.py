@@ -127,7 +127,7 @@ def source_notebook(nb: dict, chapter: str) -> nbformat.NotebookNode:
     """The nbgrader source version of course notebook `chapter` ("02"; a new dict, `nb` is left
     as it was)."""
     nb = copy.deepcopy(nb)
-    cells = []
+    cells, first_guess = [], True
     for cell in nb["cells"]:
         if cell["cell_type"] == "code":
             cell["outputs"], cell["execution_count"] = [], None
@@ -137,10 +137,9 @@ def source_notebook(nb: dict, chapter: str) -> nbformat.NotebookNode:
             if not cell["source"].strip():
                 continue
         cells.extend(split_exercise(cell))
-        if cell["cell_type"] == "code" and "display.guess(" in cell["source"] and not any(
-                c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == written_id(chapter)
-                for c in cells):
-            cells.extend(written_answer(cell, chapter))
+        if first_guess and cell["cell_type"] == "code" and "display.guess(" in cell["source"]:
+            cells.extend(written_answer(cell, chapter))  # after the first guess's reveal only
+            first_guess = False
     nb["cells"] = cells
     nb.get("metadata", {}).pop("widgets", None)
     # the course notebook's cell ids stay (the answer cell keeps the exercise cell's, the graded
