@@ -42,10 +42,10 @@ def verdict_file(root: Path, assignment: str, student: str, notebook: str) -> Pa
     return root / "verdicts" / assignment / student / f"{notebook}.json"
 
 
-def verdicts_for(root: Path, assignment: str, student: str, notebook: str,
-                 submission: nbformat.NotebookNode) -> dict[str, list[dict[str, Any]]]:
-    """The verdicts of one submitted notebook: the kept ones if they were graded from exactly
-    this (`grade.digest`), else graded now in the sandbox and kept."""
+def prepared(root: Path, assignment: str, student: str, notebook: str,
+             submission: nbformat.NotebookNode) -> tuple[bytes, str, dict | None]:
+    """One submitted notebook's job for the sandbox (`grade.job`), its digest, and the verdicts
+    kept from a grading of exactly this job, or None when it must be graded."""
     source = nbformat.read(root / "source" / assignment / f"{notebook}.ipynb", as_version=4)
     work = grade.job(submission, source, course_seed(root))
     digest = grade.digest(work)
@@ -53,12 +53,27 @@ def verdicts_for(root: Path, assignment: str, student: str, notebook: str,
     if kept.is_file():
         saved = json.loads(kept.read_text("utf-8"))
         if saved.get("digest") == digest:
-            return saved["verdicts"]
+            return work, digest, saved["verdicts"]
+    return work, digest, None
+
+
+def graded(root: Path, assignment: str, student: str, notebook: str, work: bytes, digest: str
+           ) -> dict[str, list[dict[str, Any]]]:
+    """The verdicts of `work`, graded now in the sandbox, and kept under their digest."""
     verdicts = grade.run_job(work)
+    kept = verdict_file(root, assignment, student, notebook)
     kept.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(kept, json.dumps({"digest": digest, "isolated": isolation.isolated(),
                                        "verdicts": verdicts}, ensure_ascii=False) + "\n")
     return verdicts
+
+
+def verdicts_for(root: Path, assignment: str, student: str, notebook: str,
+                 submission: nbformat.NotebookNode) -> dict[str, list[dict[str, Any]]]:
+    """The verdicts of one submitted notebook: the kept ones if they were graded from exactly
+    this (`grade.digest`), else graded now in the sandbox and kept."""
+    work, digest, kept = prepared(root, assignment, student, notebook, submission)
+    return kept if kept is not None else graded(root, assignment, student, notebook, work, digest)
 
 
 def graded_outputs(answers: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -110,16 +125,23 @@ def grade_all(root: Path, assignment: str, jobs: int) -> dict[str, int]:
     grade (评分出错). A submission that is not a notebook counts as failed."""
     from tqdm.auto import tqdm
 
-    todo = submissions(root, assignment)
     counts = {"graded": 0, "broken": 0}
-
-    def one(item: tuple[str, str, Path]) -> bool:
-        student, notebook, path = item
+    # The jobs are made here, one after another; only the sandboxes run in threads. Making a job
+    # parses Python (`grade.prelude`), and CPython 3.11's ast.parse can fail in two threads at
+    # once with "SystemError: AST constructor recursion depth mismatch" (python/cpython#106905).
+    todo = []
+    for student, notebook, path in submissions(root, assignment):
         try:
             nb = nbformat.read(path, as_version=4)
         except Exception:  # not a notebook: nbgrader's autograde will say so too
-            return False
-        verdicts = verdicts_for(root, assignment, student, notebook, nb)
+            counts["broken"] += 1
+            continue
+        todo.append((student, notebook, *prepared(root, assignment, student, notebook, nb)))
+
+    def one(item: tuple[str, str, bytes, str, dict | None]) -> bool:
+        student, notebook, work, digest, kept = item
+        verdicts = kept if kept is not None else graded(root, assignment, student, notebook,
+                                                        work, digest)
         return not any(a.get("verdict") == grade.BROKEN for v in verdicts.values() for a in v)
 
     pool = ThreadPoolExecutor(max_workers=jobs)

@@ -304,3 +304,36 @@ def test_ctrl_c_while_a_sandbox_runs_leaves_no_process_behind(tmp_path):
     _, err = process.communicate(timeout=60)
     assert "KeyboardInterrupt" in err
     assert subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 1
+
+
+def test_grade_all_makes_every_job_on_its_own_thread_and_only_grades_in_threads(tmp_path,
+                                                                                monkeypatch):
+    """Making a job parses Python, which CPython 3.11 cannot do in two threads at once
+    (python/cpython#106905: a spurious SystemError failed a class's grading); the threads only
+    wait for sandboxes."""
+    import threading
+
+    from tutorial_course.classroom import autograde
+
+    made_on, graded_on = [], []
+    for student in ("a", "b", "c", "d"):
+        folder = tmp_path / "submitted" / student / "00_intro"
+        folder.mkdir(parents=True)
+        nbformat.write(nbformat.v4.new_notebook(), folder / "00_intro.ipynb")
+    (tmp_path / "submitted" / "e" / "00_intro").mkdir(parents=True)
+    (tmp_path / "submitted" / "e" / "00_intro" / "00_intro.ipynb").write_text("not json")
+
+    def prepared(root, assignment, student, notebook, nb):
+        made_on.append(threading.current_thread())
+        return b"{}", student, None
+
+    def graded_now(root, assignment, student, notebook, work, digest):
+        graded_on.append(threading.current_thread())
+        return {"00.utf8_length": [{"verdict": grade.BROKEN if student == "d" else "通过"}]}
+
+    monkeypatch.setattr(autograde, "prepared", prepared)
+    monkeypatch.setattr(autograde, "graded", graded_now)
+    counts = autograde.grade_all(tmp_path, "00_intro", jobs=2)
+    assert counts == {"graded": 3, "broken": 2}  # d's worker failed, e is not a notebook
+    assert made_on == [threading.current_thread()] * 4
+    assert len(graded_on) == 4 and threading.current_thread() not in graded_on
