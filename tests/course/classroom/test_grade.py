@@ -4,6 +4,7 @@ it cannot."""
 
 import json
 import marshal
+import os
 import signal
 import subprocess
 import sys
@@ -285,7 +286,9 @@ def test_the_display_modules_stay_out_of_the_prelude():
 
 
 def test_ctrl_c_while_a_sandbox_runs_leaves_no_process_behind(tmp_path):
-    marker = f"sleeping-{tmp_path.name}"  # in the sleeper's command line only, not its parent's
+    # in the sleeper's command line only, not its parent's; unique, so that a test run beside
+    # this one (its tmp_path has the same name) is never taken for it
+    marker = f"sleeping-{os.getpid()}-{time.time_ns()}"
     half = len(marker) // 2
     script = ("import sys\nfrom tutorial_course.classroom import isolation\n"
               f"mark = {marker[:half]!r} + {marker[half:]!r}\n"
